@@ -1,0 +1,218 @@
+"""The Aggregation Complex Event Automaton (seed 004 §6, spec §7).
+
+``A = (Q, Δ, q0, F)`` with transitions ``(p, α, P, m, q)``.  Reading event
+``e`` in configuration ``(p, τ)``: ``τ ◁ e`` (the event's attributes and time
+overwrite), then the assignment ``α`` (only assigned registers survive), then
+the predicate ``P`` must hold on the new registers ``τ'``; for each variable
+``X`` the transition emits ``ρ(τ')`` for every renaming ``ρ`` in the bag ``m(X)``.
+
+Registers are names containing ``#`` (see :mod:`acea.expressions`), so that
+``τ ◁ e`` never overwrites one.  Register valuations are sorted tuples of
+``(register, value)`` with NULL registers left out, so equal valuations are
+equal tuples: configurations can be hashed and merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from acel.acea.expressions import (
+    TIME,
+    RExpr,
+    RPred,
+    TrueP,
+    eval_rexpr,
+    eval_rpred,
+    is_register,
+    names_in_expr,
+    names_in_pred,
+)
+from acel.events import Event
+
+Registers = tuple[tuple[str, Any], ...]
+"""A register valuation ``τ`` (after an assignment): sorted, NULLs left out."""
+
+EMPTY: Registers = ()
+
+
+class AutomatonError(ValueError):
+    """An ill-formed automaton (unknown register, inconsistent renaming, ...)."""
+
+
+@dataclass(frozen=True)
+class Renaming:
+    """``ρ``: builds an event whose attribute ``attr`` is register ``reg``."""
+
+    items: tuple[tuple[str, str], ...]
+    """``(attribute, register)`` pairs, sorted by attribute."""
+
+    @staticmethod
+    def of(mapping: Mapping[str, str]) -> Renaming:
+        return Renaming(tuple(sorted(mapping.items())))
+
+    def registers(self) -> set[str]:
+        return {reg for _, reg in self.items}
+
+    def apply(self, time: int, tau: Mapping[str, Any]) -> Event:
+        """``ρ(τ')``: the emitted event, at the time of the event just read."""
+        return Event.make(time, {attr: tau.get(reg) for attr, reg in self.items})
+
+
+Output = tuple[tuple[str, tuple[Renaming, ...]], ...]
+"""``m``: variable ↦ bag of renamings, sorted by variable, no empty bags."""
+
+
+def make_output(mapping: Mapping[str, Sequence[Renaming]]) -> Output:
+    """A canonical ``m`` from any variable → renamings mapping."""
+    return tuple(
+        (var, tuple(sorted(renamings, key=lambda r: r.items)))
+        for var, renamings in sorted(mapping.items())
+        if renamings
+    )
+
+
+@dataclass(frozen=True)
+class Transition:
+    """``(source, α, P, m, target)``."""
+
+    source: int
+    assignment: tuple[tuple[str, RExpr], ...]
+    """``register := expression``, sorted by register."""
+    predicate: RPred
+    output: Output
+    target: int
+
+    @staticmethod
+    def make(
+        source: int,
+        assignment: Mapping[str, RExpr],
+        predicate: RPred,
+        output: Mapping[str, Sequence[Renaming]],
+        target: int,
+    ) -> Transition:
+        return Transition(
+            source, tuple(sorted(assignment.items())), predicate, make_output(output), target
+        )
+
+    def assigned(self) -> set[str]:
+        return {reg for reg, _ in self.assignment}
+
+    def emits(self) -> bool:
+        return bool(self.output)
+
+
+def lookup_in(tau: Registers, event: Event) -> dict[str, Any]:
+    """``τ ◁ e`` as a dictionary: registers, then the event's attributes and time."""
+    values: dict[str, Any] = dict(tau)
+    values.update(event.attrs)
+    values[TIME] = event.time
+    return values
+
+
+def fire(transition: Transition, tau: Registers, event: Event) -> Registers | None:
+    """The registers ``τ'`` after ``transition`` reads ``event``, or ``None``
+    when its predicate fails."""
+    before = lookup_in(tau, event)
+    after = {
+        reg: eval_rexpr(expr, before.get) for reg, expr in transition.assignment
+    }
+    new_tau: Registers = tuple(sorted((r, v) for r, v in after.items() if v is not None))
+    after_lookup = dict(new_tau)
+    if not isinstance(transition.predicate, TrueP) and not eval_rpred(
+        transition.predicate, after_lookup.get
+    ):
+        return None
+    return new_tau
+
+
+def emitted(transition: Transition, tau: Registers, time: int) -> dict[str, list[Event]]:
+    """The events a transition emits per variable, given its ``τ'``."""
+    values = dict(tau)
+    return {
+        var: [renaming.apply(time, values) for renaming in renamings]
+        for var, renamings in transition.output
+    }
+
+
+@dataclass(frozen=True)
+class ACEA:
+    """``(Q, Δ, q0, F)`` with states numbered ``0 .. num_states - 1``."""
+
+    num_states: int
+    initial: int
+    finals: frozenset[int]
+    transitions: tuple[Transition, ...]
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    def states(self) -> range:
+        return range(self.num_states)
+
+    def outgoing(self, state: int) -> tuple[Transition, ...]:
+        return tuple(t for t in self.transitions if t.source == state)
+
+    def registers(self) -> set[str]:
+        out: set[str] = set()
+        for t in self.transitions:
+            out |= t.assigned()
+        return out
+
+    def size(self) -> dict[str, int]:
+        """States, transitions and registers: the measures of ``papers/compiler.md``."""
+        return {
+            "states": self.num_states,
+            "transitions": len(self.transitions),
+            "registers": len(self.registers()),
+        }
+
+
+def validate(automaton: ACEA) -> None:
+    """Check states, registers read before assigned, and renaming consistency.
+
+    A transition may read a register only if every transition into its source
+    assigns it (the initial state starts with no registers); its renamings may
+    read only registers its own assignment writes (seed 004 §6).
+    """
+    n = automaton.num_states
+    if not 0 <= automaton.initial < n:
+        raise AutomatonError(f"initial state {automaton.initial} out of range 0..{n - 1}")
+    for f in automaton.finals:
+        if not 0 <= f < n:
+            raise AutomatonError(f"final state {f} out of range 0..{n - 1}")
+    live: dict[int, set[str] | None] = {q: None for q in range(n)}
+    live[automaton.initial] = set()
+    for t in automaton.transitions:
+        if not (0 <= t.source < n and 0 <= t.target < n):
+            raise AutomatonError(f"transition {t.source} -> {t.target} leaves the states")
+        assigned = t.assigned()
+        known = live[t.target]
+        live[t.target] = set(assigned) if known is None else known & assigned
+    for t in automaton.transitions:
+        available = live[t.source] or set()
+        reads: set[str] = set()
+        for _, expr in t.assignment:
+            reads |= names_in_expr(expr)
+        for reg in reads:
+            if is_register(reg) and reg not in available:
+                raise AutomatonError(
+                    f"transition {t.source} -> {t.target} reads register {reg!r}, "
+                    f"which is not assigned on every way into state {t.source}"
+                )
+        for reg in names_in_pred(t.predicate):
+            if reg not in t.assigned():
+                raise AutomatonError(
+                    f"transition {t.source} -> {t.target}: predicate reads {reg!r}, "
+                    "which its assignment does not write (predicates see only τ')"
+                )
+        for var, renamings in t.output:
+            for renaming in renamings:
+                missing = renaming.registers() - t.assigned()
+                if missing:
+                    raise AutomatonError(
+                        f"transition {t.source} -> {t.target}: renaming for {var!r} reads "
+                        f"{sorted(missing)}, which its assignment does not write"
+                    )
+

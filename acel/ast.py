@@ -1,0 +1,316 @@
+"""Immutable abstract syntax of ACEL (spec §3, §5, §6).
+
+Binary operators are binary nodes (the parser builds them left-associative),
+so that ``parse(print(ast)) == ast`` holds without any normalisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from acel.events import Value
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Attr:
+    """An attribute of the event under test (``price``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A literal: int, float, str or bool. Negative numbers are literals too."""
+
+    value: Value
+
+
+ArithOp = Literal["+", "-", "*", "/", "%"]
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """Arithmetic ``left op right``; a NULL operand (or ÷0) gives NULL."""
+
+    op: ArithOp
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Neg:
+    """Unary minus of a non-literal expression (``-(a + b)``, ``-price``)."""
+
+    operand: Expr
+
+    def __post_init__(self) -> None:
+        if isinstance(self.operand, Lit) and _is_number(self.operand.value):
+            raise ValueError("write a negative number as Lit(-n), not Neg(Lit(n))")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def neg(operand: Expr) -> Expr:
+    """Unary minus, folding numeric literals into negative literals."""
+    if isinstance(operand, Lit) and _is_number(operand.value):
+        value = operand.value
+        assert isinstance(value, (int, float))
+        return Lit(-value)
+    return Neg(operand)
+
+
+Expr = Union[Attr, Lit, BinOp, Neg]
+
+# ----------------------------------------------------------- unary predicates
+
+CmpOp = Literal["=", "!=", "<", "<=", ">", ">="]
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``left op right``; false when either side is NULL (spec §5)."""
+
+    op: CmpOp
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class InList:
+    """``expr [NOT] IN (v1, ..., vn)``; false when ``expr`` is NULL."""
+
+    expr: Expr
+    values: tuple[Value, ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class PredAnd:
+    left: Pred
+    right: Pred
+
+
+@dataclass(frozen=True)
+class PredOr:
+    left: Pred
+    right: Pred
+
+
+@dataclass(frozen=True)
+class PredNot:
+    operand: Pred
+
+
+Pred = Union[Compare, InList, PredAnd, PredOr, PredNot]
+
+# -------------------------------------------------------------------- filters
+
+BagKind = Literal["SAME", "INC", "DEC"]
+
+
+@dataclass(frozen=True)
+class VarPred:
+    """``X[P]``: every event of ``μ(X)`` satisfies the unary predicate ``P``."""
+
+    var: str
+    pred: Pred
+
+
+@dataclass(frozen=True)
+class BagPred:
+    """``X[SAME(a)]``, ``X[INC(a)]``, ``X[DEC(a)]`` over the whole bag ``μ(X)``."""
+
+    var: str
+    kind: BagKind
+    attr: str
+
+
+@dataclass(frozen=True)
+class FilterAnd:
+    left: Filter
+    right: Filter
+
+
+@dataclass(frozen=True)
+class FilterOr:
+    left: Filter
+    right: Filter
+
+
+Filter = Union[VarPred, BagPred, FilterAnd, FilterOr]
+
+# ------------------------------------------------------------------- formulas
+
+
+@dataclass(frozen=True)
+class Atom:
+    """An event type ``R``: the single events of that type."""
+
+    type: str
+
+
+@dataclass(frozen=True)
+class As:
+    """``φ AS X``."""
+
+    formula: Formula
+    var: str
+
+
+@dataclass(frozen=True)
+class FilterF:
+    """``φ FILTER filter``."""
+
+    formula: Formula
+    filter: Filter
+
+
+@dataclass(frozen=True)
+class Or:
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class And:
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class Seq:
+    """``φ1 ; φ2``: ``end(C1) < start(C2)``."""
+
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class Contig:
+    """``φ1 : φ2``: ``end(C1) + 1 = start(C2)``."""
+
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class Plus:
+    """``φ+``: iteration with ``;``."""
+
+    formula: Formula
+
+
+@dataclass(frozen=True)
+class ContigPlus:
+    """``φ:+``: iteration with ``:`` (the paper's ⊕)."""
+
+    formula: Formula
+
+
+@dataclass(frozen=True)
+class ProjectVars:
+    """``PROJECT[X1, ..., Xn](φ)``; the list may be empty."""
+
+    vars: tuple[str, ...]
+    formula: Formula
+
+
+@dataclass(frozen=True)
+class ProjectAttrs:
+    """``PROJECT X[a1, ..., an](φ)``: events of X keep only these attributes."""
+
+    var: str
+    attrs: tuple[str, ...]
+    formula: Formula
+
+
+@dataclass(frozen=True)
+class AggOutput:
+    """``name := FUNC(var.attr)``; ``attr`` is ``None`` for ``COUNT(X)``."""
+
+    name: str
+    func: str
+    var: str
+    attr: str | None
+
+
+@dataclass(frozen=True)
+class Agg:
+    """``AGG Z[b1 := F1(X1.a1), ...](φ)``."""
+
+    var: str
+    outputs: tuple[AggOutput, ...]
+    formula: Formula
+
+
+@dataclass(frozen=True)
+class Next:
+    """``NEXT(R)``: the first ``R`` after a contiguous run of non-``R`` events."""
+
+    type: str
+
+
+Formula = Union[
+    Atom, As, FilterF, Or, And, Seq, Contig, Plus, ContigPlus, ProjectVars, ProjectAttrs, Agg, Next
+]
+
+# -------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class Window:
+    """``n EVENTS`` (``attr is None``) or ``d ON attr``."""
+
+    size: int | float
+    attr: str | None = None
+
+
+@dataclass(frozen=True)
+class CountStar:
+    """``COUNT(*)``: the number of complex events."""
+
+
+@dataclass(frozen=True)
+class ReturnAgg:
+    """``F(X.a)`` or ``COUNT(X)`` over the bag sum of ``μ(X)`` of all matches."""
+
+    func: str
+    var: str
+    attr: str | None
+
+
+@dataclass(frozen=True)
+class ReturnAttr:
+    """A partition attribute in the RETURN list."""
+
+    name: str
+
+
+ReturnItem = Union[CountStar, ReturnAgg, ReturnAttr]
+
+
+@dataclass(frozen=True)
+class Query:
+    """A formula with the clauses of spec §6."""
+
+    formula: Formula
+    returns: tuple[ReturnItem, ...] | None = None
+    partition_by: tuple[str, ...] = ()
+    within: Window | None = None
+    slide: Window | None = None
+
+
+Node = Union[Formula, Filter, Pred, Expr, Query]
+
+__all__ = [
+    "Agg", "AggOutput", "And", "As", "Atom", "Attr", "BagKind", "BagPred", "BinOp", "CmpOp",
+    "Compare", "Contig", "ContigPlus", "CountStar", "Expr", "Filter", "FilterAnd", "FilterF",
+    "FilterOr", "Formula", "InList", "Lit", "Neg", "Next", "Node", "Or", "Plus", "Pred",
+    "PredAnd", "PredNot", "PredOr", "ProjectAttrs", "ProjectVars", "Query", "ReturnAgg",
+    "ReturnAttr", "ReturnItem", "Seq", "VarPred", "Window", "neg",
+]

@@ -1,0 +1,182 @@
+"""Evaluation of expressions, unary predicates and bag predicates (spec §5).
+
+Three-valued logic: a comparison that reads NULL is *unknown*; NOT unknown is
+unknown; AND/OR follow SQL; a predicate holds only when it is *true*.  The
+functions take a ``lookup`` from attribute name to value so that the oracle
+(stream events) and the automata (register events) share one definition.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable
+from typing import Optional
+
+from acel.ast import (
+    Attr,
+    BagKind,
+    BinOp,
+    Compare,
+    Expr,
+    InList,
+    Lit,
+    Neg,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+)
+from acel.events import Event, OptValue
+
+Lookup = Callable[[str], OptValue]
+Truth = Optional[bool]
+"""Three-valued truth: True, False or None (unknown)."""
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def eval_expr(expr: Expr, lookup: Lookup) -> OptValue:
+    """The value of an arithmetic expression, NULL when it cannot be computed.
+
+    Arithmetic is defined on numbers only (bools and strings give NULL, except
+    ``+`` on two strings, which concatenates); ``/`` is true division and
+    ``/`` or ``%`` by zero gives NULL.
+    """
+    if isinstance(expr, Attr):
+        return lookup(expr.name)
+    if isinstance(expr, Lit):
+        return expr.value
+    if isinstance(expr, Neg):
+        value = eval_expr(expr.operand, lookup)
+        return -value if _is_number(value) else None  # type: ignore[operator]
+    if isinstance(expr, BinOp):
+        left = eval_expr(expr.left, lookup)
+        right = eval_expr(expr.right, lookup)
+        return arith(expr.op, left, right)
+    raise TypeError(f"not an expression: {expr!r}")
+
+
+def arith(op: str, left: OptValue, right: OptValue) -> OptValue:
+    """``left op right`` with the NULL rules of :func:`eval_expr`."""
+    if op == "+" and isinstance(left, str) and isinstance(right, str):
+        return left + right
+    if not (_is_number(left) and _is_number(right)):
+        return None
+    assert isinstance(left, (int, float)) and isinstance(right, (int, float))
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    if right == 0:
+        return None
+    if op == "/":
+        return left / right
+    if op == "%":
+        return left % right
+    raise ValueError(f"unknown arithmetic operator {op!r}")
+
+
+_CMP = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def compare(op: str, left: OptValue, right: OptValue) -> Truth:
+    """``left op right``: unknown when a side is NULL or the types do not compare.
+
+    Numbers compare with numbers, strings with strings, bools with bools; any
+    other mix is unknown (so ``price = 'x'`` is never true, nor is its NOT).
+    """
+    if left is None or right is None:
+        return None
+    if _is_number(left) and _is_number(right):
+        return bool(_CMP[op](left, right))
+    if type(left) is type(right) and isinstance(left, (str, bool)):
+        return bool(_CMP[op](left, right))
+    return None
+
+
+def _in(value: OptValue, options: Iterable[OptValue]) -> Truth:
+    if value is None:
+        return None
+    return any(compare("=", value, option) for option in options)
+
+
+def eval_pred3(pred: Pred, lookup: Lookup) -> Truth:
+    """Three-valued truth of a unary predicate."""
+    if isinstance(pred, Compare):
+        return compare(pred.op, eval_expr(pred.left, lookup), eval_expr(pred.right, lookup))
+    if isinstance(pred, InList):
+        found = _in(eval_expr(pred.expr, lookup), pred.values)
+        if found is None:
+            return None
+        return (not found) if pred.negated else found
+    if isinstance(pred, PredNot):
+        inner = eval_pred3(pred.operand, lookup)
+        return None if inner is None else not inner
+    if isinstance(pred, PredAnd):
+        left = eval_pred3(pred.left, lookup)
+        if left is False:
+            return False
+        right = eval_pred3(pred.right, lookup)
+        if right is False:
+            return False
+        return None if left is None or right is None else True
+    if isinstance(pred, PredOr):
+        left = eval_pred3(pred.left, lookup)
+        if left is True:
+            return True
+        right = eval_pred3(pred.right, lookup)
+        if right is True:
+            return True
+        return None if left is None or right is None else False
+    raise TypeError(f"not a predicate: {pred!r}")
+
+
+def holds(pred: Pred, lookup: Lookup) -> bool:
+    """Whether a unary predicate is *true* (unknown counts as false)."""
+    return eval_pred3(pred, lookup) is True
+
+
+def event_holds(pred: Pred, event: Event) -> bool:
+    """Whether a stream or created event satisfies a unary predicate."""
+    return holds(pred, event.get)
+
+
+def bag_holds(kind: BagKind, attr: str, bag: Iterable[Event]) -> bool:
+    """SAME/INC/DEC over a bag ordered by time (spec §5, seed 004 App. D.1).
+
+    ``SAME(a)``: every two occurrences are equal on ``a``.  ``INC(a)`` /
+    ``DEC(a)``: every event is strictly below / above each of its successors,
+    the events of the next larger time.  Bags of at most one event pass; a
+    NULL value fails any comparison it takes part in.
+    """
+    events = sorted(bag, key=lambda e: e.time)
+    if len(events) <= 1:
+        return True
+    values = [e.get(attr) for e in events]
+    if kind == "SAME":
+        return all(compare("=", values[0], v) is True for v in values)
+    op = "<" if kind == "INC" else ">"
+    groups: list[list[OptValue]] = []
+    last_time: int | None = None
+    for event, value in zip(events, values):
+        if event.time != last_time:
+            groups.append([])
+            last_time = event.time
+        groups[-1].append(value)
+    for before, after in zip(groups, groups[1:]):
+        for a in before:
+            for b in after:
+                if compare(op, a, b) is not True:
+                    return False
+    return True
