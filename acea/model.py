@@ -29,6 +29,7 @@ from acel.acea.expressions import (
     names_in_expr,
     names_in_pred,
 )
+
 from acel.events import Event
 
 Registers = tuple[tuple[str, Any], ...]
@@ -115,9 +116,7 @@ def fire(transition: Transition, tau: Registers, event: Event) -> Registers | No
     """The registers ``τ'`` after ``transition`` reads ``event``, or ``None``
     when its predicate fails."""
     before = lookup_in(tau, event)
-    after = {
-        reg: eval_rexpr(expr, before.get) for reg, expr in transition.assignment
-    }
+    after = {reg: eval_rexpr(expr, before.get) for reg, expr in transition.assignment}
     new_tau: Registers = tuple(sorted((r, v) for r, v in after.items() if v is not None))
     after_lookup = dict(new_tau)
     if not isinstance(transition.predicate, TrueP) and not eval_rpred(
@@ -215,4 +214,3 @@ def validate(automaton: ACEA) -> None:
                         f"transition {t.source} -> {t.target}: renaming for {var!r} reads "
                         f"{sorted(missing)}, which its assignment does not write"
                     )
-

@@ -17,6 +17,7 @@ from typing import Any
 
 from acel import aggregates
 from acel.ast import CountStar, Query, ReturnAgg, ReturnAttr, ReturnItem, Window
+from acel.errors import DataError
 from acel.events import ComplexEvent, Event, OptValue, Value, value_sort_key
 
 Key = tuple[tuple[str, Value], ...]
@@ -24,10 +25,6 @@ Key = tuple[tuple[str, Value], ...]
 
 FormulaEvaluator = Callable[[Sequence[Event]], Iterable[ComplexEvent]]
 """Complex events of the query's formula on a stream numbered from 0."""
-
-
-class DataError(ValueError):
-    """Bad data a user can cause (spec §9); the message names the place."""
 
 
 @dataclass(frozen=True)
@@ -238,7 +235,11 @@ def run_query(
     if query.returns is not None:
         rows: list[TrendRow] = []
         for partition in partitions:
-            kept = [ce for ce in evaluate(partition.events) if within(query.within, partition.events, ce)]
+            kept = [
+                ce
+                for ce in evaluate(partition.events)
+                if within(query.within, partition.events, ce)
+            ]
             rows.extend(trend_rows(query, partition, kept))
         return sorted(rows, key=TrendRow.sort_key)
     out: list[Match] = []
