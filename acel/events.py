@@ -10,7 +10,7 @@ and hashing of :class:`ComplexEvent` *are* the equality the spec defines.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -149,7 +149,7 @@ class ComplexEvent:
         mu[var] = tuple(bag)
         return ComplexEvent.make(self.start, self.end, mu)
 
-    def relabel(self, position: Mapping[int, int] | list[int]) -> ComplexEvent:
+    def relabel(self, position: Mapping[int, int] | Sequence[int]) -> ComplexEvent:
         """Map local positions to global ones (``position[local] = global``)."""
         return ComplexEvent(
             position[self.start],
