@@ -1,0 +1,425 @@
+"""The reference oracle: ACEL's semantics (spec §3) transcribed operator by operator.
+
+This module is the project's definition of truth.  It is deliberately *not*
+clever: every operator of the table in spec §3 (seed 004 §3 for CEL, §5 for
+AGG) is one function that computes the operator's set of complex events from
+its operands' sets, exactly as the table says.  Everything else (engines,
+automata, Spark) is checked against it.
+
+The oracle enumerates every complex event, so it is exponential in the stream
+length by nature.  Two guards keep it from running for hours:
+
+* ``max_events`` (default 16, env ``ACEL_ORACLE_MAX_EVENTS``): a (sub-)stream
+  longer than this is refused before anything is evaluated;
+* ``max_complex_events`` (default 200,000, env
+  ``ACEL_ORACLE_MAX_COMPLEX_EVENTS``): an intermediate set larger than this
+  stops the evaluation.
+
+Both raise :class:`OracleTooLarge` with a message saying why and how to lift
+the limit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from acel import aggregates
+from acel.ast import (
+    Agg,
+    AggOutput,
+    And,
+    As,
+    Atom,
+    BagPred,
+    Contig,
+    ContigPlus,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    Formula,
+    Next,
+    Or,
+    Plus,
+    ProjectAttrs,
+    ProjectVars,
+    Query,
+    Seq,
+    VarPred,
+)
+from acel.clauses import Match, TrendRow, run_query, split_partitions
+from acel.errors import AcelCheckError, AcelError
+from acel.events import ComplexEvent, Event, OptValue
+from acel.predicates import bag_holds, event_holds
+from acel.schema import Schema
+
+DEFAULT_MAX_EVENTS = 16
+DEFAULT_MAX_COMPLEX_EVENTS = 200_000
+ENV_MAX_EVENTS = "ACEL_ORACLE_MAX_EVENTS"
+ENV_MAX_COMPLEX_EVENTS = "ACEL_ORACLE_MAX_COMPLEX_EVENTS"
+
+CESet = set[ComplexEvent]
+"""``⟦φ⟧(S)``: a set of complex events in canonical form (spec §2)."""
+
+
+class OracleTooLarge(AcelError):
+    """The input is too large for the exponential reference oracle."""
+
+
+# ------------------------------------------------------------------ guards
+
+
+def _limit(explicit: int | None, env: str, default: int) -> int:
+    """The limit given by argument, else by environment variable, else the default."""
+    if explicit is not None:
+        return explicit
+    text = os.environ.get(env)
+    if text is None or not text.strip():
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise AcelError(f"{env}={text!r} is not an integer") from None
+
+
+def max_events_limit(explicit: int | None = None) -> int:
+    """The stream-length limit in force (argument, ``ACEL_ORACLE_MAX_EVENTS``, 16)."""
+    return _limit(explicit, ENV_MAX_EVENTS, DEFAULT_MAX_EVENTS)
+
+
+def max_complex_events_limit(explicit: int | None = None) -> int:
+    """The intermediate-set limit (argument, ``ACEL_ORACLE_MAX_COMPLEX_EVENTS``, 200,000)."""
+    return _limit(explicit, ENV_MAX_COMPLEX_EVENTS, DEFAULT_MAX_COMPLEX_EVENTS)
+
+
+def check_stream_size(length: int, max_events: int, what: str = "stream") -> None:
+    """Refuse a stream longer than ``max_events`` before evaluating anything."""
+    if length > max_events:
+        raise OracleTooLarge(
+            f"the reference oracle refuses a {what} of {length} events: it enumerates "
+            f"every complex event, which can take time exponential in the stream length, "
+            f"and the limit is {max_events} events. Use a faster engine (naive or "
+            f"engine), or raise the limit with max_events=... or the environment "
+            f"variable {ENV_MAX_EVENTS}={length}."
+        )
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every operator may read: the stream, the schema's types, the set limit."""
+
+    stream: tuple[Event, ...]
+    types: tuple[str, ...]
+    max_complex_events: int
+
+    def guard(self, result: CESet, operator: str) -> CESet:
+        """Stop when an intermediate set grows past the limit."""
+        if len(result) > self.max_complex_events:
+            raise OracleTooLarge(
+                f"the reference oracle stopped: the sub-formula {operator} has more than "
+                f"{self.max_complex_events} complex events on a stream of "
+                f"{len(self.stream)} events. Use a shorter stream or a faster engine, or "
+                f"raise the limit with max_complex_events=... or the environment "
+                f"variable {ENV_MAX_COMPLEX_EVENTS}."
+            )
+        return result
+
+
+# ------------------------------------------------------- one function per operator
+
+
+def atom(ctx: _Context, type_name: str) -> CESet:
+    """``⟦R⟧ = { (k, k, [R ↦ {{e_k}}]) : e_k(type) = R }``."""
+    return {
+        ComplexEvent.make(k, k, {type_name: [e]})
+        for k, e in enumerate(ctx.stream)
+        if e.type == type_name
+    }
+
+
+def bag_union_of_all(ce: ComplexEvent) -> Counter[Event]:
+    """``⋃_Y μ(Y)``: the bag union (max multiplicity) of every variable's bag."""
+    union: Counter[Event] = Counter()
+    for var in ce.variables():
+        union |= ce.counter(var)
+    return union
+
+
+def as_var(operand: CESet, var: str) -> CESet:
+    """``⟦φ AS X⟧ = { (i, j, μ[X ↦ ⋃_Y μ(Y)]) }``, X included among the Y (spec §3)."""
+    return {ce.with_bag(var, bag_union_of_all(ce).elements()) for ce in operand}
+
+
+def filter_set(ctx: _Context, operand: CESet, filt: Filter) -> CESet:
+    """``⟦φ FILTER f⟧``: unary and bag predicates per variable, AND/OR as CEL's identities.
+
+    ``φ FILTER (f AND g) = (φ FILTER f) FILTER g`` and
+    ``φ FILTER (f OR g) = (φ FILTER f) OR (φ FILTER g)``.
+    """
+    if isinstance(filt, VarPred):
+        return {ce for ce in operand if all(event_holds(filt.pred, e) for e in ce.bag(filt.var))}
+    if isinstance(filt, BagPred):
+        return {ce for ce in operand if bag_holds(filt.kind, filt.attr, ce.bag(filt.var))}
+    if isinstance(filt, FilterAnd):
+        return filter_set(ctx, filter_set(ctx, operand, filt.left), filt.right)
+    if isinstance(filt, FilterOr):
+        return or_sets(filter_set(ctx, operand, filt.left), filter_set(ctx, operand, filt.right))
+    raise TypeError(f"not a filter: {filt!r}")
+
+
+def or_sets(left: CESet, right: CESet) -> CESet:
+    """``⟦φ1 OR φ2⟧ = ⟦φ1⟧ ∪ ⟦φ2⟧``."""
+    return left | right
+
+
+def and_sets(left: CESet, right: CESet) -> CESet:
+    """``⟦φ1 AND φ2⟧ = ⟦φ1⟧ ∩ ⟦φ2⟧`` (the same complex event on both sides)."""
+    return left & right
+
+
+Follows = Callable[[ComplexEvent, ComplexEvent], bool]
+
+
+def strictly_after(c1: ComplexEvent, c2: ComplexEvent) -> bool:
+    """The condition of ``;``: ``end(C1) < start(C2)``."""
+    return c1.end < c2.start
+
+
+def right_after(c1: ComplexEvent, c2: ComplexEvent) -> bool:
+    """The condition of ``:``: ``end(C1) + 1 = start(C2)``."""
+    return c1.end + 1 == c2.start
+
+
+def join(ctx: _Context, left: CESet, right: CESet, follows: Follows, operator: str) -> CESet:
+    """``{ C1 ∪ C2 : C1 ∈ left, C2 ∈ right, follows(C1, C2) }`` (``;`` and ``:``).
+
+    The right operand is grouped by start only to skip pairs that cannot
+    follow; every pair that does is checked with ``follows`` itself.
+    """
+    by_start: dict[int, list[ComplexEvent]] = {}
+    for c2 in right:
+        by_start.setdefault(c2.start, []).append(c2)
+    starts = sorted(by_start)
+    out: CESet = set()
+    for c1 in left:
+        for start in starts:
+            if start <= c1.end:
+                continue
+            for c2 in by_start[start]:
+                if follows(c1, c2):
+                    out.add(c1.union(c2))
+            ctx.guard(out, operator)
+    return out
+
+
+def seq(ctx: _Context, left: CESet, right: CESet) -> CESet:
+    """``⟦φ1 ; φ2⟧ = { C1 ∪ C2 : end(C1) < start(C2) }``."""
+    return join(ctx, left, right, strictly_after, "';'")
+
+
+def contig(ctx: _Context, left: CESet, right: CESet) -> CESet:
+    """``⟦φ1 : φ2⟧ = { C1 ∪ C2 : end(C1) + 1 = start(C2) }``."""
+    return join(ctx, left, right, right_after, "':'")
+
+
+def iterate(
+    ctx: _Context, base: CESet, step: Callable[[_Context, CESet, CESet], CESet], operator: str
+) -> CESet:
+    """The least fixpoint of ``X = base ∪ step(base, X)`` (``φ+`` and ``φ:+``).
+
+    Computed by Kleene iteration from ∅, adding at each round only what the
+    complex events found in the previous round give (``step`` distributes
+    over ∪ in its right operand, so nothing is missed); it stops when a
+    round finds no new complex event.  It terminates because every new
+    complex event starts strictly before the one it extends.
+    """
+    result: CESet = set(base)
+    frontier: CESet = set(base)
+    while frontier:
+        new = step(ctx, base, frontier) - result
+        result |= new
+        ctx.guard(result, operator)
+        frontier = new
+    return result
+
+
+def plus(ctx: _Context, operand: CESet) -> CESet:
+    """``⟦φ+⟧ = ⟦φ⟧ ∪ ⟦φ ; φ+⟧`` (least fixpoint)."""
+    return iterate(ctx, operand, seq, "'+'")
+
+
+def contig_plus(ctx: _Context, operand: CESet) -> CESet:
+    """``⟦φ:+⟧ = ⟦φ⟧ ∪ ⟦φ : φ:+⟧`` (least fixpoint; the paper's ⊕)."""
+    return iterate(ctx, operand, contig, "':+'")
+
+
+def project_vars(operand: CESet, keep: Iterable[str]) -> CESet:
+    """``⟦PROJECT[X1..Xn](φ)⟧ = { π_L(C) }``: other variables emptied, interval kept."""
+    wanted = tuple(keep)
+    return {ce.project(wanted) for ce in operand}
+
+
+def restrict_event(event: Event, attrs: Iterable[str]) -> Event:
+    """An event keeping only ``attrs`` (and its time); without ``type`` it is untyped."""
+    return Event.make(event.time, {a: event.get(a) for a in attrs})
+
+
+def project_attrs(operand: CESet, var: str, attrs: Sequence[str]) -> CESet:
+    """``⟦PROJECT X[a1..an](φ)⟧``: events of X keep only a1..an; other variables unchanged."""
+    return {ce.with_bag(var, [restrict_event(e, attrs) for e in ce.bag(var)]) for ce in operand}
+
+
+def aggregate_value(ce: ComplexEvent, output: AggOutput) -> OptValue:
+    """``F`` applied to the bag ``{{ e(a) : e ∈ μ(X) }}`` (``COUNT(X)`` feeds 1 per event).
+
+    NULL values are skipped (the monoid identity); the empty bag gives the
+    finish of the identity (spec §4).
+    """
+    agg = aggregates.lookup(output.func)
+    if agg is None:
+        raise AcelCheckError(f"unknown aggregate function {output.func!r} in AGG")
+    bag = ce.bag(output.var)
+    values: list[OptValue] = (
+        [1 for _ in bag] if output.attr is None else [e.get(output.attr) for e in bag]
+    )
+    return agg.apply(values)
+
+
+def created_event(ce: ComplexEvent, outputs: Sequence[AggOutput]) -> Event:
+    """``e_C``: a new untyped event at time ``j = end(C)`` with one attribute per output.
+
+    An output whose value is NULL (MIN of an empty bag, say) is simply absent,
+    since a missing attribute reads as NULL (spec §1).
+    """
+    return Event.make(ce.end, {o.name: aggregate_value(ce, o) for o in outputs})
+
+
+def agg(operand: CESet, var: str, outputs: Sequence[AggOutput]) -> CESet:
+    """``⟦AGG Z[b := F(X.a), ...](φ)⟧ = { (i, j, μ[Z ↦ μ(Z) ⊎ {{e_C}}]) }`` (seed 004 §5)."""
+    return {ce.with_bag(var, ce.bag(var) + (created_event(ce, outputs),)) for ce in operand}
+
+
+def next_macro(ctx: _Context, node: Next) -> Formula:
+    """``NEXT(R)`` through its macro (seed 004 App. D.1) over the schema's types."""
+    from acel.macros import expand_next  # the macro has one definition, in acel.macros
+
+    return expand_next(node, list(ctx.types))
+
+
+# ---------------------------------------------------------------- the evaluator
+
+
+def _eval(formula: Formula, ctx: _Context) -> CESet:
+    """``⟦formula⟧(S)``, dispatching on the operator of spec §3."""
+    if isinstance(formula, Atom):
+        result = atom(ctx, formula.type)
+    elif isinstance(formula, As):
+        result = as_var(_eval(formula.formula, ctx), formula.var)
+    elif isinstance(formula, FilterF):
+        result = filter_set(ctx, _eval(formula.formula, ctx), formula.filter)
+    elif isinstance(formula, Or):
+        result = or_sets(_eval(formula.left, ctx), _eval(formula.right, ctx))
+    elif isinstance(formula, And):
+        result = and_sets(_eval(formula.left, ctx), _eval(formula.right, ctx))
+    elif isinstance(formula, Seq):
+        result = seq(ctx, _eval(formula.left, ctx), _eval(formula.right, ctx))
+    elif isinstance(formula, Contig):
+        result = contig(ctx, _eval(formula.left, ctx), _eval(formula.right, ctx))
+    elif isinstance(formula, Plus):
+        result = plus(ctx, _eval(formula.formula, ctx))
+    elif isinstance(formula, ContigPlus):
+        result = contig_plus(ctx, _eval(formula.formula, ctx))
+    elif isinstance(formula, ProjectVars):
+        result = project_vars(_eval(formula.formula, ctx), formula.vars)
+    elif isinstance(formula, ProjectAttrs):
+        result = project_attrs(_eval(formula.formula, ctx), formula.var, formula.attrs)
+    elif isinstance(formula, Agg):
+        result = agg(_eval(formula.formula, ctx), formula.var, formula.outputs)
+    elif isinstance(formula, Next):
+        result = _eval(next_macro(ctx, formula), ctx)
+    else:
+        raise TypeError(f"not a formula: {formula!r}")
+    return ctx.guard(result, type(formula).__name__)
+
+
+def stream_types(stream: Iterable[Event]) -> tuple[str, ...]:
+    """The event types present in a stream, sorted (NEXT's default type list)."""
+    return tuple(sorted({e.type for e in stream if e.type is not None}))
+
+
+def number_stream(stream: Sequence[Event]) -> tuple[Event, ...]:
+    """The stream with ``time(e_k) = k`` (spec §1: a stream event's time is its position)."""
+    return tuple(e if e.time == k else e.at(k) for k, e in enumerate(stream))
+
+
+def evaluate(
+    formula: Formula,
+    stream: Sequence[Event],
+    *,
+    types: Sequence[str] | None = None,
+    max_events: int | None = None,
+    max_complex_events: int | None = None,
+) -> CESet:
+    """``⟦formula⟧(S)``: the set of complex events of a formula on a stream (spec §3).
+
+    Event ``k`` of ``stream`` is taken at time ``k``.  ``types`` is the list
+    of types that NEXT's macro ranges over (the schema's types); by default
+    the types present in the stream.  Raises :class:`OracleTooLarge` past
+    the size limits (see the module docstring).
+    """
+    check_stream_size(len(stream), max_events_limit(max_events))
+    events = number_stream(stream)
+    ctx = _Context(
+        stream=events,
+        types=tuple(types) if types is not None else stream_types(events),
+        max_complex_events=max_complex_events_limit(max_complex_events),
+    )
+    return _eval(formula, ctx)
+
+
+def run(
+    query: Query,
+    stream: Sequence[Event],
+    schema: Schema,
+    *,
+    max_events: int | None = None,
+    max_complex_events: int | None = None,
+) -> list[Match] | list[TrendRow]:
+    """A whole query (spec §6) on the oracle: the clauses of ``acel.clauses.run_query``.
+
+    The size guard applies to each sub-stream the formula runs on (the whole
+    stream without PARTITION BY) and is checked for all of them before any
+    evaluation starts.
+    """
+    limit = max_events_limit(max_events)
+    sizes = [len(p.events) for p in split_partitions(stream, query.partition_by)]
+    if sizes and max(sizes) > limit:
+        what = "partition" if query.partition_by else "stream"
+        check_stream_size(max(sizes), limit, what)
+    types = schema.type_names()
+    complex_limit = max_complex_events_limit(max_complex_events)
+
+    def on_substream(events: Sequence[Event]) -> CESet:
+        return evaluate(
+            query.formula,
+            events,
+            types=types,
+            max_events=limit,
+            max_complex_events=complex_limit,
+        )
+
+    return run_query(query, stream, on_substream)
+
+
+__all__ = [
+    "DEFAULT_MAX_COMPLEX_EVENTS",
+    "DEFAULT_MAX_EVENTS",
+    "ENV_MAX_COMPLEX_EVENTS",
+    "ENV_MAX_EVENTS",
+    "OracleTooLarge",
+    "evaluate",
+    "run",
+]
