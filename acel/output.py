@@ -1,0 +1,320 @@
+"""Writing results in the interchange formats of spec §12.
+
+Complex events (``list[Match]``) and RETURN rows (``list[TrendRow]``) become
+canonical JSON Lines: compact (``separators=(",", ":")``), keys sorted, UTF-8
+(no ASCII escaping), non-finite floats written as ``null``.  The same results
+can be written as CSV or Parquet, and JSON Lines of complex events read back
+into :class:`~acel.clauses.Match` objects (for tests and ``acel conform``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Union
+
+from acel.clauses import Key, Match, TrendRow
+from acel.errors import DataError
+from acel.events import ComplexEvent, Event, OptValue, Value
+
+Results = Union[Sequence[Match], Sequence[TrendRow]]
+
+OUTPUT_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
+                  ".parquet": "parquet", ".pq": "parquet"}
+
+
+def clean(value: OptValue) -> OptValue:
+    """A value as written: NaN and ±infinity become NULL (JSON has no such numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def event_json(event: Event) -> dict[str, object]:
+    """``{"time": t, "attrs": {...}}``: the time apart so an attribute ``time`` never collides."""
+    return {"time": event.time, "attrs": {k: clean(v) for k, v in event.attrs}}
+
+
+def key_json(key: Key) -> dict[str, OptValue]:
+    return {name: clean(value) for name, value in key}
+
+
+def match_json(match: Match) -> dict[str, object]:
+    """One complex event as a JSON object (``"key"`` only when partitioned)."""
+    ce = match.event
+    obj: dict[str, object] = {
+        "start": ce.start,
+        "end": ce.end,
+        "vars": {name: [event_json(e) for e in bag] for name, bag in ce.vars},
+    }
+    if match.key:
+        obj["key"] = key_json(match.key)
+    return obj
+
+
+def row_json(row: TrendRow) -> dict[str, object]:
+    """One RETURN row; ``"key"``/``"window"`` only with PARTITION BY/SLIDE, and they win
+    over a RETURN item of the same name."""
+    obj: dict[str, object] = {name: clean(value) for name, value in row.values}
+    if row.key:
+        obj["key"] = key_json(row.key)
+    if row.window is not None:
+        obj["window"] = [clean(row.window[0]), clean(row.window[1])]
+    return obj
+
+
+def to_json_lines(results: Iterable[Match] | Iterable[TrendRow]) -> list[str]:
+    """Canonical JSON Lines (no newline characters), in the order of spec §12.
+
+    Complex events by (end, start, the rest of the line); rows by key then window.
+    """
+    items = list(results)
+    if not items:
+        return []
+    if all(isinstance(item, Match) for item in items):
+        matches = [item for item in items if isinstance(item, Match)]
+        lines = [(m.event.end, m.event.start, _dumps(match_json(m))) for m in matches]
+        return [line for _, _, line in sorted(lines)]
+    if all(isinstance(item, TrendRow) for item in items):
+        rows = sorted((item for item in items if isinstance(item, TrendRow)), key=TrendRow.sort_key)
+        return [_dumps(row_json(r)) for r in rows]
+    raise TypeError("results must be all Match or all TrendRow objects")
+
+
+# ----------------------------------------------------------------- reading back
+
+
+def _key_from(data: object, partition_by: Sequence[str] | None, where: str) -> Key:
+    if data is None:
+        return ()
+    if not isinstance(data, dict):
+        raise DataError(f"{where}: \"key\" must be an object")
+    names = list(partition_by) if partition_by is not None else sorted(data)
+    return tuple((name, data[name]) for name in names if data.get(name) is not None)
+
+
+def match_from_json(obj: Mapping[str, Any], partition_by: Sequence[str] | None = None,
+                    where: str = "line") -> Match:
+    """One complex-event object back into a :class:`Match`."""
+    try:
+        mu = {
+            name: [Event.make(int(e["time"]), e["attrs"]) for e in events]
+            for name, events in obj["vars"].items()
+        }
+        ce = ComplexEvent.make(int(obj["start"]), int(obj["end"]), mu)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise DataError(f"{where}: not a complex event of spec §12 ({error!r})") from None
+    return Match(_key_from(obj.get("key"), partition_by, where), ce)
+
+
+def from_json_lines(lines: Iterable[str], partition_by: Sequence[str] | None = None) -> list[Match]:
+    """Complex-event JSON Lines back into matches, sorted like :func:`to_json_lines`.
+
+    JSON objects lose the PARTITION BY order of a key; pass ``partition_by``
+    to restore it, otherwise key attributes come back sorted by name.
+    """
+    out: list[Match] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataError(f"line {number}: bad JSON: {error.msg} at column {error.colno}") from None
+        if not isinstance(obj, dict):
+            raise DataError(f"line {number}: expected a JSON object")
+        out.append(match_from_json(obj, partition_by, f"line {number}"))
+    return sorted(out, key=lambda m: (m.event.end, m.event.start, _dumps(match_json(m))))
+
+
+def rows_from_json_lines(
+    lines: Iterable[str], partition_by: Sequence[str] | None = None
+) -> list[TrendRow]:
+    """RETURN-row JSON Lines back into :class:`TrendRow` objects (items sorted by name)."""
+    out: list[TrendRow] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataError(f"line {number}: bad JSON: {error.msg} at column {error.colno}") from None
+        if not isinstance(obj, dict):
+            raise DataError(f"line {number}: expected a JSON object")
+        key = _key_from(obj.pop("key", None), partition_by, f"line {number}")
+        window = obj.pop("window", None)
+        bounds = None if window is None else (window[0], window[1])
+        out.append(TrendRow(key, bounds, tuple(sorted(obj.items()))))
+    return sorted(out, key=TrendRow.sort_key)
+
+
+def read_results(path: str | Path, partition_by: Sequence[str] | None = None) -> list[Match]:
+    """Complex events from a JSON Lines result file."""
+    with open(path, encoding="utf-8") as handle:
+        return from_json_lines(handle, partition_by)
+
+
+# ----------------------------------------------------------------- tables
+
+
+def _is_matches(results: Results) -> bool:
+    return bool(results) and isinstance(results[0], Match)
+
+
+def table_columns(results: Results) -> tuple[list[str], list[list[OptValue]]]:
+    """Flat columns and rows for CSV/Parquet.
+
+    Complex events: ``start, end, key, vars`` (key and vars as canonical JSON).
+    RETURN rows: the key attributes, ``window_lo, window_hi`` (with SLIDE),
+    then the items not already written.
+    """
+    if not results:
+        return [], []
+    if _is_matches(results):
+        matches = [m for m in results if isinstance(m, Match)]
+        ordered = from_lines_order(matches)
+        body: list[list[OptValue]] = []
+        for m in ordered:
+            obj = match_json(m)
+            body.append([m.event.start, m.event.end, _dumps(obj.get("key", {})), _dumps(obj["vars"])])
+        return ["start", "end", "key", "vars"], body
+    rows = sorted((r for r in results if isinstance(r, TrendRow)), key=TrendRow.sort_key)
+    header: list[str] = []
+    for r in rows:
+        for name, _ in r.key:
+            if name not in header:
+                header.append(name)
+    if any(r.window is not None for r in rows):
+        header += ["window_lo", "window_hi"]
+    for r in rows:
+        for name, _ in r.values:
+            if name not in header:
+                header.append(name)
+    table: list[list[OptValue]] = []
+    for r in rows:
+        cells: dict[str, OptValue] = dict(r.values)
+        cells.update(r.key)
+        if r.window is not None:
+            cells["window_lo"], cells["window_hi"] = r.window
+        table.append([clean(cells.get(name)) for name in header])
+    return header, table
+
+
+def from_lines_order(matches: Sequence[Match]) -> list[Match]:
+    """Matches in the order of their JSON Lines (spec §12)."""
+    return sorted(matches, key=lambda m: (m.event.end, m.event.start, _dumps(match_json(m))))
+
+
+def _csv_cell(value: OptValue) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def write_csv(results: Results, handle: IO[str]) -> int:
+    header, table = table_columns(results)
+    writer = csv.writer(handle, lineterminator="\n")
+    if header:
+        writer.writerow(header)
+    for cells in table:
+        writer.writerow([_csv_cell(v) for v in cells])
+    return len(table)
+
+
+def write_parquet(results: Results, path: str | Path) -> int:
+    """Parquet via pyarrow; a column mixing incompatible kinds is stored as JSON text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    header, table = table_columns(results)
+    arrays = []
+    for index, _name in enumerate(header):
+        column: list[Any] = [cells[index] for cells in table]
+        try:
+            arrays.append(pa.array(column))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            arrays.append(pa.array([None if v is None else _dumps(v) for v in column], pa.string()))
+    pq.write_table(pa.Table.from_arrays(arrays, names=header), path)
+    return len(table)
+
+
+def output_format(path: str | Path | None, fmt: str | None = None) -> str:
+    """``jsonl``, ``csv`` or ``parquet`` from ``fmt`` or the file extension (default jsonl)."""
+    if fmt is not None:
+        if fmt not in ("jsonl", "csv", "parquet"):
+            raise DataError(f"unknown output format {fmt!r}; use jsonl, csv or parquet")
+        return fmt
+    if path is None:
+        return "jsonl"
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise DataError(f"{path}: unknown output format {suffix or '(no extension)'!r}; "
+                        "use .jsonl, .csv or .parquet")
+    return OUTPUT_FORMATS[suffix]
+
+
+def write_results(results: Results, path: str | Path | None = None, *, fmt: str | None = None,
+                  stream: IO[str] | None = None) -> int:
+    """Write results to ``path`` (or ``stream``/stdout when ``None``); returns the count written."""
+    kind = output_format(path, fmt)
+    if kind == "parquet":
+        if path is None:
+            raise DataError("Parquet output needs a file (--out FILE.parquet)")
+        return write_parquet(results, path)
+    if path is None:
+        return _write_text(results, kind, stream or sys.stdout)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        return _write_text(results, kind, handle)
+
+
+def _write_text(results: Results, kind: str, handle: IO[str]) -> int:
+    if kind == "csv":
+        return write_csv(results, handle)
+    lines = to_json_lines(results)
+    for line in lines:
+        handle.write(line + "\n")
+    return len(lines)
+
+
+def results_to_string(results: Results, fmt: str = "jsonl") -> str:
+    """The text a file of format ``fmt`` (jsonl or csv) would hold."""
+    buffer = io.StringIO()
+    _write_text(results, fmt, buffer)
+    return buffer.getvalue()
+
+
+def read_table(path: str | Path) -> list[dict[str, Value | None]]:
+    """A CSV or Parquet result file as plain dictionaries (for round-trip checks)."""
+    kind = output_format(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_table(path).to_pylist())
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [dict(r) for r in csv.DictReader(handle)]
+
+
+def matches_from_table(records: Iterable[Mapping[str, Any]],
+                       partition_by: Sequence[str] | None = None) -> list[Match]:
+    """Complex events back from CSV/Parquet records (``start, end, key, vars``)."""
+    out = []
+    for number, rec in enumerate(records, start=1):
+        obj = {
+            "start": rec["start"],
+            "end": rec["end"],
+            "key": json.loads(rec["key"]) if rec.get("key") else None,
+            "vars": json.loads(rec["vars"]),
+        }
+        out.append(match_from_json(obj, partition_by, f"row {number}"))
+    return from_lines_order(out)
