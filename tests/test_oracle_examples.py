@@ -1,0 +1,461 @@
+"""The oracle on the papers' worked examples, with hand-checked answers.
+
+Spec §10 (seed 004 Examples 3.2, 5.1, 5.2), GRETA's Figure 12 trend
+aggregation (seed 000), a sliding-window case, and the Appendix D queries of
+seed 004 on small hand-made streams.  Formulas are built as ASTs (so that the
+semantics is tested independently of the parser); ``TEXTS`` keeps each one's
+ACEL text and ``test_texts_parse_to_the_same_formulas`` ties the two together.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from acel.reference.oracle import evaluate, run
+from oracle_support import agg, as_, atom, bag, cmp, ev, fand, on, pand, seq, shape, stream, times
+
+from acel.ast import (
+    ContigPlus,
+    CountStar,
+    FilterF,
+    Formula,
+    Plus,
+    Query,
+    ReturnAgg,
+    ReturnAttr,
+    Window,
+)
+from acel.clauses import Match, TrendRow
+from acel.events import Event
+from acel.schema import Schema
+
+# ------------------------------------------------------------ spec §10 stream
+
+STOCKS = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
+S10 = stream(
+    ev("SELL", name="MSFT", price=101),
+    ev("SELL", name="MSFT", price=102),
+    ev("SELL", name="INTL", price=80),
+    ev("BUY", name="INTL", price=80),
+    ev("SELL", name="AMZN", price=1900),
+    ev("SELL", name="INTL", price=81),
+    ev("SELL", name="AMZN", price=1920),
+)
+
+EX32_FILTER = fand(
+    on("msft", pand(cmp("name", "=", "MSFT"), cmp("price", ">", 100))),
+    on("intel", cmp("name", "=", "INTL")),
+    on("amzn", pand(cmp("name", "=", "AMZN"), cmp("price", "<", 2000))),
+)
+EX32 = FilterF(seq(as_("SELL", "msft"), as_("SELL", "intel"), as_("SELL", "amzn")), EX32_FILTER)
+EX51 = agg(
+    "m",
+    [("max_price", "MAX", "intel", "price")],
+    FilterF(seq(as_("SELL", "msft"), Plus(as_("SELL", "intel")), as_("SELL", "amzn")), EX32_FILTER),
+)
+EX52 = FilterF(
+    agg(
+        "w",
+        [("QNT", "COUNT", "x", None)],
+        FilterF(
+            Plus(as_("SELL", "x")),
+            fand(
+                bag("x", "INC", "price"),
+                on("x", pand(cmp("price", ">=", 100), cmp("price", "<=", 2000))),
+            ),
+        ),
+    ),
+    on("w", cmp("QNT", ">", 3)),
+)
+
+
+def test_example_3_2_gives_the_six_complex_events() -> None:
+    result = evaluate(EX32, S10)
+    assert Counter(shape(ce, "intel") for ce in result) == Counter(
+        {
+            (0, 4, (2,)): 1,
+            (1, 4, (2,)): 1,
+            (0, 6, (2,)): 1,
+            (0, 6, (5,)): 1,
+            (1, 6, (2,)): 1,
+            (1, 6, (5,)): 1,
+        }
+    )
+    assert len(result) == 6
+    # the full content of one of them: each variable holds its stream event, SELL all three
+    first = next(ce for ce in result if shape(ce, "intel") == (0, 4, (2,)))
+    assert first.mapping() == {
+        "SELL": (S10[0], S10[2], S10[4]),
+        "amzn": (S10[4],),
+        "intel": (S10[2],),
+        "msft": (S10[0],),
+    }
+
+
+def test_example_5_1_gives_eight_complex_events_with_their_max_prices() -> None:
+    result = evaluate(EX51, S10)
+    assert len(result) == 8
+    got = Counter((ce.start, ce.end, times(ce, "intel"), ce.bag("m")) for ce in result)
+    m = {
+        4: (Event.make(4, {"max_price": 80}),),
+        80: (Event.make(6, {"max_price": 80}),),
+        81: (Event.make(6, {"max_price": 81}),),
+    }
+    assert got == Counter(
+        {
+            (0, 4, (2,), m[4]): 1,
+            (1, 4, (2,), m[4]): 1,
+            (0, 6, (2,), m[80]): 1,
+            (1, 6, (2,), m[80]): 1,
+            (0, 6, (5,), m[81]): 1,
+            (1, 6, (5,), m[81]): 1,
+            (0, 6, (2, 5), m[81]): 1,
+            (1, 6, (2, 5), m[81]): 1,
+        }
+    )
+    # the created event is untyped
+    assert all(e.type is None for ce in result for e in ce.bag("m"))
+
+
+def test_example_5_2_keeps_upward_trends_longer_than_three() -> None:
+    # prices 100 150 120 200 2500 300: 2500 is out of range; the increasing
+    # subsequences of 100 150 120 200 300 with at least four events are
+    # 100<150<200<300 and 100<120<200<300.
+    s = stream(*(ev("SELL", name="X", price=p) for p in (100, 150, 120, 200, 2500, 300)))
+    result = evaluate(EX52, s)
+    assert sorted(times(ce, "x") for ce in result) == [(0, 1, 3, 5), (0, 2, 3, 5)]
+    for ce in result:
+        assert (ce.start, ce.end) == (0, 5)
+        assert ce.bag("w") == (Event.make(5, {"QNT": 4}),)
+        assert times(ce, "SELL") == times(ce, "x")
+
+
+def test_example_5_2_threshold_is_strict() -> None:
+    # exactly three increasing events: QNT = 3 is not > 3
+    s = stream(*(ev("SELL", name="X", price=p) for p in (100, 200, 300)))
+    assert evaluate(EX52, s) == set()
+
+
+# ------------------------------------------------------ GRETA (seed 000, Fig. 12)
+
+GRETA_SCHEMA = Schema.of({"A": ["attr", "ts"], "B": ["ts"]})
+# I = {a1, b2, a3, a4, b7} with a1.attr=5, a3.attr=6, a4.attr=4 (numbers are timestamps)
+GRETA_STREAM = stream(
+    ev("A", attr=5, ts=1),
+    ev("B", ts=2),
+    ev("A", attr=6, ts=3),
+    ev("A", attr=4, ts=4),
+    ev("B", ts=7),
+)
+GRETA_FORMULA = Plus(seq(Plus(atom("A")), atom("B")))  # (A+ ; B)+ = (SEQ(A+, B))+
+GRETA_ITEMS = (
+    CountStar(),
+    ReturnAgg("COUNT", "A", None),
+    ReturnAgg("MIN", "A", "attr"),
+    ReturnAgg("MAX", "A", "attr"),
+    ReturnAgg("SUM", "A", "attr"),
+    ReturnAgg("AVG", "A", "attr"),
+)
+
+
+def test_greta_trends_are_the_eleven_of_figure_12() -> None:
+    result = evaluate(GRETA_FORMULA, GRETA_STREAM)
+    assert sorted((times(ce, "A"), times(ce, "B")) for ce in result) == sorted(
+        [
+            ((0,), (1,)),
+            ((0,), (4,)),
+            ((2,), (4,)),
+            ((3,), (4,)),
+            ((0, 2), (4,)),
+            ((0, 3), (4,)),
+            ((2, 3), (4,)),
+            ((0, 2, 3), (4,)),
+            ((0, 2), (1, 4)),
+            ((0, 3), (1, 4)),
+            ((0, 2, 3), (1, 4)),
+        ]
+    )
+
+
+def test_greta_figure_12_aggregates() -> None:
+    query = Query(GRETA_FORMULA, returns=GRETA_ITEMS)
+    rows = run(query, GRETA_STREAM, GRETA_SCHEMA)
+    assert rows == [
+        TrendRow(
+            (),
+            None,
+            (
+                ("COUNT(*)", 11),
+                ("COUNT(A)", 20),
+                ("MIN(A.attr)", 4),
+                ("MAX(A.attr)", 6),
+                ("SUM(A.attr)", 100),
+                ("AVG(A.attr)", 5.0),
+            ),
+        )
+    ]
+
+
+def test_greta_within_events() -> None:
+    # WITHIN 3 EVENTS keeps j - i < 3: {a1 b2}, and {a3 b7}, {a4 b7}, {a3 a4 b7}
+    query = Query(GRETA_FORMULA, returns=GRETA_ITEMS[:2], within=Window(3))
+    rows = run(query, GRETA_STREAM, GRETA_SCHEMA)
+    assert [r.values for r in rows] == [(("COUNT(*)", 4), ("COUNT(A)", 5))]
+
+
+def test_greta_sliding_window_on_timestamps() -> None:
+    # WITHIN 7 ON ts SLIDE 3 ON ts: windows [0,7) [3,10) [6,13) hold events.
+    # [0,7): a1 b2 a3 a4 -> {a1 b2};  [3,10): a3 a4 b7 -> {a3 b7} {a4 b7} {a3 a4 b7};
+    # [6,13): b7 -> nothing.  a1 ... b7 spans 6 < 7 but fits no window.
+    query = Query(
+        GRETA_FORMULA,
+        returns=(CountStar(), ReturnAgg("SUM", "A", "attr"), ReturnAgg("MIN", "A", "attr")),
+        within=Window(7, "ts"),
+        slide=Window(3, "ts"),
+    )
+    rows = run(query, GRETA_STREAM, GRETA_SCHEMA)
+    assert rows == [
+        TrendRow((), (0, 7), (("COUNT(*)", 1), ("SUM(A.attr)", 5), ("MIN(A.attr)", 5))),
+        TrendRow((), (3, 10), (("COUNT(*)", 3), ("SUM(A.attr)", 20), ("MIN(A.attr)", 4))),
+        TrendRow((), (6, 13), (("COUNT(*)", 0), ("SUM(A.attr)", 0), ("MIN(A.attr)", None))),
+    ]
+
+
+def test_sliding_window_on_positions_counts_a_match_in_every_window_holding_it() -> None:
+    # positions 0..4; WITHIN 4 EVENTS SLIDE 2 EVENTS: windows [0,4) [2,6) [4,8)
+    query = Query(GRETA_FORMULA, returns=(CountStar(),), within=Window(4), slide=Window(2))
+    rows = run(query, GRETA_STREAM, GRETA_SCHEMA)
+    # spans < 4: {a1 b2} [0,1]; {a3 b7} [2,4]; {a4 b7} [3,4]; {a3 a4 b7} [2,4]
+    assert [(r.window, r.value("COUNT(*)")) for r in rows] == [
+        ((0, 4), 1),
+        ((2, 6), 3),
+        ((4, 8), 0),
+    ]
+
+
+# ------------------------------------------------------ Appendix D (seed 004)
+
+
+def test_d2_hadoop_mappers_per_job() -> None:
+    """Q14: average and maximum mapper period per job (AGG), PARTITION BY job_id."""
+    schema = Schema.of(
+        {"JobStart": ["job_id"], "Mapper": ["job_id", "period"], "JobEnd": ["job_id"]}
+    )
+    s = stream(
+        ev("JobStart", job_id=1),
+        ev("Mapper", job_id=1, period=10),
+        ev("JobStart", job_id=2),
+        ev("Mapper", job_id=2, period=7),
+        ev("Mapper", job_id=1, period=20),
+        ev("JobEnd", job_id=1),
+        ev("JobEnd", job_id=2),
+    )
+    formula = agg(
+        "r",
+        [("avg", "AVG", "b", "period"), ("mx", "MAX", "b", "period")],
+        seq(as_("JobStart", "a"), Plus(as_("Mapper", "b")), as_("JobEnd", "c")),
+    )
+    out = run(Query(formula, partition_by=("job_id",)), s, schema)
+    assert all(isinstance(m, Match) for m in out)
+    got = sorted(
+        (m.key, m.event.start, m.event.end, times(m.event, "b"), m.event.bag("r"))  # type: ignore[union-attr]
+        for m in out
+    )
+    key1, key2 = (("job_id", 1),), (("job_id", 2),)
+    assert got == sorted(
+        [
+            (key1, 0, 5, (1,), (Event.make(5, {"avg": 10.0, "mx": 10}),)),
+            (key1, 0, 5, (4,), (Event.make(5, {"avg": 20.0, "mx": 20}),)),
+            (key1, 0, 5, (1, 4), (Event.make(5, {"avg": 15.0, "mx": 20}),)),
+            (key2, 2, 6, (3,), (Event.make(6, {"avg": 7.0, "mx": 7}),)),
+        ]
+    )
+    # global positions: the stream events of the output are the input's events
+    for m in out:
+        for e in m.event.bag("b"):  # type: ignore[union-attr]
+            assert e == s[e.time]
+
+
+def test_d3_esper_orders_with_a_having_filter() -> None:
+    """Q15: a ServiceOrder then a ProductOrder of the same customer, total price > 100."""
+    schema = Schema.of({"ServiceOrder": ["custId", "price"], "ProductOrder": ["custId", "price"]})
+    s = stream(
+        ev("ServiceOrder", custId=1, price=50),
+        ev("ProductOrder", custId=1, price=60),
+        ev("ServiceOrder", custId=2, price=10),
+        ev("ProductOrder", custId=2, price=20),
+        ev("ProductOrder", custId=1, price=40),
+    )
+    from acel.ast import Attr, BinOp, Compare, Lit, VarPred
+
+    formula = FilterF(
+        agg(
+            "r",
+            [("sa", "SUM", "a", "price"), ("sb", "SUM", "b", "price")],
+            seq(as_("ServiceOrder", "a"), as_("ProductOrder", "b")),
+        ),
+        VarPred("r", Compare(">", BinOp("+", Attr("sa"), Attr("sb")), Lit(100))),
+    )
+    out = run(Query(formula, partition_by=("custId",)), s, schema)
+    assert [(m.key, m.event.start, m.event.end, m.event.bag("r")) for m in out] == [  # type: ignore[union-attr]
+        ((("custId", 1),), 0, 1, (Event.make(1, {"sa": 50, "sb": 60}),))
+    ]
+
+
+STOCK_SCHEMA = Schema.of({"Stock": ["company", "sector", "price"]})
+
+
+def test_d4_greta_down_trends_per_company_and_sector() -> None:
+    """Q16: COUNT(*) of strictly decreasing trends (skipping fluctuations)."""
+    s = stream(
+        ev("Stock", company="A", sector="tech", price=10),
+        ev("Stock", company="B", sector="tech", price=5),
+        ev("Stock", company="A", sector="tech", price=8),
+        ev("Stock", company="A", sector="tech", price=9),
+        ev("Stock", company="A", sector="tech", price=7),
+        ev("Stock", company="B", sector="tech", price=6),
+    )
+    formula = FilterF(Plus(as_("Stock", "s")), bag("s", "DEC", "price"))
+    query = Query(
+        formula,
+        returns=(ReturnAttr("sector"), CountStar()),
+        partition_by=("company", "sector"),
+    )
+    rows = run(query, s, STOCK_SCHEMA)
+    # A: 10 8 9 7 -> 4 singles + 5 pairs + 2 triples = 11;  B: 5 6 -> 2 singles
+    assert rows == [
+        TrendRow(
+            (("company", "A"), ("sector", "tech")), None, (("sector", "tech"), ("COUNT(*)", 11))
+        ),
+        TrendRow(
+            (("company", "B"), ("sector", "tech")), None, (("sector", "tech"), ("COUNT(*)", 2))
+        ),
+    ]
+
+
+def test_d6_sharon_trips_per_vehicle() -> None:
+    """Q18: COUNT(*) of OakSt ; MainSt ; StateSt per vehicle; a key without match gives 0."""
+    schema = Schema.of({"OakSt": ["vehicle"], "MainSt": ["vehicle"], "StateSt": ["vehicle"]})
+    s = stream(
+        ev("OakSt", vehicle=1),
+        ev("OakSt", vehicle=2),
+        ev("MainSt", vehicle=1),
+        ev("OakSt", vehicle=1),
+        ev("MainSt", vehicle=1),
+        ev("StateSt", vehicle=1),
+        ev("StateSt", vehicle=2),
+    )
+    query = Query(
+        seq(atom("OakSt"), atom("MainSt"), atom("StateSt")),
+        returns=(ReturnAttr("vehicle"), CountStar()),
+        partition_by=("vehicle",),
+    )
+    rows = run(query, s, schema)
+    assert [r.values for r in rows] == [
+        (("vehicle", 1), ("COUNT(*)", 3)),
+        (("vehicle", 2), ("COUNT(*)", 0)),
+    ]
+
+
+def test_d7_hamlet_cancelled_trips() -> None:
+    """Q19: COUNT(*) and SUM(T.duration) of Request ; (Travel AS T)+ ; Cancel."""
+    schema = Schema.of(
+        {
+            "Request": ["driver", "rider"],
+            "Travel": ["driver", "rider", "duration"],
+            "Cancel": ["driver", "rider"],
+        }
+    )
+    s = stream(
+        ev("Request", driver=1, rider=1),
+        ev("Travel", driver=1, rider=1, duration=3),
+        ev("Travel", driver=2, rider=1, duration=100),
+        ev("Travel", driver=1, rider=1, duration=4),
+        ev("Cancel", driver=1, rider=1),
+        ev("Cancel", driver=2, rider=1),
+    )
+    query = Query(
+        seq(atom("Request"), Plus(as_("Travel", "T")), atom("Cancel")),
+        returns=(CountStar(), ReturnAgg("SUM", "T", "duration")),
+        partition_by=("driver", "rider"),
+    )
+    rows = run(query, s, schema)
+    assert [(r.key, r.values) for r in rows] == [
+        ((("driver", 1), ("rider", 1)), (("COUNT(*)", 3), ("SUM(T.duration)", 14))),
+        ((("driver", 2), ("rider", 1)), (("COUNT(*)", 0), ("SUM(T.duration)", 0))),
+    ]
+
+
+def test_d9_contiguous_increasing_heart_rate() -> None:
+    """Q21: (Measurement AS M):+ increasing and passive, contiguous inside each patient."""
+    schema = Schema.of({"Measurement": ["patient", "activity", "rate"]})
+    s = stream(
+        ev("Measurement", patient=1, activity="passive", rate=60),
+        ev("Measurement", patient=1, activity="passive", rate=62),
+        ev("Measurement", patient=2, activity="passive", rate=90),
+        ev("Measurement", patient=1, activity="passive", rate=61),
+        ev("Measurement", patient=1, activity="active", rate=100),
+        ev("Measurement", patient=1, activity="passive", rate=65),
+    )
+    formula = FilterF(
+        ContigPlus(as_("Measurement", "M")),
+        fand(bag("M", "INC", "rate"), on("M", cmp("activity", "=", "passive"))),
+    )
+    query = Query(
+        formula,
+        returns=(
+            ReturnAttr("patient"),
+            CountStar(),
+            ReturnAgg("MIN", "M", "rate"),
+            ReturnAgg("MAX", "M", "rate"),
+        ),
+        partition_by=("patient",),
+    )
+    rows = run(query, s, schema)
+    # patient 1 (local 60 62 61 [active 100] 65): 4 singles + (60, 62): 5 trends;
+    # patient 1's 62 -> 61 is not increasing, and 61 and 65 are not contiguous
+    assert [r.values for r in rows] == [
+        (("patient", 1), ("COUNT(*)", 5), ("MIN(M.rate)", 60), ("MAX(M.rate)", 65)),
+        (("patient", 2), ("COUNT(*)", 1), ("MIN(M.rate)", 90), ("MAX(M.rate)", 90)),
+    ]
+    # the same without RETURN: the pair is at global positions 0 and 1
+    matches = run(Query(formula, partition_by=("patient",)), s, schema)
+    assert sorted(times(m.event, "M") for m in matches) == [  # type: ignore[union-attr]
+        (0,),
+        (0, 1),
+        (1,),
+        (2,),
+        (3,),
+        (5,),
+    ]
+
+
+# ------------------------------------------------------------------ the texts
+
+TEXTS: dict[str, tuple[str, Formula]] = {
+    "3.2": (
+        "(SELL AS msft ; SELL AS intel ; SELL AS amzn) FILTER msft[name = 'MSFT' AND price > 100]"
+        " AND intel[name = 'INTL'] AND amzn[name = 'AMZN' AND price < 2000]",
+        EX32,
+    ),
+    "5.1": (
+        "AGG m[max_price := MAX(intel.price)]((SELL AS msft ; (SELL AS intel)+ ; SELL AS amzn)"
+        " FILTER msft[name = 'MSFT' AND price > 100] AND intel[name = 'INTL']"
+        " AND amzn[name = 'AMZN' AND price < 2000])",
+        EX51,
+    ),
+    "5.2": (
+        "(AGG w[QNT := COUNT(x)]((SELL AS x)+ FILTER x[INC(price)]"
+        " AND x[price >= 100 AND price <= 2000])) FILTER w[QNT > 3]",
+        EX52,
+    ),
+    "greta": ("(A+ ; B)+", GRETA_FORMULA),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_texts_parse_to_the_same_formulas(name: str) -> None:
+    parser = pytest.importorskip("acel.parser")
+    text, formula = TEXTS[name]
+    assert parser.parse_formula(text) == formula
