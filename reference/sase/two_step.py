@@ -1,0 +1,292 @@
+"""The two-step baseline for ACEL queries of the SASE+ fragment (spec §8).
+
+An ACEL formula of the fragment is a sequence ``c1 ; c2 ; ... ; cn`` of
+components ``T``, ``T AS v``, ``(T AS v)+``, ``T+`` or ``T+ AS v``, optionally
+wrapped (outermost last) in ``FILTER`` and ``PROJECT[...]``.  It is the image
+of the skip-till-any-match, negation-free SASE+ fragment under the
+translation of seed 004 Appendix D, read backwards.
+
+Step one runs the NFA^b under skip-till-any-match and builds every match
+explicitly (one complex event per accepting run, deduplicated); step two
+aggregates across them with ``acel.clauses`` (``trend_rows``: PARTITION BY,
+WITHIN, SLIDE).  This is the baseline that GRETA, A-Seq and HAMLET beat.
+
+Filters are pushed into the edge formulas only where that is exact
+(``X[P]`` on every component whose events land in ``X``, ``X[INC/DEC/SAME(a)]``
+as an iterator predicate when a single Kleene component feeds ``X``); the
+whole filter is then checked again on each complex event, so the result is
+always the formula's semantics (spec §3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Union
+
+from acel.reference.sase.nfa import Buffer, ComponentSpec, EdgePred, NFAb, always, run_nfa
+
+from acel.ast import (
+    As,
+    Atom,
+    BagPred,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    Formula,
+    Plus,
+    ProjectVars,
+    Query,
+    Seq,
+    VarPred,
+    Window,
+)
+from acel.clauses import (
+    Match,
+    TrendRow,
+    check_window_attribute,
+    split_partitions,
+    trend_rows,
+    within,
+)
+from acel.errors import AcelError
+from acel.events import ComplexEvent, Event
+from acel.predicates import bag_holds, compare, event_holds
+from acel.schema import Schema
+
+
+class NotInFragment(AcelError):
+    """The ACEL query lies outside the SASE+ fragment the two-step baseline runs."""
+
+
+@dataclass(frozen=True)
+class FragmentComponent:
+    """``T``, ``T AS v``, ``(T AS v)+`` (``var`` is ``None`` without AS)."""
+
+    type: str
+    var: str | None
+    kleene: bool
+
+    def targets(self) -> tuple[str, ...]:
+        """The variables each event of this component lands in (type first)."""
+        if self.var is None or self.var == self.type:
+            return (self.type,)
+        return (self.type, self.var)
+
+
+Wrapper = Union[Filter, tuple[str, ...]]
+"""A filter, or the variable list of a ``PROJECT[...]``."""
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A formula of the fragment: components and wrappers, innermost first."""
+
+    components: tuple[FragmentComponent, ...]
+    wrappers: tuple[Wrapper, ...]
+
+
+def _component(formula: Formula) -> FragmentComponent:
+    if isinstance(formula, Atom):
+        return FragmentComponent(formula.type, None, False)
+    if isinstance(formula, As) and isinstance(formula.formula, Atom):
+        return FragmentComponent(formula.formula.type, formula.var, False)
+    if isinstance(formula, Plus):
+        inner = formula.formula
+        if isinstance(inner, Atom):
+            return FragmentComponent(inner.type, None, True)
+        if isinstance(inner, As) and isinstance(inner.formula, Atom):
+            return FragmentComponent(inner.formula.type, inner.var, True)
+    if isinstance(formula, As) and isinstance(formula.formula, Plus):
+        # (T+) AS v gives v the same bag as (T AS v)+
+        if isinstance(formula.formula.formula, Atom):
+            return FragmentComponent(formula.formula.formula.type, formula.var, True)
+    raise NotInFragment(
+        f"the component {type(formula).__name__} has no SASE+ counterpart: the two-step "
+        "baseline runs sequences (;) of T, T AS v, (T AS v)+, under FILTER and PROJECT[...]"
+    )
+
+
+def _components(formula: Formula) -> list[FragmentComponent]:
+    if isinstance(formula, Seq):
+        return _components(formula.left) + _components(formula.right)
+    return [_component(formula)]
+
+
+def fragment_of(formula: Formula) -> Fragment:
+    """Split a formula into components and wrappers, or raise :class:`NotInFragment`."""
+    wrappers: list[Wrapper] = []
+    while True:
+        if isinstance(formula, FilterF):
+            wrappers.append(formula.filter)
+            formula = formula.formula
+        elif isinstance(formula, ProjectVars):
+            wrappers.append(tuple(formula.vars))
+            formula = formula.formula
+        else:
+            break
+    return Fragment(tuple(_components(formula)), tuple(reversed(wrappers)))
+
+
+# ------------------------------------------------------------- complex events
+
+
+def complex_event(fragment: Fragment, events: Sequence[Event], buf: Buffer) -> ComplexEvent:
+    """The complex event of a buffer: each event in its type and its AS variable."""
+    mu: dict[str, list[Event]] = {}
+    for comp, positions in zip(fragment.components, buf):
+        for target in comp.targets():
+            mu.setdefault(target, []).extend(events[k] for k in positions)
+    return ComplexEvent.make(buf[0][0], buf[-1][-1], mu)
+
+
+def filter_holds(filt: Filter, ce: ComplexEvent) -> bool:
+    """Whether a complex event passes a filter (spec §3, CEL's AND/OR identities)."""
+    if isinstance(filt, VarPred):
+        return all(event_holds(filt.pred, e) for e in ce.bag(filt.var))
+    if isinstance(filt, BagPred):
+        return bag_holds(filt.kind, filt.attr, ce.bag(filt.var))
+    if isinstance(filt, FilterAnd):
+        return filter_holds(filt.left, ce) and filter_holds(filt.right, ce)
+    if isinstance(filt, FilterOr):
+        return filter_holds(filt.left, ce) or filter_holds(filt.right, ce)
+    raise TypeError(f"not a filter: {filt!r}")
+
+
+def finish(fragment: Fragment, ce: ComplexEvent) -> ComplexEvent | None:
+    """Apply the wrappers in order: filters keep or drop, projections project."""
+    for wrapper in fragment.wrappers:
+        if isinstance(wrapper, tuple):
+            ce = ce.project(wrapper)
+        elif not filter_holds(wrapper, ce):
+            return None
+    return ce
+
+
+# ------------------------------------------------------------------ pushdown
+
+
+def _conjuncts(filt: Filter) -> list[Filter]:
+    if isinstance(filt, FilterAnd):
+        return _conjuncts(filt.left) + _conjuncts(filt.right)
+    return [filt]
+
+
+def _pushable(fragment: Fragment) -> list[Filter]:
+    """The top-level AND conjuncts of filters that apply before any projection."""
+    out: list[Filter] = []
+    for wrapper in fragment.wrappers:
+        if isinstance(wrapper, tuple):
+            break
+        out.extend(_conjuncts(wrapper))
+    return out
+
+
+def _all(preds: Sequence[EdgePred]) -> EdgePred:
+    if not preds:
+        return always
+    if len(preds) == 1:
+        return preds[0]
+    frozen = tuple(preds)
+
+    def check(events: Sequence[Event], buf: Buffer) -> bool:
+        return all(p(events, buf) for p in frozen)
+
+    return check
+
+
+def _local(pred: VarPred) -> EdgePred:
+    def check(events: Sequence[Event], buf: Buffer) -> bool:
+        return event_holds(pred.pred, events[buf[-1][-1]])
+
+    return check
+
+
+_ITER_OP = {"INC": "<", "DEC": ">", "SAME": "="}
+
+
+def _iterator(pred: BagPred) -> EdgePred:
+    """``v[i-1].a op v[i].a`` on a take edge (seed 004 App. D: INC/DEC/SAME)."""
+    op = _ITER_OP[pred.kind]
+    attr = pred.attr
+
+    def check(events: Sequence[Event], buf: Buffer) -> bool:
+        run = buf[-1]
+        return compare(op, events[run[-2]].get(attr), events[run[-1]].get(attr)) is True
+
+    return check
+
+
+def compile_fragment(fragment: Fragment, window: Window | None = None) -> NFAb:
+    """The NFA^b of a fragment formula under skip-till-any-match, filters pushed down."""
+    begins: list[list[EdgePred]] = [[] for _ in fragment.components]
+    takes: list[list[EdgePred]] = [[] for _ in fragment.components]
+    for conjunct in _pushable(fragment):
+        if isinstance(conjunct, VarPred):
+            for c, comp in enumerate(fragment.components):
+                if conjunct.var in comp.targets():
+                    begins[c].append(_local(conjunct))
+                    takes[c].append(_local(conjunct))
+        elif isinstance(conjunct, BagPred):
+            feeding = [
+                c for c, comp in enumerate(fragment.components) if conjunct.var in comp.targets()
+            ]
+            if len(feeding) == 1 and fragment.components[feeding[0]].kleene:
+                takes[feeding[0]].append(_iterator(conjunct))
+    specs = tuple(
+        ComponentSpec(comp.type, comp.kleene, begin=_all(begins[c]), take=_all(takes[c]))
+        for c, comp in enumerate(fragment.components)
+    )
+    return NFAb(specs, "skip_till_any_match", window)
+
+
+# --------------------------------------------------------------------- running
+
+
+def _matches(
+    fragment: Fragment, nfa: NFAb, events: Sequence[Event], positions: Sequence[int]
+) -> set[ComplexEvent]:
+    """Step one on one partition: every distinct complex event passing WITHIN."""
+    found: set[ComplexEvent] = set()
+    for buf in run_nfa(nfa, events, positions):
+        ce = finish(fragment, complex_event(fragment, events, buf))
+        if ce is not None:
+            found.add(ce)
+    return found
+
+
+def run(query: Query, stream: Sequence[Event], schema: Schema | None = None
+        ) -> list[Match] | list[TrendRow]:
+    """An ACEL query of the fragment, by the two-step baseline (engine signature).
+
+    Matches (without RETURN) or trend rows (with RETURN), sorted as
+    ``acel.clauses.run_query`` sorts them.
+    """
+    del schema  # the fragment has no NEXT, so the schema's types are not needed
+    fragment = fragment_of(query.formula)
+    nfa = compile_fragment(fragment, query.within)
+    partitions = split_partitions(stream, query.partition_by)
+    for partition in partitions:
+        check_window_attribute(query.within, partition.events)
+    if query.returns is not None:
+        rows: list[TrendRow] = []
+        for partition in partitions:
+            found = _matches(fragment, nfa, partition.events, partition.positions)
+            kept = [ce for ce in found if within(query.within, partition.events, ce)]
+            rows.extend(trend_rows(query, partition, kept))
+        return sorted(rows, key=TrendRow.sort_key)
+    out: list[Match] = []
+    for partition in partitions:
+        for ce in _matches(fragment, nfa, partition.events, partition.positions):
+            if within(query.within, partition.events, ce):
+                out.append(Match(partition.key, ce.relabel(partition.positions)))
+    return sorted(out, key=Match.sort_key)
+
+
+def two_step_trend(query: Query, stream: Sequence[Event], schema: Schema) -> list[TrendRow]:
+    """Trend aggregation (an ACEL RETURN query) by enumerating every match, then aggregating."""
+    if query.returns is None:
+        raise AcelError("two_step_trend needs an ACEL query with RETURN (trend aggregation)")
+    rows = run(query, stream, schema)
+    return [row for row in rows if isinstance(row, TrendRow)]
