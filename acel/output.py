@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Union
 
-from acel.clauses import Key, Match, TrendRow
+from acel.clauses import Key, Match, TrendRow, key_sort_key
 from acel.errors import DataError
 from acel.events import ComplexEvent, Event, OptValue, Value
 
@@ -48,7 +48,7 @@ def key_json(key: Key) -> dict[str, OptValue]:
     return {name: clean(value) for name, value in key}
 
 
-def match_json(match: Match) -> dict[str, object]:
+def match_json(match: Any) -> dict[str, object]:
     """One complex event as a JSON object (``"key"`` only when partitioned)."""
     ce = match.event
     obj: dict[str, object] = {
@@ -61,7 +61,7 @@ def match_json(match: Match) -> dict[str, object]:
     return obj
 
 
-def row_json(row: TrendRow) -> dict[str, object]:
+def row_json(row: Any) -> dict[str, object]:
     """One RETURN row; ``"key"``/``"window"`` only with PARTITION BY/SLIDE, and they win
     over a RETURN item of the same name."""
     obj: dict[str, object] = {name: clean(value) for name, value in row.values}
@@ -72,22 +72,35 @@ def row_json(row: TrendRow) -> dict[str, object]:
     return obj
 
 
-def to_json_lines(results: Iterable[Match] | Iterable[TrendRow]) -> list[str]:
-    """Canonical JSON Lines (no newline characters), in the order of spec §12.
+def _is_match(item: object) -> bool:
+    return hasattr(item, "event")
 
-    Complex events by (end, start, the rest of the line); rows by key then window.
+
+def _row_order(row: Any) -> tuple[object, ...]:
+    return (key_sort_key(row.key), row.window or ())
+
+
+def sort_results(results: Iterable[Any]) -> list[Any]:
+    """Results in the order of their JSON Lines (spec §12).
+
+    Complex events by (end, start, the rest of the line); rows by key then
+    window.  Row-like objects (``key``, ``window``, ``values``, e.g. the SASE+
+    per-match rows) are accepted beside :class:`TrendRow`.
     """
     items = list(results)
-    if not items:
-        return []
-    if all(isinstance(item, Match) for item in items):
-        matches = [item for item in items if isinstance(item, Match)]
-        lines = [(m.event.end, m.event.start, _dumps(match_json(m))) for m in matches]
-        return [line for _, _, line in sorted(lines)]
-    if all(isinstance(item, TrendRow) for item in items):
-        rows = sorted((item for item in items if isinstance(item, TrendRow)), key=TrendRow.sort_key)
-        return [_dumps(row_json(r)) for r in rows]
-    raise TypeError("results must be all Match or all TrendRow objects")
+    if all(_is_match(item) for item in items):
+        return sorted(items, key=lambda m: (m.event.end, m.event.start, _dumps(match_json(m))))
+    if all(hasattr(item, "values") and not _is_match(item) for item in items):
+        return sorted(items, key=lambda r: (_row_order(r), _dumps(row_json(r))))
+    raise TypeError("results must be all complex events (Match) or all rows (TrendRow)")
+
+
+def to_json_lines(results: Iterable[Match] | Iterable[TrendRow]) -> list[str]:
+    """Canonical JSON Lines (no newline characters), in the order of spec §12."""
+    return [
+        _dumps(match_json(item) if _is_match(item) else row_json(item))
+        for item in sort_results(results)
+    ]
 
 
 # ----------------------------------------------------------------- reading back
@@ -133,7 +146,7 @@ def from_json_lines(lines: Iterable[str], partition_by: Sequence[str] | None = N
         if not isinstance(obj, dict):
             raise DataError(f"line {number}: expected a JSON object")
         out.append(match_from_json(obj, partition_by, f"line {number}"))
-    return sorted(out, key=lambda m: (m.event.end, m.event.start, _dumps(match_json(m))))
+    return sort_results(out)
 
 
 def rows_from_json_lines(
@@ -166,52 +179,41 @@ def read_results(path: str | Path, partition_by: Sequence[str] | None = None) ->
 # ----------------------------------------------------------------- tables
 
 
-def _is_matches(results: Results) -> bool:
-    return bool(results) and isinstance(results[0], Match)
-
-
 def table_columns(results: Results) -> tuple[list[str], list[list[OptValue]]]:
-    """Flat columns and rows for CSV/Parquet.
+    """Flat columns and rows for CSV/Parquet, in output order.
 
     Complex events: ``start, end, key, vars`` (key and vars as canonical JSON).
     RETURN rows: the key attributes, ``window_lo, window_hi`` (with SLIDE),
     then the items not already written.
     """
-    if not results:
+    ordered = sort_results(results)
+    if not ordered:
         return [], []
-    if _is_matches(results):
-        matches = [m for m in results if isinstance(m, Match)]
-        ordered = from_lines_order(matches)
+    if _is_match(ordered[0]):
         body: list[list[OptValue]] = []
         for m in ordered:
             obj = match_json(m)
             body.append([m.event.start, m.event.end, _dumps(obj.get("key", {})), _dumps(obj["vars"])])
         return ["start", "end", "key", "vars"], body
-    rows = sorted((r for r in results if isinstance(r, TrendRow)), key=TrendRow.sort_key)
     header: list[str] = []
-    for r in rows:
+    for r in ordered:
         for name, _ in r.key:
             if name not in header:
                 header.append(name)
-    if any(r.window is not None for r in rows):
+    if any(r.window is not None for r in ordered):
         header += ["window_lo", "window_hi"]
-    for r in rows:
+    for r in ordered:
         for name, _ in r.values:
             if name not in header:
                 header.append(name)
     table: list[list[OptValue]] = []
-    for r in rows:
+    for r in ordered:
         cells: dict[str, OptValue] = dict(r.values)
         cells.update(r.key)
         if r.window is not None:
             cells["window_lo"], cells["window_hi"] = r.window
         table.append([clean(cells.get(name)) for name in header])
     return header, table
-
-
-def from_lines_order(matches: Sequence[Match]) -> list[Match]:
-    """Matches in the order of their JSON Lines (spec §12)."""
-    return sorted(matches, key=lambda m: (m.event.end, m.event.start, _dumps(match_json(m))))
 
 
 def _csv_cell(value: OptValue) -> str:
@@ -317,4 +319,4 @@ def matches_from_table(records: Iterable[Mapping[str, Any]],
             "vars": json.loads(rec["vars"]),
         }
         out.append(match_from_json(obj, partition_by, f"row {number}"))
-    return from_lines_order(out)
+    return sort_results(out)

@@ -1,0 +1,7 @@
+"""``python -m acel``: the same command line as the ``acel`` console script."""
+
+import sys
+
+from acel.cli import main
+
+sys.exit(main())

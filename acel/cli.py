@@ -1,0 +1,572 @@
+"""The ``acel`` command line (also ``python -m acel``).
+
+Each subcommand is a :class:`Command` in the registry :data:`COMMANDS`
+(``fmt``, ``check``, ``run``, ``compile`` here); later commands (``conform``,
+``bench``, ``demo``) join with :func:`add_command` without touching the others.
+Engines, the checker and the compiler are imported lazily, so a missing piece
+only affects the command that needs it.  Every user error (:class:`AcelError`,
+a missing file) is printed on stderr with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import inspect
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acel.errors import AcelError, DataError, QueryError
+from acel.events import Event
+from acel.schema import Schema
+
+EXIT_USER_ERROR = 2
+
+QUERY_SUFFIXES = (".acel", ".sase", ".txt", ".query", ".cel")
+"""A QUERY argument ending like this is a file name even when the file is missing."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its help line, an example epilog, argument set-up and handler."""
+
+    name: str
+    help: str
+    setup: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace], int]
+    epilog: str = ""
+
+
+COMMANDS: dict[str, Command] = {}
+"""The registry of subcommands, in the order they appear in ``acel --help``."""
+
+
+def add_command(
+    name: str,
+    setup: Callable[[argparse.ArgumentParser], None],
+    handler: Callable[[argparse.Namespace], int],
+    *,
+    help: str = "",
+    epilog: str = "",
+) -> None:
+    """Register (or replace) a subcommand; ``handler(args)`` returns the exit status."""
+    COMMANDS[name] = Command(name, help, setup, handler, epilog)
+
+
+class UsageError(AcelError):
+    """A bad combination of command-line options."""
+
+
+# ----------------------------------------------------------------- shared helpers
+
+
+def load_query_text(arg: str) -> str:
+    """QUERY is a file path when that file exists (or it looks like a query file), else text."""
+    path = Path(arg)
+    if "\n" not in arg and len(arg) < 4096:
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        if path.suffix.lower() in QUERY_SUFFIXES and " " not in arg:
+            raise UsageError(f"query file {arg!r} not found")
+    return arg
+
+
+def parse_text(text: str) -> tuple[Any, Any]:
+    """Parse query text; returns ``(query, locations)`` (locations may be ``None``)."""
+    parser = _import("acel.parser", "the ACEL parser")
+    located = getattr(parser, "parse_query_located", None)
+    if located is not None:
+        query, locations = located(text)
+        return query, locations
+    return parser.parse_query(text), None
+
+
+def check(query: Any, schema: Schema, text: str, locations: Any) -> bool:
+    """Check a query against a schema with positions; False when no checker is built."""
+    try:
+        checker = importlib.import_module("acel.checker")
+    except ImportError:
+        return False
+    check_query = checker.check_query
+    params = inspect.signature(check_query).parameters
+    kwargs: dict[str, Any] = {}
+    if "locations" in params:
+        kwargs["locations"] = locations
+    if "text" in params:
+        kwargs["text"] = text
+    check_query(query, schema, **kwargs)
+    return True
+
+
+def _import(module: str, what: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        if error.name is not None and module.startswith(error.name):
+            raise UsageError(f"{what} is not available in this build") from None
+        raise
+
+
+def load_schema(args: argparse.Namespace) -> tuple[Schema | None, list[Event] | None]:
+    """The schema from ``--schema``, else inferred from ``--data`` (with its events)."""
+    from acel.io import read_events, read_schema
+
+    schema = read_schema(args.schema) if getattr(args, "schema", None) else None
+    data = getattr(args, "data", None)
+    if data and schema is None:
+        events, schema = read_events(
+            data, type_col=args.type_col, time_col=getattr(args, "time_col", None)
+        )
+        return schema, events
+    return schema, None
+
+
+def walk(node: object) -> Iterator[object]:
+    """Every AST node below ``node`` (dataclass fields and tuples), ``node`` first."""
+    yield node
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            yield from _walk_value(getattr(node, f.name))
+
+
+def _walk_value(value: object) -> Iterator[object]:
+    if isinstance(value, tuple):
+        for item in value:
+            yield from _walk_value(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        yield from walk(value)
+
+
+def describe(query: Any) -> str:
+    """``types A, B; variables x, y`` and the clauses, for ``acel check``."""
+    from acel import ast
+
+    types: dict[str, None] = {}
+    variables: dict[str, None] = {}
+    for node in walk(query.formula):
+        if isinstance(node, (ast.Atom, ast.Next)):
+            types.setdefault(node.type, None)
+        elif isinstance(node, (ast.As, ast.Agg)):
+            variables.setdefault(node.var, None)
+    parts = [
+        "types " + (", ".join(types) or "none"),
+        "variables " + (", ".join(variables) or "none (only the types)"),
+    ]
+    if query.returns is not None:
+        parts.append(f"RETURN with {len(query.returns)} item(s)")
+    if query.partition_by:
+        parts.append("PARTITION BY " + ", ".join(query.partition_by))
+    if query.within is not None:
+        parts.append("WITHIN")
+    if query.slide is not None:
+        parts.append("SLIDE")
+    return "; ".join(parts)
+
+
+def _type_col(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--type-col", default="type", metavar="C",
+        help="column holding the event type (default: type); it becomes 'type'",
+    )
+
+
+def _eprint(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------- fmt
+
+
+def _setup_fmt(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """Print the canonical text of a query."""
+    text = load_query_text(args.query)
+    query, _ = parse_text(text)
+    printer = _import("acel.printer", "the ACEL printer")
+    print(printer.format_query(query))
+    return 0
+
+
+# ----------------------------------------------------------------- check
+
+
+def _setup_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
+    source.add_argument("--schema", metavar="FILE", help='schema JSON: {"types": {T: [a, ...]}}')
+    _type_col(p)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Parse and check a query; print what it uses."""
+    text = load_query_text(args.query)
+    query, locations = parse_text(text)
+    schema, _ = load_schema(args)
+    info = describe(query)
+    if schema is None:
+        print(f"ok (parsed; give --schema or --data to check names): {info}")
+        return 0
+    if not check(query, schema, text, locations):
+        raise UsageError("the checker is not available in this build")
+    print(f"ok: {info}")
+    return 0
+
+
+# ----------------------------------------------------------------- run
+
+ENGINES = ("oracle", "automaton", "optimized", "sase", "spark")
+ENGINE_MODULES = {
+    "oracle": "acel.reference.oracle",
+    "automaton": "acel.acea.naive",
+    "optimized": "acel.acea.engine",
+    "sase": "acel.reference.sase",
+    "spark": "acel.spark_backend",
+}
+
+
+def _setup_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", metavar="QUERY", nargs="?",
+                   help="a query file or the query text (omit with --engine sase --sase FILE)")
+    p.add_argument("--data", metavar="FILE", required=True,
+                   help="events: .jsonl/.ndjson/.json, .csv or .parquet")
+    p.add_argument("--engine", choices=ENGINES, default="optimized",
+                   help="oracle (definition, small inputs), automaton (naive ACEA runs), "
+                        "optimized (default), sase (two-step SASE+ baseline), spark")
+    _type_col(p)
+    p.add_argument("--time-col", metavar="C",
+                   help="sort events by this column (stable) before numbering them")
+    p.add_argument("--schema", metavar="FILE", help="check the data against this schema")
+    p.add_argument("--out", metavar="FILE",
+                   help="write results to FILE.jsonl, .csv or .parquet (default: JSON Lines on stdout)")
+    p.add_argument("--limit", metavar="N", type=_non_negative,
+                   help="write at most the first N results (in output order)")
+    p.add_argument("--max-events", metavar="N", type=_non_negative,
+                   help="use only the first N events of the stream (after sorting)")
+    p.add_argument("--sase", metavar="FILE", help="with --engine sase: a SASE+ query file")
+    p.add_argument("--master", metavar="URL", help="with --engine spark: the Spark master")
+    p.add_argument("--partitions", metavar="N", type=_positive,
+                   help="with --engine spark: number of partitions")
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+class Progress:
+    """Progress lines on stderr, at most one a second (the first phase is always silent)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.last = self.start
+
+    def note(self, message: str, *, force: bool = False) -> None:
+        now = time.perf_counter()
+        if force or now - self.last >= 1.0:
+            _eprint(f"acel run: {message} ({now - self.start:.1f} s)")
+            self.last = now
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a query on an event file with one engine; write JSON Lines/CSV/Parquet."""
+    progress = Progress()
+    if args.engine != "sase" and args.sase:
+        raise UsageError("--sase FILE needs --engine sase")
+    if args.engine != "spark" and (args.master or args.partitions):
+        raise UsageError("--master and --partitions need --engine spark")
+    if args.query is None and not (args.engine == "sase" and args.sase):
+        raise UsageError("give a QUERY (or --engine sase --sase FILE)")
+    from acel.output import output_format
+
+    output_format(args.out)  # reject a bad --out before any work
+    n_events: int | None
+    if args.engine == "spark":
+        results, n_events = _run_spark(args)
+    elif args.sase:
+        results, n_events = _run_sase_file(args, progress)
+    else:
+        results, n_events = _run_acel(args, progress)
+    return _finish(args, results, n_events, progress)
+
+
+def _read_for_run(args: argparse.Namespace, schema: Schema | None,
+                  progress: Progress) -> tuple[list[Event], Schema]:
+    from acel.io import read_events
+
+    events, schema = read_events(args.data, type_col=args.type_col, time_col=args.time_col,
+                                 schema=schema)
+    if args.max_events is not None:
+        events = events[: args.max_events]
+    progress.note(f"read {len(events)} events from {args.data}")
+    return events, schema
+
+
+def _run_acel(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int]:
+    text = load_query_text(args.query)
+    query, locations = parse_text(text)  # syntax errors before any data is read
+    given = None
+    if args.schema:
+        from acel.io import read_schema
+
+        given = read_schema(args.schema)
+        check(query, given, text, locations)  # names checked before any data is read
+    events, schema = _read_for_run(args, given, progress)
+    if given is None:
+        check(query, schema, text, locations)
+    module = _import(ENGINE_MODULES[args.engine], f"engine {args.engine}")
+    if len(events) >= 50_000:
+        progress.note(f"running engine {args.engine} on {len(events)} events", force=True)
+    if args.engine == "sase":
+        results = _sase_acel(module, query, events, schema)
+    else:
+        run = getattr(module, "run", None)
+        if run is None:
+            raise UsageError(f"engine {args.engine} is not available in this build")
+        results = run(query, events, schema)
+    return list(results), len(events)
+
+
+def _sase_acel(module: Any, query: Any, events: list[Event], schema: Schema) -> Any:
+    """ACEL queries on the SASE+ baseline: RETURN queries of the translatable fragment."""
+    if hasattr(module, "run"):
+        return module.run(query, events, schema)
+    if query.returns is None or not hasattr(module, "two_step_trend"):
+        raise UsageError(
+            "engine sase runs SASE+ queries (--sase FILE) and ACEL RETURN queries; "
+            "this query has no RETURN"
+        )
+    return module.two_step_trend(query, events, schema)
+
+
+def _run_sase_file(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int]:
+    if args.query is not None:
+        raise UsageError("give either QUERY or --sase FILE, not both")
+    module = _import(ENGINE_MODULES["sase"], "engine sase")
+    text = Path(args.sase).read_text(encoding="utf-8")
+    sase_query = module.parse_sase(text)
+    schema = None
+    if args.schema:
+        from acel.io import read_schema
+
+        schema = read_schema(args.schema)
+    events, _ = _read_for_run(args, schema, progress)
+    return list(module.run_sase(sase_query, events)), len(events)
+
+
+def _run_spark(args: argparse.Namespace) -> tuple[list[Any], int | None]:
+    module = _import(ENGINE_MODULES["spark"], "engine spark")
+    run_to_results = getattr(module, "run_to_results", None)
+    if run_to_results is None:
+        raise UsageError("engine spark is not available in this build")
+    text = load_query_text(args.query)
+    query, locations = parse_text(text)
+    schema = None
+    if args.schema:
+        from acel.io import read_schema
+
+        schema = read_schema(args.schema)
+        check(query, schema, text, locations)
+    results = run_to_results(query, args.data, type_col=args.type_col, time_col=args.time_col,
+                             master=args.master, partitions=args.partitions, schema=schema)
+    return list(results), None
+
+
+def _finish(args: argparse.Namespace, results: list[Any], n_events: int | None,
+            progress: Progress) -> int:
+    from acel.output import sort_results, write_results
+
+    total = len(results)
+    if args.limit is not None and total > args.limit:
+        results = sort_results(results)[: args.limit]
+    written = write_results(results, args.out)
+    seconds = progress.elapsed()
+    what = "rows" if results and not hasattr(results[0], "event") else "complex events"
+    parts = []
+    if n_events is not None:
+        parts.append(f"{n_events} events read")
+    parts.append(f"{written} {what} written" + (f" (of {total})" if written != total else ""))
+    parts.append(f"{seconds:.2f} s")
+    if n_events:
+        parts.append(f"{n_events / max(seconds, 1e-9):,.0f} events/s")
+    _eprint(f"acel run [{args.engine}]: " + ", ".join(parts)
+            + (f" -> {args.out}" if args.out else ""))
+    return 0
+
+
+
+# ----------------------------------------------------------------- compile
+
+
+def _setup_compile(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--schema", metavar="FILE", help="schema JSON")
+    source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
+    _type_col(p)
+    p.add_argument("--dot", metavar="FILE", help="write the automaton as Graphviz DOT")
+    p.add_argument("--svg", metavar="FILE", help="render the automaton to SVG (needs dot)")
+    p.add_argument("--png", metavar="FILE", help="render the automaton to PNG (needs dot)")
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """Compile a query to an ACEA; print its size and DOT, or write DOT/SVG/PNG files."""
+    text = load_query_text(args.query)
+    query, locations = parse_text(text)
+    schema, _ = load_schema(args)
+    if schema is None:
+        schema = _schema_of_query(query)
+    else:
+        check(query, schema, text, locations)
+    compiler = _import("acel.compiler", "the compiler")
+    compile_query = getattr(compiler, "compile_query", None)
+    render = _import("acel.acea.render", "the automaton renderer")
+    if compile_query is None:
+        raise UsageError("the compiler is not available in this build")
+    compiled = compile_query(query, schema)
+    automaton = getattr(compiled, "automaton", compiled)
+    size = automaton.size()
+    summary = ", ".join(f"{k}: {v}" for k, v in size.items())
+    dot = render.to_dot(automaton)
+    files = [(args.dot, "dot"), (args.svg, "svg"), (args.png, "png")]
+    if not any(path for path, _ in files):
+        print(f"// {summary}")
+        print(dot)
+        return 0
+    for path, fmt in files:
+        if not path:
+            continue
+        if fmt == "dot":
+            Path(path).write_text(dot + ("" if dot.endswith("\n") else "\n"), encoding="utf-8")
+        else:
+            render.render(automaton, path, fmt)
+        _eprint(f"acel compile: wrote {path}")
+    print(summary)
+    return 0
+
+
+def _schema_of_query(query: Any) -> Schema:
+    """A schema naming only the query's types (enough to compile without data)."""
+    from acel import ast
+
+    types: dict[str, list[str]] = {node.type: [] for node in walk(query.formula) if isinstance(node, (ast.Atom, ast.Next))}
+    if any(isinstance(node, ast.Next) for node in walk(query.formula)):
+        raise UsageError("NEXT(R) expands over every type of the schema: give --schema or --data")
+    return Schema.of(types)
+
+
+# ----------------------------------------------------------------- registry, main
+
+add_command(
+    "fmt", _setup_fmt, cmd_fmt,
+    help="print the canonical text of a query",
+    epilog="example:\n  acel fmt \"(SELL AS x ; BUY) FILTER x[price > 100]\"\n  acel fmt examples/stocks.acel",
+)
+add_command(
+    "check", _setup_check, cmd_check,
+    help="parse a query and check its names against a schema",
+    epilog="example:\n  acel check examples/stocks.acel --data tests/data/stocks.jsonl\n"
+           "  acel check \"SELL AS x FILTER x[price > 1]\" --schema schema.json",
+)
+add_command(
+    "run", _setup_run, cmd_run,
+    help="run a query on an event file",
+    epilog="examples:\n  acel run \"SELL ; BUY\" --data tests/data/stocks.jsonl\n"
+           "  acel run query.acel --data flights.parquet --time-col ts --out out.parquet\n"
+           "  acel run --engine sase --sase query.sase --data events.csv",
+)
+add_command(
+    "compile", _setup_compile, cmd_compile,
+    help="compile a query to an automaton (ACEA) and draw it",
+    epilog="examples:\n  acel compile \"(SELL AS x)+ FILTER x[INC(price)]\" --svg automaton.svg\n"
+           "  acel compile query.acel --data events.jsonl | dot -Tpng > a.png",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with one subparser per registered command."""
+    parser = argparse.ArgumentParser(
+        prog="acel",
+        description="ACEL: complex event recognition with aggregation.",
+        epilog="run 'acel COMMAND --help' for the options and an example of each command",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS.values():
+        p = sub.add_parser(
+            command.name, help=command.help, description=command.help,
+            epilog=command.epilog, formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.setup(p)
+        p.set_defaults(handler=command.handler)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse ``argv`` and run the command; user errors exit with status 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USER_ERROR
+    name = f"acel {args.command}"
+    try:
+        return int(args.handler(args))
+    except QueryError as error:
+        _eprint(f"{name}: query error: {error}")
+    except DataError as error:
+        _eprint(f"{name}: data error: {error}")
+    except AcelError as error:
+        _eprint(f"{name}: error: {error}")
+    except FileNotFoundError as error:
+        _eprint(f"{name}: error: no such file: {error.filename}")
+    except IsADirectoryError as error:
+        _eprint(f"{name}: error: {error.filename} is a directory")
+    except UnicodeDecodeError as error:
+        _eprint(f"{name}: error: the file is not UTF-8 text ({error.reason})")
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        _eprint(f"{name}: error: {where}{error.strerror or error}")
+    except KeyboardInterrupt:
+        _eprint(f"{name}: interrupted")
+        return 130
+    return EXIT_USER_ERROR
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe (``acel run ... | head``), stop Python from complaining at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
