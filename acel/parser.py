@@ -1,0 +1,602 @@
+"""Parser of ACEL text into the immutable AST (spec §11).
+
+The grammar (``acel/grammar.lark``) is LALR(1) over a basic lexer; binary
+operators are built left-associative, unary minus on a number folds into a
+negative literal (``acel.ast.neg``), and aggregate function names are stored
+upper-case (they are looked up case-insensitively).  Syntax errors become
+:class:`acel.errors.AcelSyntaxError` with line, column and a message that
+says, in words, what was found and what was expected.
+
+``parse_query_located`` also returns :class:`Locations`, the source position
+of every parsed node and of the names inside it, so that the checker can
+point at the offending place although AST nodes carry no positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, cast
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from acel.ast import (
+    Agg,
+    AggOutput,
+    And,
+    As,
+    Atom,
+    Attr,
+    BagKind,
+    BagPred,
+    BinOp,
+    CmpOp,
+    Compare,
+    Contig,
+    ContigPlus,
+    CountStar,
+    Expr,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    Formula,
+    InList,
+    Lit,
+    Next,
+    Or,
+    Plus,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    ProjectAttrs,
+    ProjectVars,
+    Query,
+    ReturnAgg,
+    ReturnAttr,
+    ReturnItem,
+    Seq,
+    VarPred,
+    Window,
+    neg,
+)
+from acel.errors import AcelSyntaxError
+from acel.events import Value
+
+KEYWORDS: frozenset[str] = frozenset(
+    """AS FILTER OR AND NOT IN PROJECT AGG NEXT RETURN PATTERN PARTITION BY WITHIN
+    SLIDE EVENTS ON TRUE FALSE SAME INC DEC""".split()
+)
+"""Reserved words (any case); they cannot be type, variable or attribute names."""
+
+Position = tuple[int, int]
+"""A 1-based (line, column)."""
+
+
+@dataclass
+class Locations:
+    """Source positions of parsed nodes, keyed by ``id(node)`` and a part name.
+
+    Part ``""`` is where the node starts; other parts name a name inside the
+    node: ``"var"``, ``"type"``, ``"attr"``, ``"func"``, ``"name"``,
+    ``"size"``, ``"vars.0"``, ``"attrs.1"``, ``"partition_by.0"``, ...
+    The parsed root is kept alive so that ids stay valid.
+    """
+
+    root: object = None
+    positions: dict[tuple[int, str], Position] = field(default_factory=dict)
+
+    def set(self, node: object, part: str, where: Token | Position | None) -> None:
+        if where is None:
+            return
+        if isinstance(where, Token):
+            if where.line is None or where.column is None:
+                return
+            where = (where.line, where.column)
+        self.positions[(id(node), part)] = where
+
+    def get(self, node: object, part: str = "") -> Position | None:
+        """The position of ``part`` of ``node`` (falling back to the node's start)."""
+        found = self.positions.get((id(node), part))
+        if found is None and part:
+            found = self.positions.get((id(node), ""))
+        return found
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = resources.files("acel").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(
+        grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False
+    )
+
+
+# ------------------------------------------------------------------ errors
+
+_TERMINAL_WORDS: dict[str, str] = {
+    "NAME": "a name",
+    "INT": "a number",
+    "FLOAT": "a number",
+    "STRING": "a 'string'",
+    "CMPOP": "a comparison (= != < <= > >=)",
+    "ASSIGN": "':='",
+    "COLONPLUS": "':+'",
+    "COLON": "':'",
+    "SEMI": "';'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
+    "SLASH": "'/'",
+    "PERCENT": "'%'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "DOT": "'.'",
+    "$END": "the end of the query",
+}
+
+# Order in which expected items are listed (anything else follows, sorted).
+_ORDER = [
+    "RETURN",
+    "PATTERN",
+    "NAME",
+    "LPAR",
+    "NEXT",
+    "PROJECT",
+    "AGG",
+    "SAME",
+    "INC",
+    "DEC",
+    "NOT",
+    "MINUS",
+    "INT",
+    "FLOAT",
+    "STRING",
+    "TRUE",
+    "FALSE",
+    "CMPOP",
+    "IN",
+    "PLUS",
+    "COLONPLUS",
+    "AS",
+    "SEMI",
+    "COLON",
+    "AND",
+    "OR",
+    "FILTER",
+    "STAR",
+    "SLASH",
+    "PERCENT",
+    "ASSIGN",
+    "DOT",
+    "COMMA",
+    "LSQB",
+    "RSQB",
+    "RPAR",
+    "PARTITION",
+    "WITHIN",
+    "SLIDE",
+    "EVENTS",
+    "ON",
+    "BY",
+    "$END",
+]
+
+# What a lone NAME means after a given token.
+_NAME_AFTER: dict[str, str] = {
+    "AS": "a variable name",
+    "AGG": "a variable name",
+    "FILTER": "a variable name",
+    "BY": "an attribute name",
+    "ON": "an attribute name",
+    "DOT": "an attribute name",
+    "ASSIGN": "an aggregate function name",
+}
+
+
+def _word(terminal: str, context: set[str], previous: str | None) -> str:
+    if terminal == "NAME":
+        if context & {"NEXT", "PROJECT", "AGG"}:
+            return "a type name"
+        if previous in _NAME_AFTER and not context - {"NAME"}:
+            return _NAME_AFTER[previous]
+        return "a name"
+    if terminal in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[terminal]
+    return terminal  # a keyword: its own upper-case spelling
+
+
+def _join(words: Sequence[str]) -> str:
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def describe_expected(expected: Iterable[str], previous: str | None = None) -> str:
+    """``expected`` terminal names as words, e.g. ``a type name, '(', NEXT, PROJECT or AGG``."""
+    names = set(expected)
+    rank = {t: i for i, t in enumerate(_ORDER)}
+    ordered = sorted(names, key=lambda t: (rank.get(t, len(rank)), t))
+    words: list[str] = []
+    for terminal in ordered:
+        word = _word(terminal, names, previous)
+        if word not in words:
+            words.append(word)
+    return _join(words)
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "$END":
+        return "the end of the query"
+    if token.type == "NAME":
+        return f"the name {token.value!r}"
+    if token.type in ("INT", "FLOAT"):
+        return f"the number {token.value}"
+    if token.type == "STRING":
+        return f"the string {token.value}"
+    if token.type in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[token.type]
+    return f"the keyword {token.value.upper()}"
+
+
+def _previous_token_type(text: str, pos: int | None) -> str | None:
+    """The type of the last token before character offset ``pos``."""
+    previous: str | None = None
+    try:
+        for token in _lark().lex(text):
+            if pos is not None and token.start_pos is not None and token.start_pos >= pos:
+                break
+            previous = token.type
+    except UnexpectedInput:
+        pass
+    return previous
+
+
+def _end_position(text: str) -> Position:
+    lines = text.split("\n")
+    return (len(lines), len(lines[-1]) + 1)
+
+
+def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
+    if isinstance(err, UnexpectedCharacters):
+        pos = err.pos_in_stream if err.pos_in_stream is not None else len(text)
+        char = text[pos] if pos < len(text) else ""
+        if char == "'":
+            message = "unterminated string: a string ends with ' (write '' for a quote inside it)"
+        else:
+            message = f"unexpected character {char!r}"
+            if err.allowed:
+                message += f"; expected {describe_expected(err.allowed)}"
+        return AcelSyntaxError(message, line=err.line, column=err.column, text=text)
+    if isinstance(err, UnexpectedToken):
+        token = err.token
+        if token.type == "$END":
+            line, column = _end_position(text)
+            previous = _previous_token_type(text, None)
+        else:
+            line, column = token.line or 1, token.column or 1
+            previous = _previous_token_type(text, token.start_pos)
+        expected = describe_expected(err.expected, previous)
+        message = f"found {_describe_token(token)} but expected {expected}"
+        if token.type == "NAME" and token.value.upper() in KEYWORDS:
+            message += f" ({token.value!r} is a reserved word)"
+        return AcelSyntaxError(message, line=line, column=column, text=text)
+    if isinstance(err, UnexpectedEOF):
+        line, column = _end_position(text)
+        expected = describe_expected(err.expected)
+        return AcelSyntaxError(
+            f"the query ends too early; expected {expected}", line=line, column=column, text=text
+        )
+    return AcelSyntaxError(str(err), text=text)
+
+
+# --------------------------------------------------------- tree → AST builder
+
+
+def _tokens(children: list[Any]) -> list[Token]:
+    return [c for c in children if isinstance(c, Token)]
+
+
+def _names(children: list[Any]) -> list[Token]:
+    return [c for c in children if isinstance(c, Token) and c.type == "NAME"]
+
+
+def _number(tokens: list[Token]) -> int | float:
+    sign = -1 if tokens[0].type == "MINUS" else 1
+    token = tokens[-1]
+    value: int | float = int(token.value) if token.type == "INT" else float(token.value)
+    return sign * value
+
+
+def _literal_value(token: Token) -> Value:
+    if token.type == "INT":
+        return int(token.value)
+    if token.type == "FLOAT":
+        return float(token.value)
+    if token.type == "STRING":
+        return token.value[1:-1].replace("''", "'")
+    if token.type == "TRUE":
+        return True
+    if token.type == "FALSE":
+        return False
+    raise AssertionError(f"not a literal token: {token!r}")
+
+
+_BINARY: dict[str, Callable[[Formula, Formula], Formula]] = {
+    "or_f": Or,
+    "and_f": And,
+    "seq_f": Seq,
+    "contig_f": Contig,
+}
+
+
+class _Builder:
+    """Turns a lark parse tree into AST nodes, recording their positions."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.loc = Locations()
+
+    def error(self, message: str, token: Token) -> AcelSyntaxError:
+        return AcelSyntaxError(message, line=token.line, column=token.column, text=self.text)
+
+    def at(self, node: Any, tree: Tree | Token) -> Any:
+        if isinstance(tree, Token):
+            self.loc.set(node, "", tree)
+        elif not tree.meta.empty:
+            self.loc.set(node, "", (tree.meta.line, tree.meta.column))
+        return node
+
+    # ------------------------------------------------------------- query
+
+    def query(self, tree: Tree) -> Query:
+        (qtree,) = tree.children
+        assert isinstance(qtree, Tree)
+        formula: Formula | None = None
+        returns: tuple[ReturnItem, ...] | None = None
+        partition: list[Token] = []
+        within = slide = None
+        for child in qtree.children:
+            if isinstance(child, Token):
+                continue  # PATTERN
+            if child.data == "return_clause":
+                returns = tuple(self.return_item(c) for c in child.children if isinstance(c, Tree))
+            elif child.data == "partition_clause":
+                partition = _names(child.children)
+            elif child.data == "within_clause":
+                within = self.window(cast(Tree, child.children[1]))
+            elif child.data == "slide_clause":
+                slide = self.window(cast(Tree, child.children[1]))
+            else:
+                formula = self.formula(child)
+        assert formula is not None
+        query = Query(formula, returns, tuple(t.value for t in partition), within, slide)
+        self.at(query, qtree)
+        for index, token in enumerate(partition):
+            self.loc.set(query, f"partition_by.{index}", token)
+        if within is not None:
+            self.loc.set(query, "within", self.loc.get(within))
+        if slide is not None:
+            self.loc.set(query, "slide", self.loc.get(slide))
+        return query
+
+    def return_item(self, tree: Tree) -> ReturnItem:
+        names = _names(tree.children)
+        item: ReturnItem
+        if tree.data == "ret_attr":
+            item = ReturnAttr(names[0].value)
+            self.loc.set(item, "name", names[0])
+        elif tree.data == "ret_count_star":
+            if names[0].value.upper() != "COUNT":
+                raise self.error(
+                    f"only COUNT takes '*': write {names[0].value.upper()}(X.attribute)", names[0]
+                )
+            item = CountStar()
+        else:
+            attr = names[2].value if tree.data == "ret_agg_attr" else None
+            item = ReturnAgg(names[0].value.upper(), names[1].value, attr)
+            self.loc.set(item, "func", names[0])
+            self.loc.set(item, "var", names[1])
+            if attr is not None:
+                self.loc.set(item, "attr", names[2])
+        return cast(ReturnItem, self.at(item, tree))
+
+    def window(self, tree: Tree) -> Window:
+        tokens = _tokens(tree.children)
+        number_tree = cast(Tree, tree.children[0])
+        size = _number(_tokens(number_tree.children))
+        attr = tokens[-1] if tree.data == "window_on" else None
+        window = Window(size, attr.value if attr is not None else None)
+        self.at(window, tree)
+        self.loc.set(window, "size", self.loc.get(window))
+        if attr is not None:
+            self.loc.set(window, "attr", attr)
+        return window
+
+    # ---------------------------------------------------------- formulas
+
+    def formula(self, tree: Tree | Token) -> Formula:
+        assert isinstance(tree, Tree), tree
+        kind = tree.data
+        ch = tree.children
+        names = _names(ch)
+        node: Formula
+        if kind == "atom":
+            node = Atom(names[0].value)
+            self.loc.set(node, "type", names[0])
+        elif kind == "paren":
+            return self.formula(ch[1])
+        elif kind == "next_f":
+            node = Next(names[0].value)
+            self.loc.set(node, "type", names[0])
+        elif kind == "filter_f":
+            node = FilterF(self.formula(ch[0]), self.filter(ch[2]))
+        elif kind in ("or_f", "and_f", "seq_f", "contig_f"):
+            node = _BINARY[kind](self.formula(ch[0]), self.formula(ch[2]))
+        elif kind == "plus_f":
+            node = Plus(self.formula(ch[0]))
+        elif kind == "contig_plus_f":
+            node = ContigPlus(self.formula(ch[0]))
+        elif kind == "as_f":
+            node = As(self.formula(ch[0]), names[-1].value)
+            self.loc.set(node, "var", names[-1])
+        elif kind == "project_vars":
+            listed = _names(cast(Tree, ch[2]).children)
+            node = ProjectVars(tuple(t.value for t in listed), self.formula(ch[5]))
+            for index, token in enumerate(listed):
+                self.loc.set(node, f"vars.{index}", token)
+        elif kind == "project_attrs":
+            listed = _names(cast(Tree, ch[3]).children)
+            node = ProjectAttrs(names[0].value, tuple(t.value for t in listed), self.formula(ch[6]))
+            self.loc.set(node, "var", names[0])
+            for index, token in enumerate(listed):
+                self.loc.set(node, f"attrs.{index}", token)
+        elif kind == "agg":
+            outputs = tuple(
+                self.agg_output(c)
+                for c in ch
+                if isinstance(c, Tree) and c.data.startswith("agg_output")
+            )
+            node = Agg(names[0].value, outputs, self.formula(ch[-2]))
+            self.loc.set(node, "var", names[0])
+        else:
+            raise AssertionError(f"unknown formula rule {kind}")
+        return cast(Formula, self.at(node, tree))
+
+    def agg_output(self, tree: Tree) -> AggOutput:
+        names = _names(tree.children)
+        attr = names[3].value if tree.data == "agg_output_attr" else None
+        out = AggOutput(names[0].value, names[1].value.upper(), names[2].value, attr)
+        for part, token in zip(("name", "func", "var", "attr"), names):
+            self.loc.set(out, part, token)
+        return cast(AggOutput, self.at(out, tree))
+
+    # ----------------------------------------------------------- filters
+
+    def filter(self, tree: Tree | Token) -> Filter:
+        assert isinstance(tree, Tree), tree
+        kind = tree.data
+        ch = tree.children
+        node: Filter
+        if kind == "paren":
+            return self.filter(ch[1])
+        if kind == "filter_or":
+            node = FilterOr(self.filter(ch[0]), self.filter(ch[2]))
+        elif kind == "filter_and":
+            node = FilterAnd(self.filter(ch[0]), self.filter(ch[2]))
+        elif kind == "var_pred":
+            var = cast(Token, ch[0])
+            node = VarPred(var.value, self.pred(ch[2]))
+            self.loc.set(node, "var", var)
+        elif kind == "bag_pred":
+            var, bag_kind, attr = cast(Token, ch[0]), cast(Token, ch[2]), cast(Token, ch[4])
+            node = BagPred(var.value, cast(BagKind, bag_kind.value.upper()), attr.value)
+            self.loc.set(node, "var", var)
+            self.loc.set(node, "kind", bag_kind)
+            self.loc.set(node, "attr", attr)
+        else:
+            raise AssertionError(f"unknown filter rule {kind}")
+        return cast(Filter, self.at(node, tree))
+
+    def pred(self, tree: Tree | Token) -> Pred:
+        assert isinstance(tree, Tree), tree
+        kind = tree.data
+        ch = tree.children
+        node: Pred
+        if kind == "paren":
+            return self.pred(ch[1])
+        if kind == "pred_or":
+            node = PredOr(self.pred(ch[0]), self.pred(ch[2]))
+        elif kind == "pred_and":
+            node = PredAnd(self.pred(ch[0]), self.pred(ch[2]))
+        elif kind == "pred_not":
+            node = PredNot(self.pred(ch[1]))
+        elif kind == "compare":
+            op = cast(Token, ch[1]).value
+            node = Compare(cast(CmpOp, op), self.expr(ch[0]), self.expr(ch[2]))
+        elif kind in ("in_list", "not_in_list"):
+            values = self.literal_list(cast(Tree, ch[-2]))
+            node = InList(self.expr(ch[0]), values, kind == "not_in_list")
+        else:
+            raise AssertionError(f"unknown predicate rule {kind}")
+        return cast(Pred, self.at(node, tree))
+
+    def literal_list(self, tree: Tree) -> tuple[Value, ...]:
+        values: list[Value] = []
+        for child in tree.children:
+            if isinstance(child, Token):
+                continue  # commas
+            tokens = _tokens(child.children)
+            if child.data == "neg_number":
+                values.append(_number(tokens))
+            else:
+                values.append(_literal_value(tokens[0]))
+        return tuple(values)
+
+    def expr(self, tree: Tree | Token) -> Expr:
+        assert isinstance(tree, Tree), tree
+        kind = tree.data
+        ch = tree.children
+        node: Expr
+        if kind == "paren":
+            return self.expr(ch[1])
+        if kind == "binop":
+            op = cast(Token, ch[1]).value
+            node = BinOp(op, self.expr(ch[0]), self.expr(ch[2]))  # type: ignore[arg-type]
+        elif kind == "neg":
+            node = neg(self.expr(ch[1]))
+        elif kind == "attr":
+            node = Attr(cast(Token, ch[0]).value)
+        elif kind == "literal":
+            node = Lit(_literal_value(cast(Token, ch[0])))
+        else:
+            raise AssertionError(f"unknown expression rule {kind}")
+        return cast(Expr, self.at(node, tree))
+
+
+# ------------------------------------------------------------------ entry points
+
+
+def _parse_tree(text: str) -> Tree:
+    try:
+        return _lark().parse(text)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, text) from None
+
+
+def parse_query_located(text: str) -> tuple[Query, Locations]:
+    """Parse a query and report where each node and name came from."""
+    builder = _Builder(text)
+    query = builder.query(_parse_tree(text))
+    builder.loc.root = query
+    return query, builder.loc
+
+
+def parse_query(text: str) -> Query:
+    """Parse query text (spec §6, §11) into a :class:`Query`; raise AcelSyntaxError."""
+    return parse_query_located(text)[0]
+
+
+def parse_formula_located(text: str) -> tuple[Formula, Locations]:
+    """Parse a bare formula (no clauses) with positions."""
+    query, loc = parse_query_located(text)
+    if query != Query(query.formula):
+        raise AcelSyntaxError(
+            "expected a formula only (no RETURN, PARTITION BY, WITHIN or SLIDE)",
+            line=1,
+            column=1,
+            text=text,
+        )
+    loc.root = query
+    return query.formula, loc
+
+
+def parse_formula(text: str) -> Formula:
+    """Parse a formula (spec §3, §11); raise AcelSyntaxError."""
+    return parse_formula_located(text)[0]

@@ -1,0 +1,418 @@
+"""Hypothesis strategies shared by every cross-check of the project.
+
+- ``TEST_SCHEMA``: three types over small integer domains, so predicates both
+  pass and fail on short streams.
+- ``streams``: short typed streams (times 0..n-1), sometimes with a missing
+  attribute (NULL).
+- ``formulas``: well-formed formulas (they pass ``acel.checker``) using every
+  operator: atoms, AS, FILTER with unary predicates (arithmetic, IN, NOT,
+  AND/OR) and bag predicates, OR, AND, ``;``, ``:``, ``+``, ``:+``, both
+  projections (incl. the empty variable list), AGG with 1-3 outputs (nested,
+  and filtered through its created variable) and NEXT.  At most two nested
+  iterations, so that the oracle's enumeration on 7 events stays cheap.
+- ``queries`` / ``trend_queries``: formulas wrapped in the clauses of spec §6.
+- ``raw_formulas`` / ``raw_queries``: arbitrary ASTs (names need not be in
+  scope, odd literals) for the parser/printer round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hypothesis import strategies as st
+
+from acel.ast import (
+    Agg,
+    AggOutput,
+    And,
+    As,
+    Atom,
+    Attr,
+    BagPred,
+    BinOp,
+    Compare,
+    Contig,
+    ContigPlus,
+    CountStar,
+    Expr,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    Formula,
+    InList,
+    Lit,
+    Next,
+    Or,
+    Plus,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    ProjectAttrs,
+    ProjectVars,
+    Query,
+    ReturnAgg,
+    ReturnAttr,
+    ReturnItem,
+    Seq,
+    VarPred,
+    Window,
+    neg,
+)
+from acel.events import Event, Value
+from acel.schema import Schema
+
+TEST_SCHEMA = Schema.of({"A": ["x", "y", "k"], "B": ["x", "y", "k"], "C": ["x", "k"]})
+"""A(x, y, k), B(x, y, k), C(x, k); x, y in 0..3 and k in 0..1."""
+
+DOMAINS: dict[str, list[Value]] = {"x": [0, 1, 2, 3], "y": [0, 1, 2, 3], "k": [0, 1]}
+"""Value domains of the test attributes; any other attribute takes 0..3."""
+
+AS_VARS = ("p", "q", "r")
+AGG_VARS = ("z", "w")
+OUT_NAMES = ("n", "s", "m", "v")
+NUMERIC_FUNCS = ("SUM", "MIN", "MAX", "AVG", "COUNT")
+
+Env = dict[str, frozenset[str]]
+"""Variables that may be non-empty after a formula, with the attributes they may carry."""
+
+
+# ----------------------------------------------------------------- streams
+
+
+@st.composite
+def events_of(draw: Any, schema: Schema, time: int) -> Event:
+    """One typed event at ``time``; each attribute is missing with chance 1/10."""
+    type_name = draw(st.sampled_from(schema.type_names()))
+    attrs: dict[str, Value | None] = {"type": type_name}
+    for attr in schema.attributes(type_name):
+        if attr == "type":
+            continue
+        domain = DOMAINS.get(attr, [0, 1, 2, 3])
+        missing = draw(st.integers(0, 9)) == 0
+        attrs[attr] = None if missing else draw(st.sampled_from(domain))
+    return Event.make(time, attrs)
+
+
+@st.composite
+def streams(draw: Any, schema: Schema = TEST_SCHEMA, max_len: int = 7) -> list[Event]:
+    """A stream of 0..max_len typed events with times 0..n-1."""
+    n = draw(st.integers(0, max_len))
+    return [draw(events_of(schema, t)) for t in range(n)]
+
+
+# ------------------------------------------------------- well-formed formulas
+
+
+def _merge(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> Env:
+    out = dict(a)
+    for var, attrs in b.items():
+        out[var] = out.get(var, frozenset()) | attrs
+    return out
+
+
+def _data_attrs(env: Mapping[str, frozenset[str]], var: str) -> list[str]:
+    return sorted(env[var] - {"type"})
+
+
+@st.composite
+def _exprs(draw: Any, attrs: list[str], depth: int = 2) -> Expr:
+    choice = draw(st.integers(0, 9 if depth > 0 else 5))
+    if choice <= 3 and attrs:
+        return Attr(draw(st.sampled_from(attrs)))
+    if choice <= 5:
+        return Lit(draw(st.integers(-1, 4)))
+    if choice == 6:
+        return neg(draw(_exprs(attrs, depth - 1)))
+    op = draw(st.sampled_from(["+", "-", "*", "/", "%"]))
+    return BinOp(op, draw(_exprs(attrs, depth - 1)), draw(_exprs(attrs, depth - 1)))
+
+
+@st.composite
+def _atomic_preds(draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool) -> Pred:
+    choice = draw(st.integers(0, 9))
+    if has_type and choice == 0:
+        values = tuple(draw(st.lists(st.sampled_from(types), min_size=1, max_size=2, unique=True)))
+        return InList(Attr("type"), values, draw(st.booleans()))
+    if has_type and choice == 1:
+        return Compare(
+            draw(st.sampled_from(["=", "!="])), Attr("type"), Lit(draw(st.sampled_from(types)))
+        )
+    if not attrs:
+        return Compare(
+            draw(st.sampled_from(["=", "<", ">="])), Lit(draw(st.integers(0, 2))), Lit(1)
+        )
+    attr = Attr(draw(st.sampled_from(attrs)))
+    if choice <= 3:
+        values = tuple(draw(st.lists(st.integers(-1, 4), min_size=1, max_size=3, unique=True)))
+        return InList(attr, values, draw(st.booleans()))
+    op = draw(st.sampled_from(["=", "!=", "<", "<=", ">", ">="]))
+    if choice <= 7:
+        return Compare(op, attr, Lit(draw(st.integers(0, 3))))
+    return Compare(op, draw(_exprs(attrs)), draw(_exprs(attrs)))
+
+
+@st.composite
+def _preds(
+    draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool, depth: int = 2
+) -> Pred:
+    choice = draw(st.integers(0, 9 if depth > 0 else 0))
+    if choice <= 5:
+        return draw(_atomic_preds(attrs, types, has_type))
+    if choice == 6:
+        return PredNot(draw(_preds(attrs, types, has_type, depth - 1)))
+    left = draw(_preds(attrs, types, has_type, depth - 1))
+    right = draw(_preds(attrs, types, has_type, depth - 1))
+    return PredAnd(left, right) if choice <= 8 else PredOr(left, right)
+
+
+@st.composite
+def _var_filters(draw: Any, env: Env, types: tuple[str, ...], var: str | None = None) -> Filter:
+    var = var if var is not None else draw(st.sampled_from(sorted(env)))
+    attrs = _data_attrs(env, var)
+    if attrs and draw(st.integers(0, 3)) == 0:
+        kind = draw(st.sampled_from(["SAME", "INC", "DEC"]))
+        return BagPred(var, kind, draw(st.sampled_from(attrs)))
+    return VarPred(var, draw(_preds(attrs, types, "type" in env[var])))
+
+
+@st.composite
+def _filters(
+    draw: Any, env: Env, types: tuple[str, ...], depth: int = 1, var: str | None = None
+) -> Filter:
+    choice = draw(st.integers(0, 5 if depth > 0 else 0))
+    if choice <= 3:
+        return draw(_var_filters(env, types, var))
+    left = draw(_filters(env, types, depth - 1, var))
+    right = draw(_filters(env, types, depth - 1))
+    return FilterAnd(left, right) if choice == 4 else FilterOr(left, right)
+
+
+@st.composite
+def _agg_outputs(draw: Any, env: Env) -> tuple[AggOutput, ...]:
+    names = draw(st.lists(st.sampled_from(OUT_NAMES), min_size=1, max_size=3, unique=True))
+    outputs = []
+    for name in names:
+        var = draw(st.sampled_from(sorted(env)))
+        attrs = _data_attrs(env, var)
+        func = draw(st.sampled_from(NUMERIC_FUNCS if attrs else ("COUNT",)))
+        attr: str | None
+        if func == "COUNT":
+            attr = draw(st.sampled_from([None, *attrs]))
+        else:
+            attr = draw(st.sampled_from(attrs))
+        outputs.append(AggOutput(name, func, var, attr))
+    return tuple(outputs)
+
+
+_BINARY: dict[int, Callable[[Formula, Formula], Formula]] = {
+    5: Or,
+    6: And,
+    7: Seq,
+    8: Seq,
+    9: Contig,
+}
+
+
+@st.composite
+def _formula_env(draw: Any, schema: Schema, depth: int, plus_budget: int) -> tuple[Formula, Env]:
+    """A well-formed formula with the variables it binds."""
+    types = schema.type_names()
+    if depth <= 0:
+        type_name = draw(st.sampled_from(types))
+        node: Formula = Next(type_name) if draw(st.integers(0, 9)) == 0 else Atom(type_name)
+        return node, {type_name: frozenset(schema.attributes(type_name))}
+
+    choice = draw(st.integers(0, 15))
+    if choice <= 1:
+        return draw(_formula_env(schema, 0, plus_budget))
+    sub = _formula_env(schema, depth - 1, plus_budget)
+    if choice == 2:  # AS
+        f, env = draw(sub)
+        var = draw(st.sampled_from(AS_VARS))
+        collected = frozenset().union(*env.values())
+        return As(f, var), _merge(env, {var: collected})
+    if choice in (3, 4):  # FILTER
+        f, env = draw(sub)
+        if not env:
+            return f, env
+        return FilterF(f, draw(_filters(env, types))), env
+    if choice in (5, 6, 7, 8, 9):  # binary
+        (left, lenv), (right, renv) = draw(sub), draw(sub)
+        return _BINARY[choice](left, right), _merge(lenv, renv)
+    if choice == 10 and plus_budget > 0:  # iterations
+        f, env = draw(_formula_env(schema, depth - 1, plus_budget - 1))
+        return (Plus(f) if draw(st.booleans()) else ContigPlus(f)), env
+    if choice == 11:  # PROJECT[...]
+        f, env = draw(sub)
+        keep = draw(st.lists(st.sampled_from(sorted(env)), max_size=2, unique=True)) if env else []
+        return ProjectVars(tuple(keep), f), {v: env[v] for v in keep}
+    if choice == 12:  # PROJECT X[...]
+        f, env = draw(sub)
+        if not env:
+            return f, env
+        var = draw(st.sampled_from(sorted(env)))
+        attrs = draw(
+            st.lists(st.sampled_from(sorted(env[var])), min_size=1, max_size=2, unique=True)
+        )
+        return ProjectAttrs(var, tuple(attrs), f), {**env, var: frozenset(attrs)}
+    # AGG (choices 13-15), sometimes filtered through its new variable
+    f, env = draw(sub)
+    if not env:
+        return f, env
+    var = draw(st.sampled_from(AGG_VARS))
+    outputs = draw(_agg_outputs(env))
+    new_env = _merge(env, {var: frozenset(o.name for o in outputs)})
+    node = Agg(var, outputs, f)
+    if draw(st.booleans()):
+        node = FilterF(node, draw(_filters(new_env, types, 0, var)))
+    return node, new_env
+
+
+def formulas_with_env(
+    schema: Schema = TEST_SCHEMA, max_depth: int = 4
+) -> st.SearchStrategy[tuple[Formula, Env]]:
+    """Well-formed formulas with their variable environment (var → attributes)."""
+    return st.integers(1, max_depth).flatmap(lambda d: _formula_env(schema, d, 2))
+
+
+def formulas(schema: Schema = TEST_SCHEMA, max_depth: int = 4) -> st.SearchStrategy[Formula]:
+    """Well-formed formulas over ``schema`` (they pass the checker)."""
+    return formulas_with_env(schema, max_depth).map(lambda pair: pair[0])
+
+
+# ----------------------------------------------------------------- queries
+
+
+@st.composite
+def _windows(draw: Any, max_size: int = 7) -> Window:
+    return Window(draw(st.integers(1, max_size)))
+
+
+@st.composite
+def queries(draw: Any, schema: Schema = TEST_SCHEMA, max_depth: int = 4) -> Query:
+    """A formula with an optional ``PARTITION BY k`` and an optional ``WITHIN n EVENTS``."""
+    formula = draw(formulas(schema, max_depth))
+    partition = ("k",) if draw(st.booleans()) else ()
+    within = draw(st.none() | _windows())
+    return Query(formula, None, partition, within)
+
+
+@st.composite
+def trend_queries(draw: Any, schema: Schema = TEST_SCHEMA, max_depth: int = 4) -> Query:
+    """A RETURN query: COUNT(*), COUNT(X), SUM/MIN/MAX/AVG(X.a), the partition attribute;
+    optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n)."""
+    formula, env = draw(formulas_with_env(schema, max_depth))
+    partition = ("k",) if draw(st.booleans()) else ()
+    candidates: list[ReturnItem] = [CountStar()]
+    for var in sorted(env):
+        candidates.append(ReturnAgg("COUNT", var, None))
+        for attr in _data_attrs(env, var):
+            for func in ("SUM", "MIN", "MAX", "AVG"):
+                candidates.append(ReturnAgg(func, var, attr))
+    if partition:
+        candidates.append(ReturnAttr("k"))
+    items = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4, unique=True))
+    within = draw(st.none() | _windows())
+    slide = None
+    if within is not None and draw(st.booleans()):
+        slide = Window(draw(st.integers(1, int(within.size))))
+    return Query(formula, tuple(items), partition, within, slide)
+
+
+# ---------------------------------------------- arbitrary ASTs (round trip)
+
+NAMES = ("A", "B", "SELL", "x", "y_1", "_t", "Count", "orx", "ANDY", "__next_A")
+
+_names = st.sampled_from(NAMES)
+_floats = st.floats(allow_nan=False, allow_infinity=False)
+_strings = st.text(alphabet="ab' -\n\\\"é", max_size=5)
+raw_literals: st.SearchStrategy[Value] = st.one_of(
+    st.integers(-(10**20), 10**20), _floats, _strings, st.booleans()
+)
+
+
+def _raw_lit(value: Value) -> Lit:
+    return Lit(value)
+
+
+raw_exprs: st.SearchStrategy[Expr] = st.recursive(
+    st.one_of(_names.map(Attr), raw_literals.map(_raw_lit)),
+    lambda inner: st.one_of(
+        st.builds(BinOp, st.sampled_from(["+", "-", "*", "/", "%"]), inner, inner),
+        inner.map(neg),
+    ),
+    max_leaves=6,
+)
+
+raw_preds: st.SearchStrategy[Pred] = st.recursive(
+    st.one_of(
+        st.builds(
+            Compare, st.sampled_from(["=", "!=", "<", "<=", ">", ">="]), raw_exprs, raw_exprs
+        ),
+        st.builds(InList, raw_exprs, st.lists(raw_literals, max_size=3).map(tuple), st.booleans()),
+    ),
+    lambda inner: st.one_of(
+        st.builds(PredAnd, inner, inner), st.builds(PredOr, inner, inner), st.builds(PredNot, inner)
+    ),
+    max_leaves=5,
+)
+
+raw_filters: st.SearchStrategy[Filter] = st.recursive(
+    st.one_of(
+        st.builds(VarPred, _names, raw_preds),
+        st.builds(BagPred, _names, st.sampled_from(["SAME", "INC", "DEC"]), _names),
+    ),
+    lambda inner: st.one_of(st.builds(FilterAnd, inner, inner), st.builds(FilterOr, inner, inner)),
+    max_leaves=4,
+)
+
+_raw_outputs = st.builds(
+    AggOutput,
+    _names,
+    st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
+    _names,
+    st.none() | _names,
+)
+_name_tuples = st.lists(_names, max_size=3).map(tuple)
+
+raw_formulas: st.SearchStrategy[Formula] = st.recursive(
+    st.one_of(_names.map(Atom), _names.map(Next)),
+    lambda inner: st.one_of(
+        st.builds(As, inner, _names),
+        st.builds(FilterF, inner, raw_filters),
+        st.builds(Or, inner, inner),
+        st.builds(And, inner, inner),
+        st.builds(Seq, inner, inner),
+        st.builds(Contig, inner, inner),
+        st.builds(Plus, inner),
+        st.builds(ContigPlus, inner),
+        st.builds(ProjectVars, _name_tuples, inner),
+        st.builds(ProjectAttrs, _names, _name_tuples, inner),
+        st.builds(Agg, _names, st.lists(_raw_outputs, min_size=1, max_size=3).map(tuple), inner),
+    ),
+    max_leaves=8,
+)
+
+_raw_items: st.SearchStrategy[ReturnItem] = st.one_of(
+    st.just(CountStar()),
+    st.builds(
+        ReturnAgg,
+        st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
+        _names,
+        st.none() | _names,
+    ),
+    st.builds(ReturnAttr, _names),
+)
+_raw_windows = st.builds(Window, st.integers(-5, 100) | _floats, st.none() | _names)
+
+raw_queries: st.SearchStrategy[Query] = st.builds(
+    Query,
+    raw_formulas,
+    st.none() | st.lists(_raw_items, min_size=1, max_size=3).map(tuple),
+    _name_tuples,
+    st.none() | _raw_windows,
+    st.none() | _raw_windows,
+)
