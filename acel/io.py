@@ -267,6 +267,7 @@ def events_from_rows(
     type_col: str = "type",
     time_col: str | None = None,
     schema: Schema | None = None,
+    problems: Sequence[Problem] = (),
 ) -> tuple[list[Event], Schema]:
     """Check raw rows, sort by ``time_col`` (stable), number ``0..n-1`` and infer a schema.
 
@@ -278,17 +279,17 @@ def events_from_rows(
     problem.  Without: every row is accepted (except a missing type or time, or
     a nested value) and the schema is inferred from the data.
     """
-    problems: list[Problem] = []
+    found: list[Problem] = list(problems)
     good: list[tuple[int | float, dict[str, Value], dict[str, OptValue]]] = []
     kinds_given = dict(schema.kinds) if schema is not None else {}
     declared = (
         {t: set(schema.attributes(t)) for t in schema.type_names()} if schema is not None else {}
     )
     for row in rows:
-        before = len(problems)
+        before = len(found)
 
         def bad(column: str | None, message: str, row: Row = row) -> None:
-            problems.append(Problem(row.number, row.line, column, message))
+            found.append(Problem(row.number, row.line, column, message))
 
         values: dict[str, OptValue] = {}
         for column, raw in row.values.items():
@@ -327,10 +328,10 @@ def events_from_rows(
             attrs[column] = value
         if schema is not None and isinstance(type_value, str) and type_value not in declared:
             bad(type_col, f"unknown event type {type_value!r} (the schema has {', '.join(sorted(declared)) or 'no types'})")
-        if len(problems) == before and isinstance(type_value, str):
+        if len(found) == before and isinstance(type_value, str):
             attrs["type"] = type_value
             good.append((key, attrs, values))
-    _raise_problems(source, problems)
+    _raise_problems(source, sorted(found, key=lambda p: p.row))
     if time_col is not None:
         good.sort(key=lambda item: item[0])  # stable: ties keep input order
     if schema is None:
@@ -450,17 +451,23 @@ def read_events(
     """Read an event file (format by extension) into a numbered stream and its schema."""
     fmt = file_format(path)
     source = str(path)
+    problems: list[Problem] = []
     if fmt == "jsonl":
-        rows: Iterable[Row] = _json_rows(path, source)
+        rows = _json_rows(path, source, problems)
     elif fmt == "csv":
-        rows = _csv_rows(path, source, type_col, time_col, schema)
+        rows = _csv_rows(path, source, type_col, time_col, schema, problems)
     else:
         rows = _parquet_rows(path, source, type_col, time_col)
-    return events_from_rows(rows, source=source, type_col=type_col, time_col=time_col, schema=schema)
+    return events_from_rows(
+        rows, source=source, type_col=type_col, time_col=time_col, schema=schema, problems=problems
+    )
 
 
-def _json_rows(path: str | Path, source: str) -> list[Row]:
-    """JSON Lines (blank lines skipped), or one JSON array of objects."""
+def _json_rows(path: str | Path, source: str, problems: list[Problem]) -> list[Row]:
+    """JSON Lines (blank lines skipped), or one JSON array of objects.
+
+    Unreadable lines go to ``problems`` (reported with the other bad rows).
+    """
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     if text.lstrip().startswith("["):
@@ -474,7 +481,6 @@ def _json_rows(path: str | Path, source: str) -> list[Row]:
     else:
         pairs = list(_json_lines(text))
     rows: list[Row] = []
-    problems: list[Problem] = []
     for number, (line, item) in enumerate(pairs, start=1):
         if isinstance(item, _JsonFailure):
             problems.append(Problem(number, line, None, f"bad JSON: {item.message}"))
@@ -482,7 +488,6 @@ def _json_rows(path: str | Path, source: str) -> list[Row]:
             problems.append(Problem(number, line, None, f"expected a JSON object, found {type(item).__name__}"))
         else:
             rows.append(Row(number, line, item))
-    _raise_problems(source, problems)
     return rows
 
 
@@ -507,6 +512,7 @@ def _csv_rows(
     type_col: str,
     time_col: str | None,
     schema: Schema | None,
+    problems: list[Problem],
 ) -> list[Row]:
     """CSV cells converted by the schema's kinds, else by per-column inference; '' is NULL.
 
@@ -530,13 +536,13 @@ def _csv_rows(
     if duplicates:
         raise DataError(f"{source}: line 1: duplicate column name {duplicates[0]!r} in the header")
     _require_columns(source, header, type_col, time_col)
-    problems: list[Problem] = []
+    ragged = {number for number, _, cells in raw if len(cells) != len(header)}
     for number, line, cells in raw:
-        if len(cells) != len(header):
+        if number in ragged:
             problems.append(
                 Problem(number, line, None, f"{len(cells)} fields, but the header has {len(header)}")
             )
-    _raise_problems(source, problems)
+    raw = [r for r in raw if r[0] not in ragged]
     kinds = dict(schema.kinds) if schema is not None else {}
     column_kind: list[str] = []
     for index, name in enumerate(header):
@@ -557,7 +563,6 @@ def _csv_rows(
             except ValueError as error:
                 problems.append(Problem(number, line, name, f"{error}, but the schema says {kind}"))
         rows.append(Row(number, line, values))
-    _raise_problems(source, problems)
     return rows
 
 
