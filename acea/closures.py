@@ -1,0 +1,396 @@
+"""Compile an ACEA's transitions into Python closures, once (spec §7).
+
+The optimized engine never interprets expression trees per event: every
+transition ``(p, α, P, m, q)`` becomes one generated Python function that takes
+the source registers, the event's attribute dictionary and its time, evaluates
+``α`` on ``τ ◁ e``, checks ``P`` on ``τ'`` and returns the target registers
+(projected on the registers still *live* at ``q``) with what the transition
+emits.  The generated code calls the very helpers of :mod:`acel.predicates`
+and :mod:`acel.aggregates`, so its results are those of :func:`acea.model.fire`.
+
+Liveness (the key to merging runs): every transition replaces ``τ`` by the
+registers it assigns, so the registers that matter in state ``q`` are exactly
+those read by the assignments of the transitions leaving ``q``.  Two runs that
+reach ``q`` with registers equal on that set have the same future; the engine
+keeps one configuration for both.  Registers are stored as a tuple in the
+sorted order of ``live(q)``, ``None`` for NULL (a missing register reads NULL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from acel.acea.expressions import (
+    TIME,
+    Arith,
+    Cmp,
+    Combine,
+    Const,
+    Finish,
+    Identity,
+    In,
+    IsNull,
+    Lift,
+    Negate,
+    PAnd,
+    PNot,
+    POr,
+    Reg,
+    RExpr,
+    RPred,
+    SameValue,
+    TrueP,
+    is_register,
+    names_in_expr,
+)
+from acel.acea.model import ACEA, Transition
+
+from acel import aggregates
+from acel.events import Event
+from acel.predicates import arith, compare
+
+Tau = tuple[Any, ...]
+"""Registers of a configuration: values in the order of ``live(state)``."""
+
+Emission = tuple[tuple[str, Event], ...]
+"""What one transition emits: ``(variable, event)`` pairs (a bag)."""
+
+FireFn = Callable[[Tau, dict[str, Any], int], Any]
+
+
+def live_registers(automaton: ACEA) -> dict[int, tuple[str, ...]]:
+    """``live(q)``: registers read by the assignments of transitions leaving ``q``."""
+    live: dict[int, set[str]] = {q: set() for q in automaton.states()}
+    for t in automaton.transitions:
+        for _, expr in t.assignment:
+            live[t.source] |= {n for n in names_in_expr(expr) if is_register(n)}
+    return {q: tuple(sorted(regs)) for q, regs in live.items()}
+
+
+def required_types(transition: Transition) -> frozenset[str] | None:
+    """The event types a transition can read, ``None`` when it reads any type.
+
+    Recognises conjuncts ``r = 'T'`` or ``r IN ('T', ...)`` where ``r := type``.
+    """
+    copies = {reg for reg, expr in transition.assignment if expr == Reg("type")}
+    pred = transition.predicate
+    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    allowed: frozenset[str] | None = None
+    for c in conjuncts:
+        found: frozenset[str] | None = None
+        if isinstance(c, Cmp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if (
+                    isinstance(a, Reg)
+                    and a.name in copies
+                    and isinstance(b, Const)
+                    and isinstance(b.value, str)
+                ):
+                    found = frozenset([b.value])
+        elif isinstance(c, In) and not c.negated:
+            if isinstance(c.operand, Reg) and c.operand.name in copies:
+                found = frozenset(v for v in c.values if isinstance(v, str))
+        if found is not None:
+            allowed = found if allowed is None else allowed & found
+    return allowed
+
+
+# ------------------------------------------------------------- code generation
+
+
+def _and3(*values: Any) -> Any:
+    unknown = False
+    for v in values:
+        if v is False:
+            return False
+        unknown = unknown or v is None
+    return None if unknown else True
+
+
+def _or3(*values: Any) -> Any:
+    unknown = False
+    for v in values:
+        if v is True:
+            return True
+        unknown = unknown or v is None
+    return None if unknown else False
+
+
+def _not3(value: Any) -> Any:
+    return None if value is None else not value
+
+
+def _in3(value: Any, options: tuple[Any, ...], negated: bool) -> Any:
+    if value is None:
+        return None
+    found = any(compare("=", value, v) for v in options)
+    return (not found) if negated else found
+
+
+def _neg(value: Any) -> Any:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return -value if ok else None
+
+
+def _agg(name: str) -> aggregates.Aggregate:
+    agg = aggregates.lookup(name)
+    if agg is None:
+        raise ValueError(f"unknown aggregate function {name!r}")
+    return agg
+
+
+def _lift(name: str) -> Callable[[Any], Any]:
+    agg = _agg(name)
+    identity, lift = agg.identity, agg.lift
+    return lambda v: identity if v is None else lift(v)
+
+
+def _combine(name: str) -> Callable[[Any, Any], Any]:
+    agg = _agg(name)
+    identity, comb = agg.identity, agg.combine
+    return lambda a, b: comb(identity if a is None else a, identity if b is None else b)
+
+
+def _finish(name: str) -> Callable[[Any], Any]:
+    agg = _agg(name)
+    identity, fin = agg.identity, agg.finish
+    return lambda v: fin(identity if v is None else v)
+
+
+class _Gen:
+    """Accumulates constants/helpers in a namespace while writing source text."""
+
+    def __init__(self) -> None:
+        self.ns: dict[str, Any] = {
+            "_arith": arith,
+            "_cmp": compare,
+            "_and3": _and3,
+            "_or3": _or3,
+            "_not3": _not3,
+            "_in3": _in3,
+            "_neg": _neg,
+            "_Event": Event,
+        }
+
+    def const(self, value: Any) -> str:
+        name = f"_k{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def expr(self, e: RExpr, regs: dict[str, str]) -> str:
+        """Source of an expression; ``regs`` maps register names to source text."""
+        if isinstance(e, Reg):
+            if e.name == TIME:
+                return "t"
+            if is_register(e.name):
+                return regs.get(e.name, "None")
+            return f"a.get({e.name!r})"
+        if isinstance(e, Const):
+            if e.value is None or isinstance(e.value, (bool, int, str)):
+                return repr(e.value)
+            return self.const(e.value)
+        if isinstance(e, Arith):
+            return f"_arith({e.op!r}, {self.expr(e.left, regs)}, {self.expr(e.right, regs)})"
+        if isinstance(e, Negate):
+            return f"_neg({self.expr(e.operand, regs)})"
+        if isinstance(e, Lift):
+            return f"{self.const(_lift(e.func))}({self.expr(e.operand, regs)})"
+        if isinstance(e, Combine):
+            fn = self.const(_combine(e.func))
+            return f"{fn}({self.expr(e.left, regs)}, {self.expr(e.right, regs)})"
+        if isinstance(e, Finish):
+            return f"{self.const(_finish(e.func))}({self.expr(e.operand, regs)})"
+        if isinstance(e, Identity):
+            return self.const(_agg(e.func).identity)
+        raise TypeError(f"not a register expression: {e!r}")
+
+    def pred3(self, p: RPred, regs: dict[str, str]) -> str:
+        """Source of a three-valued predicate (True / False / None)."""
+        if isinstance(p, TrueP):
+            return "True"
+        if isinstance(p, Cmp):
+            return f"_cmp({p.op!r}, {self.expr(p.left, regs)}, {self.expr(p.right, regs)})"
+        if isinstance(p, In):
+            values = self.const(tuple(p.values))
+            return f"_in3({self.expr(p.operand, regs)}, {values}, {p.negated!r})"
+        if isinstance(p, IsNull):
+            return f"({self.expr(p.operand, regs)} is None)"
+        if isinstance(p, SameValue):
+            return f"({self.expr(p.left, regs)} == {self.expr(p.right, regs)})"
+        if isinstance(p, PNot):
+            return f"_not3({self.pred3(p.operand, regs)})"
+        if isinstance(p, PAnd):
+            return "_and3(" + ", ".join(self.pred3(o, regs) for o in p.operands) + ")"
+        if isinstance(p, POr):
+            return "_or3(" + ", ".join(self.pred3(o, regs) for o in p.operands) + ")"
+        raise TypeError(f"not a register predicate: {p!r}")
+
+
+@dataclass(frozen=True)
+class TrendItem:
+    """What a trend query needs from emissions: ``F(var.attr)`` (attr None: COUNT(X))."""
+
+    func: str
+    var: str
+    attr: str | None
+
+
+@dataclass(frozen=True)
+class CompiledTransition:
+    """A transition as generated code.
+
+    ``fire(tau, attrs, time)`` returns ``None`` when the predicate fails, else
+    ``(tau', payload)``: ``payload`` is the emission (enumeration mode) or the
+    tuple of per-item monoid contributions (trend mode), ``None`` when the
+    transition emits nothing relevant.
+    """
+
+    transition: Transition
+    index: int
+    target: int
+    types: frozenset[str] | None
+    fire: FireFn
+    source_code: str
+
+
+def compile_transition(
+    transition: Transition,
+    index: int,
+    live: dict[int, tuple[str, ...]],
+    items: Sequence[TrendItem] | None = None,
+) -> CompiledTransition:
+    """Generate ``fire`` for one transition (see :class:`CompiledTransition`).
+
+    With ``items`` the payload is the trend contribution of each item (spec §6):
+    the monoid element ``⊕ lift(v)`` over the values ``v`` (non-NULL; ``1`` for
+    COUNT(X)) of the events this transition emits into the item's variable.
+    """
+    gen = _Gen()
+    src_regs = {reg: f"o[{i}]" for i, reg in enumerate(live[transition.source])}
+    lines = ["def fire(o, a, t):"]
+    new_regs: dict[str, str] = {}
+    for n, (reg, expr) in enumerate(transition.assignment):
+        local = f"v{n}"
+        lines.append(f"    {local} = {gen.expr(expr, src_regs)}")
+        new_regs[reg] = local
+    pred = transition.predicate
+    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    for c in conjuncts:
+        if isinstance(c, TrueP):
+            continue
+        if isinstance(c, IsNull):
+            lines.append(f"    if {gen.expr(c.operand, new_regs)} is not None: return None")
+        else:
+            lines.append(f"    if {gen.pred3(c, new_regs)} is not True: return None")
+    target_live = live[transition.target]
+    tau = "(" + "".join(f"{new_regs.get(r, 'None')}, " for r in target_live) + ")"
+    if items is None:
+        parts = []
+        for var, renamings in transition.output:
+            for renaming in renamings:
+                attrs = "(" + "".join(
+                    f"({attr!r}, {new_regs.get(reg, 'None')}), " for attr, reg in renaming.items
+                ) + ")"
+                parts.append(
+                    f"({var!r}, _Event(t, tuple(p for p in {attrs} if p[1] is not None)))"
+                )
+        payload = "(" + "".join(p + ", " for p in parts) + ")" if parts else "None"
+    else:
+        contribs = []
+        relevant = False
+        by_var = dict(transition.output)
+        for item in items:
+            values = []
+            for renaming in by_var.get(item.var, ()):
+                if item.attr is None:
+                    values.append("1")
+                else:
+                    reg = dict(renaming.items).get(item.attr)
+                    values.append(new_regs.get(reg, "None") if reg is not None else "None")
+            if not values:
+                contribs.append("None")
+                continue
+            relevant = True
+            fold = gen.const(_fold(item.func))
+            contribs.append(f"{fold}((" + "".join(v + ", " for v in values) + "))")
+        payload = "(" + "".join(c + ", " for c in contribs) + ")" if relevant else "None"
+    lines.append(f"    return ({tau}, {payload})")
+    source = "\n".join(lines)
+    namespace = gen.ns
+    exec(compile(source, f"<acea transition {index}>", "exec"), namespace)  # noqa: S102
+    return CompiledTransition(
+        transition,
+        index,
+        transition.target,
+        required_types(transition),
+        namespace["fire"],
+        source,
+    )
+
+
+def _fold(func: str) -> Callable[[tuple[Any, ...]], Any]:
+    """``⊕ lift(v)`` over the non-NULL values of a tuple; ``None`` if all are NULL."""
+    agg = _agg(func)
+    lift, combine = agg.lift, agg.combine
+
+    def fold(values: tuple[Any, ...]) -> Any:
+        acc: Any = None
+        for v in values:
+            if v is not None:
+                acc = lift(v) if acc is None else combine(acc, lift(v))
+        return acc
+
+    return fold
+
+
+@dataclass(frozen=True)
+class CompiledAutomaton:
+    """An ACEA ready to run: closures indexed by source state and event type."""
+
+    automaton: ACEA
+    live: dict[int, tuple[str, ...]]
+    transitions: tuple[CompiledTransition, ...]
+    by_type: tuple[dict[str | None, tuple[CompiledTransition, ...]], ...]
+    """Per state: event type → transitions that may fire (key ``None``: untyped)."""
+    any_type: tuple[tuple[CompiledTransition, ...], ...]
+    """Per state: the transitions that test no type (fire on every event)."""
+
+    def candidates(self, state: int, event_type: str | None) -> tuple[CompiledTransition, ...]:
+        """Transitions of ``state`` that may fire on an event of ``event_type``."""
+        return self.by_type[state].get(event_type, self.any_type[state])
+
+
+def compile_automaton(
+    automaton: ACEA, items: Sequence[TrendItem] | None = None
+) -> CompiledAutomaton:
+    """Compile every transition and index them by source state and tested type."""
+    live = live_registers(automaton)
+    compiled = tuple(
+        compile_transition(t, i, live, items) for i, t in enumerate(automaton.transitions)
+    )
+    n = automaton.num_states
+    any_type: list[list[CompiledTransition]] = [[] for _ in range(n)]
+    typed: list[dict[str, list[CompiledTransition]]] = [{} for _ in range(n)]
+    for ct in compiled:
+        s = ct.transition.source
+        if ct.types is None:
+            any_type[s].append(ct)
+        else:
+            for ty in ct.types:
+                typed[s].setdefault(ty, []).append(ct)
+    by_type: list[dict[str | None, tuple[CompiledTransition, ...]]] = []
+    for s in range(n):
+        table: dict[str | None, tuple[CompiledTransition, ...]] = {}
+        for ty, lst in typed[s].items():
+            # keep the automaton's transition order: typed and untyped interleaved
+            table[ty] = tuple(sorted(lst + any_type[s], key=lambda c: c.index))
+        by_type.append(table)
+    return CompiledAutomaton(
+        automaton,
+        live,
+        compiled,
+        tuple(by_type),
+        tuple(tuple(lst) for lst in any_type),
+    )

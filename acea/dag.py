@@ -1,0 +1,126 @@
+"""The shared DAG of run pasts, and duplicate-free enumeration of complex events.
+
+A :class:`Node` stands for the set of partial runs that reached one
+configuration ``(state, τ)`` at one step.  Its ``edges`` say how: each edge is
+``(pred, emission)`` where ``pred`` is the node of the previous step (or an
+``int``, the start position of a run that began with this transition) and
+``emission`` the ``(variable, event)`` pairs the transition emitted (``None``
+when it emitted nothing).  ``best`` is the largest start coordinate (position
+or ``ON attr`` value) of any run through the node: a window prunes a whole
+sub-DAG with one comparison.
+
+A configuration reached by a single non-emitting edge shares its
+predecessor's node (no allocation; chains of skips cost nothing), so a path
+in the DAG only visits nodes where something was emitted or runs merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Union
+
+from acel.acea.closures import Emission
+
+from acel.events import ComplexEvent, Event
+
+Pred = Union["Node", int]
+Edge = tuple[Pred, Union[Emission, None]]
+
+
+class Node:
+    """A configuration's past: the union of its incoming edges."""
+
+    __slots__ = ("edges", "best")
+
+    def __init__(self, edges: list[Edge], best: Any) -> None:
+        self.edges = edges
+        self.best = best
+
+
+def make_node(edges: list[Edge], coord: Callable[[int], Any]) -> Node:
+    """The node for a configuration reached by ``edges`` (shares a lone skip's node)."""
+    if len(edges) == 1:
+        pred, emission = edges[0]
+        if emission is None and isinstance(pred, Node):
+            return pred
+    best: Any = None
+    for pred, _ in edges:
+        b = pred.best if isinstance(pred, Node) else coord(pred)
+        if best is None or b > best:
+            best = b
+    return Node(edges, best)
+
+
+def enumerate_complex_events(
+    node: Node,
+    end: int,
+    alive: Callable[[Any], bool],
+    start_ok: Callable[[int], bool],
+) -> Iterator[ComplexEvent]:
+    """Every complex event of the runs through ``node`` ending at ``end``.
+
+    ``alive(best)`` prunes sub-DAGs whose every start is outside the window;
+    ``start_ok(i)`` is the exact test on a start position.  Runs that give the
+    same complex event are yielded once per run: callers dedupe (a hash set
+    per end position).  Iterative DFS, so deep DAGs do not hit the recursion
+    limit; the work per run is its number of DAG nodes, i.e. its emitting or
+    merging steps.
+    """
+    emitted: list[Emission] = []
+    stack: list[Iterator[Edge]] = [iter(node.edges)]
+    while stack:
+        for pred, emission in stack[-1]:
+            if isinstance(pred, Node):
+                if not alive(pred.best):
+                    continue
+                emitted.append(emission or ())
+                stack.append(iter(pred.edges))
+                break
+            if start_ok(pred):
+                yield _build(pred, end, emitted, emission)
+        else:
+            stack.pop()
+            if emitted and len(emitted) >= len(stack):
+                emitted.pop()
+
+
+def _build(
+    start: int, end: int, emitted: Sequence[Emission], last: Emission | None
+) -> ComplexEvent:
+    mu: dict[str, list[Event]] = {}
+    for emission in emitted:
+        for var, event in emission:
+            mu.setdefault(var, []).append(event)
+    if last:
+        for var, event in last:
+            mu.setdefault(var, []).append(event)
+    return ComplexEvent.make(start, end, mu)
+
+
+def compact(roots: Sequence[Node], alive: Callable[[Any], bool], coord: Callable[[int], Any]) -> int:
+    """Drop edges that can no longer lead to a run inside the window.
+
+    Only sound when the window's lower bound never decreases (EVENTS, or a
+    non-decreasing ``ON`` attribute).  Returns the number of live nodes, so
+    the caller can space compactions to keep their cost amortised O(1) per
+    configuration and step.
+    """
+    seen: set[int] = set()
+    todo = list(roots)
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        kept: list[Edge] = []
+        for edge in node.edges:
+            pred = edge[0]
+            if isinstance(pred, Node):
+                if alive(pred.best):
+                    kept.append(edge)
+                    todo.append(pred)
+            elif alive(coord(pred)):
+                kept.append(edge)
+        if len(kept) != len(node.edges):
+            node.edges = kept
+    return len(seen)

@@ -1,0 +1,383 @@
+"""The optimized engine: one pass over each partition, shared runs (issue 6).
+
+``run(query, stream, schema)`` gives the same results as the oracle
+(``acel.clauses.run_query`` around ``acel.reference.oracle``), in two modes:
+
+* **complex events** (no RETURN): the set of configurations ``(state, τ)``
+  is kept per step, runs reaching the same configuration are merged, and
+  their pasts live in a shared DAG (:mod:`acea.dag`) from which the complex
+  events ending at each event are enumerated, deduplicated by a hash set per
+  end position;
+* **trend aggregation** (RETURN): counts and sums are propagated along the
+  configurations without building any complex event (:mod:`acea.trend`),
+  with a Fenwick index for configurations that differ only in a compared
+  register (:mod:`acea.fenwick`), when :mod:`acea.ambiguity` proves that
+  runs and complex events correspond one to one; otherwise it enumerates.
+
+Runs start at every position (``start_positions`` restricts the starts, for
+the Spark backend's time slices).  WITHIN drops expired work when the window
+is monotone, so memory follows the window, not the stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from acel.acea.ambiguity import coreachable_states, is_unambiguous
+from acel.acea.closures import CompiledAutomaton, TrendItem, compile_automaton
+from acel.acea.dag import Edge, Node, compact, enumerate_complex_events, make_node
+from acel.acea.model import ACEA
+from acel.acea.trend import (
+    identity_vector,
+    needs_unambiguity,
+    supported,
+    vector_ops,
+)
+from acel.acea.windows import Row, WindowPlan
+
+from acel.ast import CountStar, Formula, Next, Query, ReturnAgg, Window
+from acel.clauses import (
+    Match,
+    Partition,
+    TrendAccumulator,
+    TrendRow,
+    check_window_attribute,
+    split_partitions,
+    trend_rows,
+    window_bounds,
+    windows_of,
+)
+from acel.events import ComplexEvent, Event
+from acel.schema import Schema
+
+# ------------------------------------------------------------------ set-up
+
+
+def _contains_next(formula: Any) -> bool:
+    if isinstance(formula, Next):
+        return True
+    for value in getattr(formula, "__dict__", {}).values():
+        if isinstance(value, tuple):
+            if any(_contains_next(v) for v in value):
+                return True
+        elif _contains_next(value):
+            return True
+    return False
+
+
+def prepare_formula(formula: Formula, schema: Schema) -> Formula:
+    """Expand NEXT with the schema's types (spec §3, Appendix D.1)."""
+    if not _contains_next(formula):
+        return formula
+    from acel.macros import expand_next
+
+    return expand_next(formula, schema.type_names())
+
+
+def compile_for_engine(formula: Formula, schema: Schema) -> ACEA:
+    """The ACEA of a (NEXT-free) formula, from the project's compiler."""
+    from acel.compiler import compile_formula
+
+    return compile_formula(formula, schema)
+
+
+def trim(automaton: ACEA) -> ACEA:
+    """Drop transitions into states that cannot reach a final state (no run dies there)."""
+    useful = coreachable_states(automaton)
+    kept = tuple(t for t in automaton.transitions if t.target in useful and t.source in useful)
+    if len(kept) == len(automaton.transitions):
+        return automaton
+    return ACEA(automaton.num_states, automaton.initial, automaton.finals, kept)
+
+
+# ------------------------------------------------------- enumeration mode
+
+
+def enumerate_partition(
+    ca: CompiledAutomaton,
+    events: Sequence[Event],
+    plan: WindowPlan,
+    starts: range | None = None,
+) -> Iterator[ComplexEvent]:
+    """Every complex event (local positions) of ``ca`` on ``events`` within the window.
+
+    Each end position's complex events are deduplicated with one hash set
+    (cost: one hash of each run's complex event, memory: that end's outputs).
+    """
+    initial = ca.automaton.initial
+    finals = ca.automaton.finals
+    candidates = ca.candidates
+    coords = plan.coords
+    windowed = plan.within is not None
+    size = plan.within.size if plan.within is not None else 0
+    monotone = plan.monotone and windowed
+
+    def coord(i: int) -> Any:
+        return coords[i]
+
+    active: dict[tuple[int, tuple[Any, ...]], Node] = {}
+    empty: tuple[Any, ...] = ()
+    since_compaction = 0
+    period = 64
+    for k, event in enumerate(events):
+        if starts is not None and k >= starts.stop and not active:
+            break
+        attrs = dict(event.attrs)
+        etype = attrs.get("type")
+        pending: dict[tuple[int, tuple[Any, ...]], list[Edge]] = {}
+        for (state, tau), node in active.items():
+            for ct in candidates(state, etype):
+                res = ct.fire(tau, attrs, k)
+                if res is None:
+                    continue
+                key = (ct.target, res[0])
+                edges = pending.get(key)
+                if edges is None:
+                    pending[key] = [(node, res[1])]
+                else:
+                    edges.append((node, res[1]))
+        if starts is None or k in starts:
+            for ct in candidates(initial, etype):
+                res = ct.fire(empty, attrs, k)
+                if res is None:
+                    continue
+                key = (ct.target, res[0])
+                edges = pending.get(key)
+                if edges is None:
+                    pending[key] = [(k, res[1])]
+                else:
+                    edges.append((k, res[1]))
+        threshold = coords[k] - size if windowed else None
+        new_active: dict[tuple[int, tuple[Any, ...]], Node] = {}
+        for key, edges in pending.items():
+            node = make_node(_dedupe(edges), coord)
+            if monotone and node.best <= threshold:
+                continue
+            new_active[key] = node
+        active = new_active
+        if windowed:
+            alive = _above(threshold)
+            start_ok = _start_above(coords, threshold)
+        else:
+            alive = start_ok = _always
+        seen: set[ComplexEvent] = set()
+        for (state, _), node in active.items():
+            if state in finals:
+                for ce in enumerate_complex_events(node, k, alive, start_ok):
+                    if ce not in seen:
+                        seen.add(ce)
+                        yield ce
+        if monotone:
+            since_compaction += 1
+            if since_compaction >= period:
+                live = compact(list(active.values()), alive, coord)
+                period = max(64, live // max(1, len(active)))
+                since_compaction = 0
+
+
+def _always(_value: Any) -> bool:
+    return True
+
+
+def _above(threshold: Any) -> Callable[[Any], bool]:
+    return lambda best: bool(best > threshold)
+
+
+def _start_above(coords: Sequence[Any], threshold: Any) -> Callable[[int], bool]:
+    return lambda i: bool(coords[i] > threshold)
+
+
+def _dedupe(edges: list[Edge]) -> list[Edge]:
+    """Identical edges (same predecessor, same emission) stand for one run."""
+    if len(edges) < 2:
+        return edges
+    seen: set[tuple[int, Any]] = set()
+    out: list[Edge] = []
+    for pred, emission in edges:
+        marker = (id(pred) if isinstance(pred, Node) else -1 - pred, emission)
+        if marker not in seen:
+            seen.add(marker)
+            out.append((pred, emission))
+    return out
+
+
+def evaluate(
+    automaton: ACEA, stream: Sequence[Event], within: Window | None = None
+) -> set[ComplexEvent]:
+    """``⟦A⟧(S)`` with the optimized evaluator (and WITHIN ``within`` if given)."""
+    ca = compile_automaton(trim(automaton))
+    return set(enumerate_partition(ca, stream, WindowPlan.build(stream, within)))
+
+
+# ------------------------------------------------------------- trend mode
+
+
+def trend_items(query: Query) -> tuple[TrendItem, ...]:
+    """The distinct aggregates of the RETURN list (COUNT(*) and attributes excluded)."""
+    assert query.returns is not None
+    out: dict[TrendItem, None] = {}
+    for item in query.returns:
+        if isinstance(item, ReturnAgg):
+            out[TrendItem(item.func.upper(), item.var, item.attr)] = None
+    return tuple(out)
+
+
+def aggregate_partition(
+    ca: CompiledAutomaton,
+    items: Sequence[TrendItem],
+    events: Sequence[Event],
+    plan: WindowPlan,
+    starts: range | None = None,
+) -> dict[Row, tuple[Any, ...]]:
+    """Per row (window), the vector ``[count, acc...]`` over all accepting runs."""
+    merge, extend = vector_ops(items)
+    unit = identity_vector(items, 1)
+    initial = ca.automaton.initial
+    finals = ca.automaton.finals
+    candidates = ca.candidates
+    rows: dict[Row, tuple[Any, ...]] = {}
+    active: dict[tuple[int, tuple[Any, ...]], dict[Any, tuple[Any, ...]]] = {}
+    empty: tuple[Any, ...] = ()
+    prune = plan.within is not None and plan.monotone
+    class_alive = plan.class_alive
+    for k, event in enumerate(events):
+        if starts is not None and k >= starts.stop and not active:
+            break
+        attrs = dict(event.attrs)
+        etype = attrs.get("type")
+        new: dict[tuple[int, tuple[Any, ...]], dict[Any, tuple[Any, ...]]] = {}
+        sources: list[tuple[int, tuple[Any, ...], dict[Any, tuple[Any, ...]]]] = []
+        for (state, tau), classes in active.items():
+            if prune:
+                classes = {c: v for c, v in classes.items() if class_alive(c, k)}
+                if not classes:
+                    continue
+            sources.append((state, tau, classes))
+        if starts is None or k in starts:
+            c0 = plan.class_of(k)
+            if c0 is not None:
+                sources.append((initial, empty, {c0: unit}))
+        for state, tau, classes in sources:
+            for ct in candidates(state, etype):
+                res = ct.fire(tau, attrs, k)
+                if res is None:
+                    continue
+                key = (ct.target, res[0])
+                contrib = res[1]
+                target = new.get(key)
+                if target is None:
+                    target = new[key] = {}
+                for c, vec in classes.items():
+                    v = vec if contrib is None else extend(vec, contrib)
+                    old = target.get(c)
+                    target[c] = v if old is None else merge(old, v)
+        for (state, _), classes in new.items():
+            if state in finals:
+                for c, vec in classes.items():
+                    for row in plan.targets(c, k):
+                        old = rows.get(row)
+                        rows[row] = vec if old is None else merge(old, vec)
+        active = new
+    return rows
+
+
+def _rows_from_vectors(
+    query: Query,
+    partition: Partition,
+    items: Sequence[TrendItem],
+    vectors: dict[Row, tuple[Any, ...]],
+) -> list[TrendRow]:
+    """TrendRows of one partition from the per-row vectors (spec §6, §12)."""
+    assert query.returns is not None
+    index = {item: n for n, item in enumerate(items, start=1)}
+    empty = identity_vector(items, 0)
+    if query.slide is None:
+        ids: list[Row] = [None]
+    else:
+        assert query.within is not None
+        ids = list(windows_of(query.within, query.slide, partition.events))
+    out = []
+    for row_id in ids:
+        vec = vectors.get(row_id, empty)
+        acc = TrendAccumulator(query.returns)
+        acc.count = vec[0]
+        for n, item in enumerate(query.returns):
+            if isinstance(item, ReturnAgg):
+                value = vec[index[TrendItem(item.func.upper(), item.var, item.attr)]]
+                if value is None:
+                    value = acc.accs[n]
+                acc.accs[n] = value
+        window = (
+            None
+            if row_id is None or query.within is None or query.slide is None
+            else window_bounds(query.within, query.slide, row_id)
+        )
+        out.append(acc.row(partition.key, window))
+    return out
+
+
+# ------------------------------------------------------------------- run
+
+
+def run(
+    query: Query,
+    stream: Sequence[Event],
+    schema: Schema,
+    *,
+    start_positions: range | None = None,
+) -> list[Match] | list[TrendRow]:
+    """Evaluate a checked query (spec §6) with the optimized engine.
+
+    ``start_positions`` (local positions inside each partition) keeps only
+    the complex events, or trend contributions, whose start lies in it.
+    """
+    formula = prepare_formula(query.formula, schema)
+    automaton = trim(compile_for_engine(formula, schema))
+    partitions = split_partitions(stream, query.partition_by)
+    for partition in partitions:
+        check_window_attribute(query.within, partition.events)
+    if query.returns is None:
+        ca = compile_automaton(automaton)
+        matches: list[Match] = []
+        for partition in partitions:
+            plan = WindowPlan.of(query, partition.events)
+            for ce in enumerate_partition(ca, partition.events, plan, start_positions):
+                matches.append(Match(partition.key, ce.relabel(partition.positions)))
+        return sorted(matches, key=Match.sort_key)
+    return sorted(
+        _trend(query, automaton, partitions, start_positions), key=TrendRow.sort_key
+    )
+
+
+def propagation_applies(query: Query, automaton: ACEA) -> bool:
+    """Whether RETURN can be computed by propagation (else: enumerate, then aggregate)."""
+    assert query.returns is not None
+    items = trend_items(query)
+    if not supported(items):
+        return False
+    count_star = any(isinstance(item, CountStar) for item in query.returns)
+    return not needs_unambiguity(items, count_star) or is_unambiguous(automaton)
+
+
+def _trend(
+    query: Query,
+    automaton: ACEA,
+    partitions: Sequence[Partition],
+    start_positions: range | None,
+) -> list[TrendRow]:
+    rows: list[TrendRow] = []
+    if propagation_applies(query, automaton):
+        items = trend_items(query)
+        ca = compile_automaton(automaton, items)
+        for partition in partitions:
+            plan = WindowPlan.of(query, partition.events)
+            vectors = aggregate_partition(ca, items, partition.events, plan, start_positions)
+            rows.extend(_rows_from_vectors(query, partition, items, vectors))
+        return rows
+    ca = compile_automaton(automaton)
+    for partition in partitions:
+        plan = WindowPlan.of(query, partition.events)
+        kept = list(enumerate_partition(ca, partition.events, plan, start_positions))
+        rows.extend(trend_rows(query, partition, kept))
+    return rows
