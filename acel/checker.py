@@ -1,0 +1,343 @@
+"""Static checks of a query against a schema (spec §3, §6, §9).
+
+The checker computes, bottom-up, the *environment* of every sub-formula:
+the variables that may hold events after it, each with the attributes its
+events may carry:
+
+- ``R`` and ``NEXT(R)`` bind ``R`` with ``type`` and the schema attributes of R;
+- ``φ AS X`` gives X every attribute of every variable of φ;
+- ``AGG Z[b := ...](φ)`` adds the output names to Z's attributes;
+- ``PROJECT X[a, ...](φ)`` restricts X to ``a, ...``;
+- ``PROJECT[X, ...](φ)`` keeps only the listed variables;
+- binary operators merge the environments of both sides.
+
+A name a filter, projection, AGG input or RETURN item uses must be in scope
+there, with a known attribute; otherwise :class:`AcelCheckError` names the
+place (line, column and caret when the query came from text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from acel import aggregates
+from acel.ast import (
+    Agg,
+    And,
+    As,
+    Atom,
+    Attr,
+    BagPred,
+    BinOp,
+    Compare,
+    Contig,
+    ContigPlus,
+    CountStar,
+    Expr,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    Formula,
+    InList,
+    Lit,
+    Neg,
+    Next,
+    Or,
+    Plus,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    ProjectAttrs,
+    ProjectVars,
+    Query,
+    ReturnAgg,
+    ReturnAttr,
+    Seq,
+    VarPred,
+    Window,
+)
+from acel.errors import AcelCheckError
+from acel.parser import Locations, parse_query_located
+from acel.printer import format_return_item
+from acel.schema import Schema
+
+Env = dict[str, frozenset[str]]
+"""Variable → the attributes its events may carry."""
+
+
+def _list(names: Iterable[str]) -> str:
+    items = sorted(names)
+    return ", ".join(items) if items else "(none)"
+
+
+class _Checker:
+    def __init__(self, schema: Schema, locations: Locations | None, text: str | None) -> None:
+        self.schema = schema
+        self.loc = locations
+        self.text = text
+
+    def fail(self, message: str, node: object, part: str = "") -> AcelCheckError:
+        where = self.loc.get(node, part) if self.loc is not None else None
+        line, column = where if where is not None else (None, None)
+        return AcelCheckError(message, line=line, column=column, text=self.text)
+
+    # ---------------------------------------------------------- formulas
+
+    def type_env(self, type_name: str, node: object) -> Env:
+        if not self.schema.has_type(type_name):
+            raise self.fail(
+                f"unknown event type {type_name!r}; the schema has {_list(self.schema.type_names())}",
+                node,
+                "type",
+            )
+        return {type_name: frozenset(self.schema.attributes(type_name))}
+
+    def formula(self, f: Formula) -> Env:
+        if isinstance(f, (Atom, Next)):
+            return self.type_env(f.type, f)
+        if isinstance(f, As):
+            env = self.formula(f.formula)
+            collected = frozenset().union(*env.values()) if env else frozenset()
+            return merge(env, {f.var: collected})
+        if isinstance(f, FilterF):
+            env = self.formula(f.formula)
+            self.filter(f.filter, env)
+            return env
+        if isinstance(f, (Or, And, Seq, Contig)):
+            return merge(self.formula(f.left), self.formula(f.right))
+        if isinstance(f, (Plus, ContigPlus)):
+            return self.formula(f.formula)
+        if isinstance(f, ProjectVars):
+            env = self.formula(f.formula)
+            for index, var in enumerate(f.vars):
+                if var not in env:
+                    raise self.fail(
+                        f"PROJECT keeps variable {var!r}, which does not occur in its formula "
+                        f"(variables there: {_list(env)})",
+                        f,
+                        f"vars.{index}",
+                    )
+            return {v: env[v] for v in f.vars}
+        if isinstance(f, ProjectAttrs):
+            env = self.formula(f.formula)
+            self.variable(f.var, env, f, "var", "PROJECT")
+            for index, attr in enumerate(f.attrs):
+                if attr not in env[f.var]:
+                    raise self.fail(
+                        f"PROJECT {f.var}[...] keeps unknown attribute {attr!r}; "
+                        f"{f.var} may carry {_list(env[f.var])}",
+                        f,
+                        f"attrs.{index}",
+                    )
+            return {**env, f.var: frozenset(f.attrs)}
+        if isinstance(f, Agg):
+            return self.agg(f)
+        raise TypeError(f"not a formula: {f!r}")
+
+    def variable(
+        self, var: str, env: Mapping[str, frozenset[str]], node: object, part: str, where: str
+    ) -> None:
+        if var not in env:
+            raise self.fail(
+                f"unknown variable {var!r} in {where}; variables in scope: {_list(env)}",
+                node,
+                part,
+            )
+
+    def attribute(
+        self, var: str, attr: str, env: Mapping[str, frozenset[str]], node: object, part: str
+    ) -> None:
+        if attr not in env[var]:
+            raise self.fail(
+                f"unknown attribute {attr!r} of variable {var}; {var} may carry {_list(env[var])}",
+                node,
+                part,
+            )
+
+    def function(self, func: str, attr: str | None, node: object) -> None:
+        agg = aggregates.lookup(func)
+        if agg is None:
+            raise self.fail(
+                f"unknown aggregate function {func!r}; known: {_list(aggregates.names())}",
+                node,
+                "func",
+            )
+        if attr is None and agg.needs_attribute:
+            raise self.fail(
+                f"{func.upper()} needs an attribute: write {func.upper()}(X.attribute)"
+                " (only COUNT may omit it)",
+                node,
+                "func",
+            )
+
+    def agg(self, f: Agg) -> Env:
+        env = self.formula(f.formula)
+        seen: set[str] = set()
+        for out in f.outputs:
+            if out.name in seen:
+                raise self.fail(f"AGG output {out.name!r} is assigned twice", out, "name")
+            if out.name == "type":
+                raise self.fail(
+                    "'type' cannot be an AGG output: created events are untyped", out, "name"
+                )
+            seen.add(out.name)
+            self.function(out.func, out.attr, out)
+            self.variable(out.var, env, out, "var", "AGG")
+            if out.attr is not None:
+                self.attribute(out.var, out.attr, env, out, "attr")
+        return merge(env, {f.var: frozenset(seen)})
+
+    # ----------------------------------------------------------- filters
+
+    def filter(self, flt: Filter, env: Env) -> None:
+        if isinstance(flt, (FilterAnd, FilterOr)):
+            self.filter(flt.left, env)
+            self.filter(flt.right, env)
+        elif isinstance(flt, BagPred):
+            self.variable(flt.var, env, flt, "var", "FILTER")
+            self.attribute(flt.var, flt.attr, env, flt, "attr")
+        elif isinstance(flt, VarPred):
+            self.variable(flt.var, env, flt, "var", "FILTER")
+            self.pred(flt.pred, flt.var, env)
+        else:
+            raise TypeError(f"not a filter: {flt!r}")
+
+    def pred(self, pred: Pred, var: str, env: Env) -> None:
+        if isinstance(pred, Compare):
+            self.expr(pred.left, var, env)
+            self.expr(pred.right, var, env)
+        elif isinstance(pred, InList):
+            self.expr(pred.expr, var, env)
+        elif isinstance(pred, PredNot):
+            self.pred(pred.operand, var, env)
+        elif isinstance(pred, (PredAnd, PredOr)):
+            self.pred(pred.left, var, env)
+            self.pred(pred.right, var, env)
+        else:
+            raise TypeError(f"not a predicate: {pred!r}")
+
+    def expr(self, expr: Expr, var: str, env: Env) -> None:
+        if isinstance(expr, Attr):
+            self.attribute(var, expr.name, env, expr, "")
+        elif isinstance(expr, BinOp):
+            self.expr(expr.left, var, env)
+            self.expr(expr.right, var, env)
+        elif isinstance(expr, Neg):
+            self.expr(expr.operand, var, env)
+        elif not isinstance(expr, Lit):
+            raise TypeError(f"not an expression: {expr!r}")
+
+    # ----------------------------------------------------------- queries
+
+    def window(self, window: Window, clause: str) -> None:
+        size = window.size
+        if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
+            raise self.fail(f"{clause} needs a positive size, not {size!r}", window, "size")
+        if window.attr is None and not isinstance(size, int):
+            raise self.fail(
+                f"{clause} {size!r} EVENTS: a number of events is an integer", window, "size"
+            )
+        if window.attr is not None and window.attr not in self.schema.all_attributes():
+            raise self.fail(
+                f"{clause} ... ON {window.attr}: unknown attribute; "
+                f"the schema has {_list(self.schema.all_attributes())}",
+                window,
+                "attr",
+            )
+
+    def query(self, q: Query) -> None:
+        env = self.formula(q.formula)
+        known = self.schema.all_attributes()
+        for index, attr in enumerate(q.partition_by):
+            if attr not in known:
+                raise self.fail(
+                    f"PARTITION BY {attr}: unknown attribute; the schema has {_list(known)}",
+                    q,
+                    f"partition_by.{index}",
+                )
+            if attr in q.partition_by[:index]:
+                raise self.fail(f"PARTITION BY lists {attr!r} twice", q, f"partition_by.{index}")
+        if q.returns is not None:
+            self.returns(q, env)
+        if q.within is not None:
+            self.window(q.within, "WITHIN")
+        if q.slide is not None:
+            if q.within is None or q.returns is None:
+                raise self.fail(
+                    "SLIDE needs both RETURN and WITHIN (it slides the window of a trend aggregate)",
+                    q.slide,
+                    "",
+                )
+            self.window(q.slide, "SLIDE")
+            if q.slide.attr != q.within.attr:
+                raise self.fail(
+                    "SLIDE must measure the same way as WITHIN (both EVENTS or both ON the same attribute)",
+                    q.slide,
+                    "",
+                )
+
+    def returns(self, q: Query, env: Env) -> None:
+        assert q.returns is not None
+        if not q.returns:
+            raise self.fail("RETURN needs at least one item", q)
+        seen: set[str] = set()
+        for item in q.returns:
+            if isinstance(item, ReturnAttr):
+                if item.name not in q.partition_by:
+                    raise self.fail(
+                        f"RETURN {item.name}: a bare attribute must be a PARTITION BY attribute"
+                        f" (partitioned by: {_list(q.partition_by)})",
+                        item,
+                        "name",
+                    )
+            elif isinstance(item, ReturnAgg):
+                self.function(item.func, item.attr, item)
+                self.variable(item.var, env, item, "var", "RETURN")
+                if item.attr is not None:
+                    self.attribute(item.var, item.attr, env, item, "attr")
+            elif not isinstance(item, CountStar):
+                raise TypeError(f"not a RETURN item: {item!r}")
+            name = format_return_item(item)
+            if name in seen:
+                raise self.fail(f"RETURN lists {name} twice", item)
+            seen.add(name)
+
+
+def merge(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> Env:
+    """The environment of a binary operator: variables of both sides, attributes united."""
+    out = dict(a)
+    for var, attrs in b.items():
+        out[var] = out.get(var, frozenset()) | attrs
+    return out
+
+
+def formula_env(formula: Formula, schema: Schema) -> Env:
+    """The variables a well-formed formula binds, with the attributes each may carry."""
+    return _Checker(schema, None, None).formula(formula)
+
+
+def check_formula(
+    formula: Formula, schema: Schema, *, locations: Locations | None = None, text: str | None = None
+) -> None:
+    """Check a formula against ``schema``; raise :class:`AcelCheckError`."""
+    _Checker(schema, locations, text).formula(formula)
+
+
+def check_query(
+    query: Query, schema: Schema, *, locations: Locations | None = None, text: str | None = None
+) -> None:
+    """Check a query against ``schema``; raise :class:`AcelCheckError` naming the place.
+
+    ``locations`` and ``text`` (from :func:`acel.parser.parse_query_located`)
+    give the error a line, a column and a caret.
+    """
+    _Checker(schema, locations, text).query(query)
+
+
+def check_text(text: str, schema: Schema) -> Query:
+    """Parse and check query text; return the query or raise a located QueryError."""
+    query, locations = parse_query_located(text)
+    check_query(query, schema, locations=locations, text=text)
+    return query

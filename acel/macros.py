@@ -1,0 +1,86 @@
+"""The NEXT macro (spec §3, seed 004 Appendix D.1).
+
+``NEXT(R)`` is the first ``R`` after a contiguous run of non-``R`` events:
+
+    R OR PROJECT[R]((((T1 OR ... OR Tm) AS u):+ FILTER u[type != 'R']) : R)
+
+over the schema's types ``T1..Tm``.  The helper variable ``u`` is written
+``__next_R``: it only lives inside ``PROJECT[R]``, which drops it (and the
+``Ti`` variables) from every result, so it cannot interfere with a user's
+variable even of the same name; it is still a valid identifier, so expanded
+formulas print and parse like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import reduce
+
+from acel.ast import (
+    Agg,
+    And,
+    As,
+    Atom,
+    Attr,
+    Compare,
+    Contig,
+    ContigPlus,
+    FilterF,
+    Formula,
+    Lit,
+    Next,
+    Or,
+    Plus,
+    ProjectAttrs,
+    ProjectVars,
+    Seq,
+    VarPred,
+)
+
+
+def next_variable(type_name: str) -> str:
+    """The internal name of the macro's run variable ``u`` for ``NEXT(type_name)``."""
+    return f"__next_{type_name}"
+
+
+def next_macro(type_name: str, type_names: Sequence[str]) -> Formula:
+    """The formula ``NEXT(type_name)`` stands for over the types ``type_names``."""
+    if not type_names:
+        raise ValueError("NEXT needs the schema's event types")
+    u = next_variable(type_name)
+    any_type = reduce(Or, (Atom(t) for t in type_names[1:]), Atom(type_names[0]))
+    run = FilterF(
+        ContigPlus(As(any_type, u)),
+        VarPred(u, Compare("!=", Attr("type"), Lit(type_name))),
+    )
+    return Or(Atom(type_name), ProjectVars((type_name,), Contig(run, Atom(type_name))))
+
+
+def expand_next(formula: Formula, type_names: Sequence[str]) -> Formula:
+    """Replace every ``NEXT(R)`` in ``formula`` by its macro (other nodes unchanged)."""
+    names = tuple(type_names)
+
+    def go(f: Formula) -> Formula:
+        if isinstance(f, Next):
+            return next_macro(f.type, names)
+        if isinstance(f, Atom):
+            return f
+        if isinstance(f, As):
+            return As(go(f.formula), f.var)
+        if isinstance(f, FilterF):
+            return FilterF(go(f.formula), f.filter)
+        if isinstance(f, (Or, And, Seq, Contig)):
+            return type(f)(go(f.left), go(f.right))
+        if isinstance(f, Plus):
+            return Plus(go(f.formula))
+        if isinstance(f, ContigPlus):
+            return ContigPlus(go(f.formula))
+        if isinstance(f, ProjectVars):
+            return ProjectVars(f.vars, go(f.formula))
+        if isinstance(f, ProjectAttrs):
+            return ProjectAttrs(f.var, f.attrs, go(f.formula))
+        if isinstance(f, Agg):
+            return Agg(f.var, f.outputs, go(f.formula))
+        raise TypeError(f"not a formula: {f!r}")
+
+    return go(formula)
