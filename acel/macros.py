@@ -48,7 +48,8 @@ def next_macro(type_name: str, type_names: Sequence[str]) -> Formula:
     if not type_names:
         raise ValueError("NEXT needs the schema's event types")
     u = next_variable(type_name)
-    any_type = reduce(Or, (Atom(t) for t in type_names[1:]), Atom(type_names[0]))
+    first: Formula = Atom(type_names[0])
+    any_type = reduce(lambda acc, t: Or(acc, Atom(t)), type_names[1:], first)
     run = FilterF(
         ContigPlus(As(any_type, u)),
         VarPred(u, Compare("!=", Attr("type"), Lit(type_name))),
