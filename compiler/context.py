@@ -1,0 +1,36 @@
+"""Compilation context: fresh register names and registers of known value.
+
+Appendix C of seed 004 assumes the sub-automata of a formula use disjoint
+registers; :meth:`Context.fresh` gives every construction its own names
+(``price#3``: attribute ``price`` copied by the third atom).  The ``type``
+copy of an atom for ``R`` is only ever read on copies of that atom's
+transition, whose predicate demands ``type = R``: :attr:`Context.constants`
+records that value so that event comparisons between renamings can be
+decided at compile time (:mod:`acel.compiler.equality`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from acel.events import Value
+from acel.schema import Schema
+
+
+@dataclass
+class Context:
+    """Mutable state of one compilation (never shared between compilations)."""
+
+    schema: Schema
+    counter: int = 0
+    constants: dict[str, Value] = field(default_factory=dict)
+
+    def fresh(self, stem: str) -> str:
+        """A register name never used before in this compilation."""
+        self.counter += 1
+        return f"{stem}#{self.counter}"
+
+    def fresh_group(self, stems: list[str]) -> dict[str, str]:
+        """Registers sharing one number (``price#3``, ``type#3``): one atom's copies."""
+        self.counter += 1
+        return {stem: f"{stem}#{self.counter}" for stem in stems}
