@@ -13,6 +13,7 @@ from acel.reference.sase.compile import compile_sase
 from acel.reference.sase.nfa import STRATEGIES, NFAb, run_nfa
 from acel.reference.sase.parser import parse_sase
 from acel.reference.sase.run import run_sase, run_sase_file, run_sase_text, sase_matches
+from acel.reference.sase.translate import NotTranslatable, translate
 from acel.reference.sase.two_step import NotInFragment, run, two_step_trend
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Component",
     "NFAb",
     "NotInFragment",
+    "NotTranslatable",
     "Ref",
     "SaseQuery",
     "compile_sase",
@@ -31,5 +33,6 @@ __all__ = [
     "run_sase_file",
     "run_sase_text",
     "sase_matches",
+    "translate",
     "two_step_trend",
 ]

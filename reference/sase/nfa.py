@@ -76,21 +76,36 @@ class ComponentSpec:
 
 @dataclass(frozen=True)
 class NFAb:
-    """An NFA^b: the component states in order, the strategy and the window."""
+    """An NFA^b: the component states in order, the strategy and the window.
+
+    ``loops`` extends seed 002's linear layout for GRETA's nested Kleene
+    ``(c_s ; ... ; c_e)+``: a pair ``(e, s)`` lets a run that has finished
+    component ``e`` start component ``s`` again (SASE+ queries have none).
+    """
 
     components: tuple[ComponentSpec, ...]
     strategy: Strategy = "skip_till_any_match"
     within: Window | None = None
+    loops: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class _Run:
-    """A run: current component, phase (0: singleton/``p[1]``, 1: ``p[i]``), buffer."""
+    """A run: current component, phase (0: singleton/``p[1]``, 1: ``p[i]``), buffer.
+
+    ``comps`` names the component of each buffer segment (equal to
+    ``range(len(buf))`` without loops).
+    """
 
     comp: int
     phase: int
     buf: Buffer
+    comps: tuple[int, ...]
     start: int
+
+
+Accepted = tuple[tuple[int, ...], Buffer]
+"""An accepting run: the component of each segment, and the segments."""
 
 
 def _monotone(window: Window | None, events: Sequence[Event]) -> bool:
@@ -114,7 +129,12 @@ class _Runner:
         self.positions = positions
         self.last = len(nfa.components) - 1
         self.prune = _monotone(nfa.within, events)
-        self.out: list[Buffer] = []
+        self.successors: list[tuple[int, ...]] = [
+            ((c + 1,) if c < self.last else ())
+            + tuple(start for end, start in nfa.loops if end == c)
+            for c in range(len(nfa.components))
+        ]
+        self.out: list[Accepted] = []
 
     def span_ok(self, first: int, last: int) -> bool:
         window = self.nfa.within
@@ -124,26 +144,30 @@ class _Runner:
         hi = window_value(window, self.events, last)
         return hi - lo < window.size
 
-    def accept(self, buf: Buffer) -> None:
+    def accept(self, comps: tuple[int, ...], buf: Buffer) -> None:
         if self.span_ok(buf[0][0], buf[-1][-1]):
-            self.out.append(buf)
+            self.out.append((comps, buf))
 
-    def begin(self, c: int, buf: Buffer, k: int, start: int, nxt: list[_Run]) -> bool:
+    def begin(
+        self, c: int, buf: Buffer, comps: tuple[int, ...], k: int, start: int, nxt: list[_Run]
+    ) -> bool:
         """The begin edge of component ``c`` on event ``k``; whether it was taken."""
         spec = self.nfa.components[c]
         if self.events[k].type != spec.type:
             return False
         tentative = buf + ((k,),)
+        comps = comps + (c,)
         if not spec.begin(self.events, tentative):
             return False
         if spec.kleene:
-            nxt.append(_Run(c, 1, tentative, start))
+            nxt.append(_Run(c, 1, tentative, comps, start))
             if c == self.last and spec.proceed(self.events, tentative):
-                self.accept(tentative)
-        elif c == self.last:
-            self.accept(tentative)
-        else:
-            nxt.append(_Run(c + 1, 0, tentative, start))
+                self.accept(comps, tentative)
+            return True
+        if c == self.last:
+            self.accept(comps, tentative)
+        for succ in self.successors[c]:
+            nxt.append(_Run(succ, 0, tentative, comps, start))
         return True
 
     def step(self, run: _Run, k: int, nxt: list[_Run]) -> None:
@@ -155,23 +179,24 @@ class _Runner:
                 return
         spec = self.nfa.components[c]
         if run.phase == 0:
-            selected = self.begin(c, buf, k, run.start, nxt)
+            selected = self.begin(c, buf, run.comps, k, run.start, nxt)
         else:
-            tentative = buf[:c] + (buf[c] + (k,),)
+            tentative = buf[:-1] + (buf[-1] + (k,),)
             selected = self.events[k].type == spec.type and spec.take(self.events, tentative)
             if selected:
-                nxt.append(_Run(c, 1, tentative, run.start))
+                nxt.append(_Run(c, 1, tentative, run.comps, run.start))
                 if c == self.last and spec.proceed(self.events, tentative):
-                    self.accept(tentative)
-            if c < self.last and spec.proceed(self.events, buf):
+                    self.accept(run.comps, tentative)
+            if self.successors[c] and spec.proceed(self.events, buf):
                 # proceed with peek: only into a begin of the next state on this event
-                self.begin(c + 1, buf, k, run.start, nxt)
+                for succ in self.successors[c]:
+                    self.begin(succ, buf, run.comps, k, run.start, nxt)
         if strategy == "skip_till_any_match" or (
             strategy == "skip_till_next_match" and not selected
         ):
             nxt.append(run)
 
-    def run(self) -> Iterator[Buffer]:
+    def run(self) -> Iterator[Accepted]:
         runs: list[_Run] = []
         for k in range(len(self.events)):
             nxt: list[_Run] = []
@@ -179,7 +204,7 @@ class _Runner:
                 if self.prune and not self.span_ok(run.start, k):
                     continue
                 self.step(run, k, nxt)
-            self.begin(0, (), k, k, nxt)
+            self.begin(0, (), (), k, k, nxt)
             runs = nxt
             if self.out:
                 yield from self.out
@@ -188,12 +213,12 @@ class _Runner:
 
 def run_nfa(
     nfa: NFAb, events: Sequence[Event], positions: Sequence[int] | None = None
-) -> Iterator[Buffer]:
-    """Every accepting run's buffer on a sub-stream numbered from 0.
+) -> Iterator[Accepted]:
+    """Every accepting run (segment components and buffer) on a sub-stream numbered from 0.
 
     ``positions`` gives the global position of each event (used only by strict
     contiguity, which demands adjacency in the whole stream, not only inside a
-    partition).  The same buffer may come from several runs.
+    partition).  The same match may come from several runs.
     """
     if not nfa.components:
         return iter(())

@@ -37,7 +37,7 @@ def sase_matches(query: SaseQuery, stream: Sequence[Event]) -> list[Match]:
         check_window_attribute(query.within, partition.events)
         events = partition.events
         found: set[ComplexEvent] = set()
-        for buf in run_nfa(nfa, events, partition.positions):
+        for _, buf in run_nfa(nfa, events, partition.positions):
             mu = {var: [events[k] for k in seq] for var, seq in zip(variables, buf)}
             found.add(ComplexEvent.make(buf[0][0], buf[-1][-1], mu))
         out.extend(Match(partition.key, ce.relabel(partition.positions)) for ce in found)

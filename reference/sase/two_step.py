@@ -85,6 +85,11 @@ class Fragment:
 
     components: tuple[FragmentComponent, ...]
     wrappers: tuple[Wrapper, ...]
+    groups: tuple[tuple[int, int], ...] = ()
+    """Kleene groups ``(c_s ; ... ; c_e)+`` as ``(s, e)`` component indices."""
+
+    def in_group(self, c: int) -> bool:
+        return any(s <= c <= e for s, e in self.groups)
 
 
 def _component(formula: Formula) -> FragmentComponent:
@@ -108,14 +113,22 @@ def _component(formula: Formula) -> FragmentComponent:
     )
 
 
-def _components(formula: Formula) -> list[FragmentComponent]:
+def _flatten(formula: Formula) -> list[Formula]:
     if isinstance(formula, Seq):
-        return _components(formula.left) + _components(formula.right)
-    return [_component(formula)]
+        return _flatten(formula.left) + _flatten(formula.right)
+    return [formula]
+
+
+def _is_group(formula: Formula) -> bool:
+    return isinstance(formula, Plus) and isinstance(formula.formula, Seq)
 
 
 def fragment_of(formula: Formula) -> Fragment:
-    """Split a formula into components and wrappers, or raise :class:`NotInFragment`."""
+    """Split a formula into components, groups and wrappers, or raise :class:`NotInFragment`.
+
+    Besides SASE+'s flat sequences, one level of GRETA's nested Kleene is
+    accepted: ``(c1 ; ... ; cn)+`` with components inside.
+    """
     wrappers: list[Wrapper] = []
     while True:
         if isinstance(formula, FilterF):
@@ -126,16 +139,29 @@ def fragment_of(formula: Formula) -> Fragment:
             formula = formula.formula
         else:
             break
-    return Fragment(tuple(_components(formula)), tuple(reversed(wrappers)))
+    components: list[FragmentComponent] = []
+    groups: list[tuple[int, int]] = []
+    for part in _flatten(formula):
+        if _is_group(part):
+            assert isinstance(part, Plus)
+            first = len(components)
+            components.extend(_component(inner) for inner in _flatten(part.formula))
+            groups.append((first, len(components) - 1))
+        else:
+            components.append(_component(part))
+    return Fragment(tuple(components), tuple(reversed(wrappers)), tuple(groups))
 
 
 # ------------------------------------------------------------- complex events
 
 
-def complex_event(fragment: Fragment, events: Sequence[Event], buf: Buffer) -> ComplexEvent:
+def complex_event(
+    fragment: Fragment, events: Sequence[Event], comps: Sequence[int], buf: Buffer
+) -> ComplexEvent:
     """The complex event of a buffer: each event in its type and its AS variable."""
     mu: dict[str, list[Event]] = {}
-    for comp, positions in zip(fragment.components, buf):
+    for c, positions in zip(comps, buf):
+        comp = fragment.components[c]
         for target in comp.targets():
             mu.setdefault(target, []).extend(events[k] for k in positions)
     return ComplexEvent.make(buf[0][0], buf[-1][-1], mu)
@@ -232,13 +258,18 @@ def compile_fragment(fragment: Fragment, window: Window | None = None) -> NFAb:
             feeding = [
                 c for c, comp in enumerate(fragment.components) if conjunct.var in comp.targets()
             ]
-            if len(feeding) == 1 and fragment.components[feeding[0]].kleene:
+            if (
+                len(feeding) == 1
+                and fragment.components[feeding[0]].kleene
+                and not fragment.in_group(feeding[0])
+            ):
                 takes[feeding[0]].append(_iterator(conjunct))
     specs = tuple(
         ComponentSpec(comp.type, comp.kleene, begin=_all(begins[c]), take=_all(takes[c]))
         for c, comp in enumerate(fragment.components)
     )
-    return NFAb(specs, "skip_till_any_match", window)
+    loops = tuple((e, s) for s, e in fragment.groups)
+    return NFAb(specs, "skip_till_any_match", window, loops)
 
 
 # --------------------------------------------------------------------- running
@@ -249,8 +280,8 @@ def _matches(
 ) -> set[ComplexEvent]:
     """Step one on one partition: every distinct complex event passing WITHIN."""
     found: set[ComplexEvent] = set()
-    for buf in run_nfa(nfa, events, positions):
-        ce = finish(fragment, complex_event(fragment, events, buf))
+    for comps, buf in run_nfa(nfa, events, positions):
+        ce = finish(fragment, complex_event(fragment, events, comps, buf))
         if ce is not None:
             found.add(ce)
     return found

@@ -1,0 +1,229 @@
+"""SASE+ → ACEL for the skip-till-any-match, negation-free fragment (spec §8, seed 004 App. D).
+
+```
+PATTERN SEQ(A a, B+ b[], C c)            PROJECT[a, b, c, ret](
+WHERE [k] AND a.x > 1                      AGG ret[a_x := MAX(a.x), sum_b_y := SUM(b.y)](
+  AND b[i].y > b[i-1].y          ⟶          (A AS a ; (B AS b)+ ; C AS c)
+WITHIN 5                                     FILTER a[x > 1] AND b[INC(y)]))
+RETURN a.x, SUM(b[].y)                   PARTITION BY k WITHIN 5 EVENTS
+```
+
+- ``T v`` becomes ``T AS v``, ``T+ v[]`` becomes ``(T AS v)+``, joined by ``;``;
+  the PROJECT keeps only the component variables (and the AGG variable),
+  since the type variables receive the events too;
+- a conjunct naming one variable (``a.x``, or ``b[i].x`` only) becomes
+  ``FILTER v[P]``; ``b[i].a > b[i-1].a`` becomes ``b[INC(a)]``, ``<`` gives
+  ``DEC``, ``=`` gives ``SAME`` (either operand order);
+- ``[attr]`` becomes ``PARTITION BY attr``, ``WITHIN`` stays;
+- RETURN becomes one ``AGG``: ``SUM(b[].y)`` → ``SUM(b.y)``, ``COUNT(b[])`` →
+  ``COUNT(b)``, and a single component's ``a.x`` → ``MAX(a.x)`` (``a`` holds
+  exactly one event, so the maximum is its value, NULL included).
+
+Anything else (other strategies, negation, ``v[1]``, ``v[v.len]``, aggregates
+in WHERE, predicates relating two variables) has no ACEL counterpart and is
+refused with :class:`NotTranslatable` naming the construct.
+"""
+
+from __future__ import annotations
+
+import re
+
+from acel.reference.sase.ast import AggRef, Ref, Reference, SaseQuery
+from acel.reference.sase.compile import ref_names
+
+from acel.ast import (
+    Agg,
+    AggOutput,
+    As,
+    Atom,
+    Attr,
+    BagKind,
+    BagPred,
+    BinOp,
+    Compare,
+    Expr,
+    Filter,
+    FilterAnd,
+    FilterF,
+    Formula,
+    InList,
+    Lit,
+    Neg,
+    Plus,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    ProjectVars,
+    Query,
+    Seq,
+    VarPred,
+)
+from acel.errors import AcelError
+
+
+class NotTranslatable(AcelError):
+    """A SASE+ construct without an ACEL counterpart."""
+
+
+def _strip(node: Pred | Expr, query: SaseQuery) -> Pred | Expr:
+    """Replace each reference ``v.x`` / ``v[i].x`` by the plain attribute ``x``."""
+    if isinstance(node, Attr):
+        ref = query.reference(node.name)
+        assert isinstance(ref, Ref)
+        return Attr(ref.attr)
+    if isinstance(node, Lit):
+        return node
+    if isinstance(node, BinOp):
+        return BinOp(node.op, _expr(node.left, query), _expr(node.right, query))
+    if isinstance(node, Neg):
+        return Neg(_expr(node.operand, query))
+    if isinstance(node, Compare):
+        return Compare(node.op, _expr(node.left, query), _expr(node.right, query))
+    if isinstance(node, InList):
+        return InList(_expr(node.expr, query), node.values, node.negated)
+    if isinstance(node, PredAnd):
+        return PredAnd(_pred(node.left, query), _pred(node.right, query))
+    if isinstance(node, PredOr):
+        return PredOr(_pred(node.left, query), _pred(node.right, query))
+    if isinstance(node, PredNot):
+        return PredNot(_pred(node.operand, query))
+    raise TypeError(f"not a predicate: {node!r}")
+
+
+def _expr(node: Expr, query: SaseQuery) -> Expr:
+    out = _strip(node, query)
+    assert isinstance(out, (Attr, Lit, BinOp, Neg))
+    return out
+
+
+def _pred(node: Pred, query: SaseQuery) -> Pred:
+    out = _strip(node, query)
+    assert isinstance(out, (Compare, InList, PredAnd, PredOr, PredNot))
+    return out
+
+
+_BAG_OPS: dict[str, BagKind] = {">": "INC", "<": "DEC", "=": "SAME"}
+_FLIP = {">": "<", "<": ">", "=": "="}
+
+
+def _iterator_bag_pred(conjunct: Pred, query: SaseQuery) -> BagPred | None:
+    """``v[i].a op v[i-1].a`` (or mirrored) as ``v[INC|DEC|SAME(a)]``, else ``None``."""
+    if not (
+        isinstance(conjunct, Compare)
+        and isinstance(conjunct.left, Attr)
+        and isinstance(conjunct.right, Attr)
+    ):
+        return None
+    left = query.reference(conjunct.left.name)
+    right = query.reference(conjunct.right.name)
+    if not (isinstance(left, Ref) and isinstance(right, Ref)):
+        return None
+    if left.var != right.var or left.attr != right.attr:
+        return None
+    op: str = conjunct.op
+    if (left.index, right.index) == ("i-1", "i"):
+        op = _FLIP.get(op, op)
+    elif (left.index, right.index) != ("i", "i-1"):
+        return None
+    kind = _BAG_OPS.get(op)
+    return None if kind is None else BagPred(left.var, kind, left.attr)
+
+
+def _filter(conjunct: Pred, query: SaseQuery) -> Filter:
+    bag = _iterator_bag_pred(conjunct, query)
+    if bag is not None:
+        return bag
+    refs: list[Reference] = [query.reference(n) for n in ref_names(conjunct)]
+    if not refs:
+        raise NotTranslatable("a WHERE conjunct that names no event has no ACEL counterpart")
+    for ref in refs:
+        if isinstance(ref, AggRef):
+            raise NotTranslatable(
+                f"the aggregate {ref.name()} inside WHERE has no ACEL counterpart "
+                "(ACEL filters test single events or INC/DEC/SAME)"
+            )
+        if ref.index in ("1", "len", "i-1"):
+            raise NotTranslatable(
+                f"{ref.name()} has no ACEL counterpart (only v[i] with v[i-1] in the "
+                "shape v[i].a > v[i-1].a, < or =, which become INC, DEC, SAME)"
+            )
+    variables = sorted({r.var for r in refs})
+    if len(variables) > 1:
+        raise NotTranslatable(
+            f"a predicate relating {' and '.join(variables)} has no ACEL counterpart "
+            "(ACEL filters test one variable's events one at a time)"
+        )
+    return VarPred(variables[0], _pred(conjunct, query))
+
+
+def _identifier(text: str) -> str:
+    return re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", text)).strip("_").lower()
+
+
+def return_outputs(query: SaseQuery) -> tuple[AggOutput, ...]:
+    """The AGG outputs for a SASE+ RETURN list, named after the items (``sum_b_y``)."""
+    outputs: list[AggOutput] = []
+    used: set[str] = set()
+    for ref in query.returns or ():
+        name = _identifier(ref.name())
+        base, n = name, 1
+        while name in used:
+            n += 1
+            name = f"{base}_{n}"
+        used.add(name)
+        if isinstance(ref, Ref):
+            if ref.index != "single":
+                raise NotTranslatable(f"RETURN {ref.name()} has no ACEL counterpart")
+            outputs.append(AggOutput(name, "MAX", ref.var, ref.attr))
+        else:
+            outputs.append(AggOutput(name, ref.func, ref.var, ref.attr))
+    return tuple(outputs)
+
+
+def return_variable(query: SaseQuery) -> str:
+    """A fresh variable for the AGG event: ``ret`` unless a name of the query takes it."""
+    taken = {c.var for c in query.components} | {c.type for c in query.components}
+    name, n = "ret", 1
+    while name in taken:
+        n += 1
+        name = f"ret{n}"
+    return name
+
+
+def translate(query: SaseQuery) -> Query:
+    """The ACEL query with the same matches (and per-match rows, as one AGG)."""
+    if query.strategy != "skip_till_any_match":
+        raise NotTranslatable(
+            f"the strategy {query.strategy} has no ACEL counterpart: ACEL's ';' skips any "
+            "event (skip_till_any_match)"
+        )
+    for comp in query.components:
+        if comp.negated:
+            raise NotTranslatable(f"the negation !({comp.type} {comp.var}) has no ACEL counterpart")
+        others = {c.type for c in query.components if c is not comp}
+        if comp.var in others:
+            raise NotTranslatable(
+                f"the variable {comp.var} is also an event type of the pattern; in ACEL it "
+                "would receive that type's events too (rename the variable)"
+            )
+    parts: list[Formula] = []
+    for comp in query.components:
+        atom: Formula = As(Atom(comp.type), comp.var)
+        parts.append(Plus(atom) if comp.kleene else atom)
+    formula = parts[0]
+    for part in parts[1:]:
+        formula = Seq(formula, part)
+    filters = [_filter(conjunct, query) for conjunct in query.where]
+    if filters:
+        combined = filters[0]
+        for f in filters[1:]:
+            combined = FilterAnd(combined, f)
+        formula = FilterF(formula, combined)
+    keep = [c.var for c in query.components]
+    if query.returns is not None:
+        var = return_variable(query)
+        formula = Agg(var, return_outputs(query), formula)
+        keep.append(var)
+    formula = ProjectVars(tuple(keep), formula)
+    return Query(formula, partition_by=query.partition, within=query.within)
