@@ -154,7 +154,6 @@ _ORDER = [
     "INC",
     "DEC",
     "NOT",
-    "MINUS",
     "INT",
     "FLOAT",
     "STRING",
@@ -163,6 +162,10 @@ _ORDER = [
     "CMPOP",
     "IN",
     "PLUS",
+    "MINUS",
+    "STAR",
+    "SLASH",
+    "PERCENT",
     "COLONPLUS",
     "AS",
     "SEMI",
@@ -170,9 +173,6 @@ _ORDER = [
     "AND",
     "OR",
     "FILTER",
-    "STAR",
-    "SLASH",
-    "PERCENT",
     "ASSIGN",
     "DOT",
     "COMMA",
@@ -204,7 +204,7 @@ def _word(terminal: str, context: set[str], previous: str | None) -> str:
     if terminal == "NAME":
         if context & {"NEXT", "PROJECT", "AGG"}:
             return "a type name"
-        if previous in _NAME_AFTER and not context - {"NAME"}:
+        if previous in _NAME_AFTER:
             return _NAME_AFTER[previous]
         return "a name"
     if terminal in _TERMINAL_WORDS:
@@ -221,6 +221,8 @@ def _join(words: Sequence[str]) -> str:
 def describe_expected(expected: Iterable[str], previous: str | None = None) -> str:
     """``expected`` terminal names as words, e.g. ``a type name, '(', NEXT, PROJECT or AGG``."""
     names = set(expected)
+    if {"INT", "MINUS"} <= names and "NAME" not in names:
+        names.discard("MINUS")  # "a number" covers a signed number
     rank = {t: i for i, t in enumerate(_ORDER)}
     ordered = sorted(names, key=lambda t: (rank.get(t, len(rank)), t))
     words: list[str] = []
@@ -241,7 +243,7 @@ def _describe_token(token: Token) -> str:
     if token.type == "STRING":
         return f"the string {token.value}"
     if token.type in _TERMINAL_WORDS:
-        return _TERMINAL_WORDS[token.type]
+        return f"'{token.value}'"
     return f"the keyword {token.value.upper()}"
 
 
@@ -263,6 +265,24 @@ def _end_position(text: str) -> Position:
     return (len(lines), len(lines[-1]) + 1)
 
 
+def _accepted(err: UnexpectedInput, text: str) -> set[str] | None:
+    """The terminals the parser could really accept where it stopped.
+
+    LALR default reductions make ``err.expected`` too wide; the interactive
+    parser tries each terminal and keeps those that do not fail.
+    """
+    try:
+        interactive = getattr(err, "interactive_parser", None)
+        if interactive is None:
+            pos = err.pos_in_stream if err.pos_in_stream is not None else len(text)
+            interactive = _lark().parse_interactive(text[:pos])
+            interactive.exhaust_lexer()
+        accepted = set(interactive.accepts())
+    except Exception:  # the prefix itself may not lex; fall back to lark's set
+        return None
+    return accepted or None
+
+
 def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream if err.pos_in_stream is not None else len(text)
@@ -271,8 +291,11 @@ def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
             message = "unterminated string: a string ends with ' (write '' for a quote inside it)"
         else:
             message = f"unexpected character {char!r}"
-            if err.allowed:
-                message += f"; expected {describe_expected(err.allowed)}"
+            accepted = _accepted(err, text)
+            if accepted:
+                message += (
+                    f"; expected {describe_expected(accepted, _previous_token_type(text, pos))}"
+                )
         return AcelSyntaxError(message, line=err.line, column=err.column, text=text)
     if isinstance(err, UnexpectedToken):
         token = err.token
@@ -282,10 +305,12 @@ def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
         else:
             line, column = token.line or 1, token.column or 1
             previous = _previous_token_type(text, token.start_pos)
-        expected = describe_expected(err.expected, previous)
-        message = f"found {_describe_token(token)} but expected {expected}"
-        if token.type == "NAME" and token.value.upper() in KEYWORDS:
-            message += f" ({token.value!r} is a reserved word)"
+        accepted = _accepted(err, text) or set(err.expected)
+        message = (
+            f"found {_describe_token(token)} but expected {describe_expected(accepted, previous)}"
+        )
+        if token.type in KEYWORDS and "NAME" in accepted:
+            message += f" ({token.value.upper()} is a reserved word and cannot be a name)"
         return AcelSyntaxError(message, line=line, column=column, text=text)
     if isinstance(err, UnexpectedEOF):
         line, column = _end_position(text)
