@@ -49,8 +49,8 @@ def _mentions_next(node: object) -> bool:
         return True
     if isinstance(node, tuple):
         return any(_mentions_next(x) for x in node)
-    fields = getattr(node, "__dataclass_fields__", None)
-    return bool(fields) and any(_mentions_next(getattr(node, f)) for f in fields)
+    fields: dict[str, object] = getattr(node, "__dataclass_fields__", {})
+    return any(_mentions_next(getattr(node, f)) for f in fields)
 
 
 def sem(formula: Formula, stream: Sequence[Event]) -> set[ComplexEvent]:
