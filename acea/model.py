@@ -159,6 +159,12 @@ class ACEA:
             out |= t.assigned()
         return out
 
+    def _repr_svg_(self) -> str:
+        """Jupyter display: the automaton drawn by Graphviz (:mod:`acel.acea.render`)."""
+        from acel.acea.render import to_svg
+
+        return to_svg(self)
+
     def size(self) -> dict[str, int]:
         """States, transitions and registers: the measures of ``papers/compiler.md``."""
         return {

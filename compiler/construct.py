@@ -80,12 +80,13 @@ def fold(pred: RPred, constants: Mapping[str, Value]) -> RPred | None:
         names = names_in_pred(c)
         if _defines_constant(c, constants):
             kept.append(c)  # the atom's own type check: it is what makes the register known
+            continue
         elif all(n in constants for n in names):
             if eval_rpred3(c, constants.get) is not True:
                 return None
             continue
         kept.append(c)
-    return conj(*kept)
+    return conj(*dict.fromkeys(kept))
 
 
 def _defines_constant(pred: RPred, constants: Mapping[str, Value]) -> bool:
