@@ -3,19 +3,19 @@ trimming, sizes and strongly connected components."""
 
 from __future__ import annotations
 
-from hypothesis import given
-from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, formulas, streams
-
 from acel.acea.cea import CEA, CEATransition, cea_to_acea, evaluate_cea
 from acel.acea.expressions import Cmp, Combine, Const, Finish, Lift, Reg, TrueP
 from acel.acea.graph import iterations, sizes, strongly_connected_components, to_networkx, trim
 from acel.acea.model import ACEA, Renaming, Transition
 from acel.acea.naive import evaluate
-from acel.ast import Atom, Attr, Compare, Formula, Lit
 from acel.compiler import compile_formula
-from acel.events import ComplexEvent, Event
 from acel.reference import oracle
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import TEST_SCHEMA, formulas, streams
+
+from acel.ast import Atom, Attr, Compare, Formula, Lit
+from acel.events import ComplexEvent, Event
 
 
 def ev(t: int, type_: str, x: int | None = None) -> Event:

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from acel.acea import naive
+from acel.compiler import compile_formula
+from acel.reference import oracle
 from hypothesis import given
 from strategies import TEST_SCHEMA, formulas, queries, streams, trend_queries
 
-from acel.acea import naive
 from acel.ast import Formula, Query
-from acel.compiler import compile_formula
 from acel.events import Event
-from acel.reference import oracle
 
 
 def check_formula(formula: Formula, stream: Sequence[Event]) -> None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from acel.acea import naive
+from acel.compiler import compile_formula
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, streams
 from test_compiler_oracle import check_formula
 
-from acel.acea import naive
 from acel.ast import (
     Agg,
     AggOutput,
@@ -40,7 +41,6 @@ from acel.ast import (
     Seq,
     VarPred,
 )
-from acel.compiler import compile_formula
 from acel.events import Event
 from acel.parser import parse_formula
 

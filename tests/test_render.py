@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from acel.acea.expressions import Cmp, Combine, Const, Finish, In, IsNull, Lift, PNot, POr, Reg
 from acel.acea.render import (
     Diagram,
@@ -19,6 +18,7 @@ from acel.acea.render import (
     transition_label,
 )
 from acel.compiler import compile_formula
+
 from acel.parser import parse_formula
 from acel.schema import Schema
 
