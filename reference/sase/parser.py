@@ -313,6 +313,32 @@ class _Builder(Transformer[Token, Any]):
         return items
 
 
+_WORDS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "FLOAT": "a number",
+    "STRING": "a 'string'",
+    "CMP": "a comparison",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "COMMA": "','",
+    "DOT": "'.'",
+    "DOTDOT": "'..'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
+    "SLASH": "'/'",
+    "PERCENT": "'%'",
+    "NEG": "'!'",
+    "STRATEGY": "a strategy",
+    "$END": "the end",
+}
+
+
 def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
     if isinstance(err, UnexpectedCharacters):
         at = err.pos_in_stream or 0
@@ -328,7 +354,7 @@ def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
         else:
             line, column = token.line or 1, token.column or 1
             found = repr(str(token))
-        expected = ", ".join(sorted(err.expected)[:8])
+        expected = ", ".join(sorted({_WORDS.get(t, t) for t in err.expected}))
         return AcelSyntaxError(
             f"found {found} but expected one of {expected}", line=line, column=column, text=text
         )
