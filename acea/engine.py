@@ -326,11 +326,15 @@ def run(
     schema: Schema,
     *,
     start_positions: range | None = None,
+    trend_mode: str = "auto",
 ) -> list[Match] | list[TrendRow]:
     """Evaluate a checked query (spec §6) with the optimized engine.
 
     ``start_positions`` (local positions inside each partition) keeps only
     the complex events, or trend contributions, whose start lies in it.
+    ``trend_mode`` (RETURN queries): ``"auto"`` propagates when that is exact
+    (:func:`propagation_applies`) and enumerates otherwise; ``"enumerate"``
+    always enumerates (for tests and measurements).
     """
     formula = prepare_formula(query.formula, schema)
     automaton = trim(compile_for_engine(formula, schema))
@@ -346,7 +350,8 @@ def run(
                 matches.append(Match(partition.key, ce.relabel(partition.positions)))
         return sorted(matches, key=Match.sort_key)
     return sorted(
-        _trend(query, automaton, partitions, start_positions), key=TrendRow.sort_key
+        _trend(query, automaton, partitions, start_positions, trend_mode == "auto"),
+        key=TrendRow.sort_key,
     )
 
 
@@ -365,9 +370,10 @@ def _trend(
     automaton: ACEA,
     partitions: Sequence[Partition],
     start_positions: range | None,
+    allow_propagation: bool = True,
 ) -> list[TrendRow]:
     rows: list[TrendRow] = []
-    if propagation_applies(query, automaton):
+    if allow_propagation and propagation_applies(query, automaton):
         items = trend_items(query)
         ca = compile_automaton(automaton, items)
         for partition in partitions:
