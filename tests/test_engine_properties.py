@@ -11,16 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from acel.acea import engine, naive
+from acel.compiler import compile_formula
+from acel.reference import oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, formulas, queries, streams, trend_queries
 
-from acel.acea import engine, naive
 from acel.ast import Query, Window
 from acel.clauses import Match, TrendRow
-from acel.compiler import compile_formula
 from acel.events import Event
-from acel.reference import oracle
 
 
 def rows_close(a: Sequence[TrendRow], b: Sequence[TrendRow]) -> bool:
