@@ -9,7 +9,10 @@ ACEL text and ``test_texts_parse_to_the_same_formulas`` ties the two together.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from acel.reference.oracle import evaluate, run
@@ -27,7 +30,7 @@ from acel.ast import (
     Window,
 )
 from acel.clauses import Match, TrendRow
-from acel.events import Event
+from acel.events import Event, OptValue
 from acel.schema import Schema
 
 # ------------------------------------------------------------ spec §10 stream
@@ -459,3 +462,226 @@ def test_texts_parse_to_the_same_formulas(name: str) -> None:
     parser = pytest.importorskip("acel.parser")
     text, formula = TEXTS[name]
     assert parser.parse_formula(text) == formula
+
+
+# ------------------------------------------- examples/paper/*.acel on the oracle
+
+PAPER = Path(__file__).resolve().parent.parent / "examples" / "paper"
+
+
+def paper_query(name: str) -> tuple[Query, Schema]:
+    """Parse and check one of the paper's query files with the paper schema."""
+    parser = pytest.importorskip("acel.parser")
+    checker = pytest.importorskip("acel.checker")
+    path = PAPER / f"{name}.acel"
+    if not path.exists():
+        pytest.skip(f"{path} not written yet")
+    schema = Schema.from_json(json.loads((PAPER / "schema.json").read_text()))
+    query = parser.parse_query(path.read_text())
+    checker.check_query(query, schema)
+    return query, schema
+
+
+def with_ts(*rows: dict[str, OptValue], ts: Sequence[int] | None = None) -> list[Event]:
+    """A stream whose events carry ``ts`` (their position unless given)."""
+    stamps = list(ts) if ts is not None else list(range(len(rows)))
+    return stream(*({**row, "ts": t} for row, t in zip(rows, stamps)))
+
+
+def matches(out: Sequence[Match] | Sequence[TrendRow]) -> list[Match]:
+    assert all(isinstance(m, Match) for m in out)
+    return [m for m in out if isinstance(m, Match)]
+
+
+def test_paper_file_example_3_2_and_5_1() -> None:
+    q32, schema = paper_query("ex3_2_three_sales")
+    assert q32.formula == EX32
+    assert len(run(q32, S10, schema)) == 6
+    q51, _ = paper_query("ex5_1_max_intel_price")
+    assert {m.event for m in matches(run(q51, S10, schema))} == evaluate(EX51, S10)
+
+
+def test_paper_file_d1_bad_news_volume() -> None:
+    query, schema = paper_query("d1_sase_bad_news_volume")
+    s = with_ts(
+        ev("News", kind="bad"),
+        ev("Stock", symbol="GOOG", volume=10),
+        ev("News", kind="good"),
+        ev("Stock", symbol="GOOG", volume=5),
+        ev("Stock", symbol="MSFT", volume=7),
+        ev("Stock", symbol="GOOG", volume=1),
+    )
+    # the chain of next stocks after the bad news: {1}, {1, 3}; MSFT at 4 breaks it
+    got = sorted(
+        (m.event.start, m.event.end, times(m.event, "b"), m.event.bag("r"))
+        for m in matches(run(query, s, schema))
+    )
+    assert got == [
+        (0, 1, (1,), (Event.make(1, {"total_volume": 10}),)),
+        (0, 3, (1, 3), (Event.make(3, {"total_volume": 15}),)),
+    ]
+
+
+def test_paper_file_d2_hadoop_mappers() -> None:
+    query, schema = paper_query("d2_sase_hadoop_mappers")
+    s = with_ts(
+        ev("JobStart", job_id=1),
+        ev("Mapper", job_id=1, period=10),
+        ev("JobStart", job_id=2),
+        ev("Mapper", job_id=2, period=7),
+        ev("Mapper", job_id=1, period=20),
+        ev("JobEnd", job_id=1),
+        ev("JobEnd", job_id=2),
+    )
+    got = sorted(
+        (m.event.start, m.event.end, times(m.event, "b"), m.event.bag("r"))
+        for m in matches(run(query, s, schema))
+    )
+    assert got == [
+        (0, 5, (1,), (Event.make(5, {"avg_period": 10.0, "max_period": 10}),)),
+        (0, 5, (1, 4), (Event.make(5, {"avg_period": 15.0, "max_period": 20}),)),
+        (0, 5, (4,), (Event.make(5, {"avg_period": 20.0, "max_period": 20}),)),
+        (2, 6, (3,), (Event.make(6, {"avg_period": 7.0, "max_period": 7}),)),
+    ]
+
+
+def test_paper_file_d3_customer_orders() -> None:
+    query, schema = paper_query("d3_esper_customer_orders")
+    s = with_ts(
+        ev("ServiceOrder", custId=1, name="x", price=50),
+        ev("ProductOrder", custId=1, name="x", price=60),
+        ev("ServiceOrder", custId=2, name="x", price=10),
+        ev("ProductOrder", custId=2, name="x", price=20),
+        ev("ProductOrder", custId=1, name="y", price=70),
+        ev("ProductOrder", custId=1, name="x", price=40),
+    )
+    # same customer and name: (0,1) totals 110, (0,5) 90, (2,3) 30; only the first is > 100
+    got = [(m.event.start, m.event.end, m.event.bag("r")) for m in matches(run(query, s, schema))]
+    assert got == [(0, 1, (Event.make(1, {"total": 110}),))]
+
+
+def test_paper_file_d4_down_trends_in_sliding_windows() -> None:
+    query, schema = paper_query("d4_greta_down_trends")
+    s = with_ts(
+        ev("Stock", company="A", sector="tech", price=10),
+        ev("Stock", company="B", sector="tech", price=5),
+        ev("Stock", company="A", sector="tech", price=8),
+        ev("Stock", company="A", sector="tech", price=9),
+        ev("Stock", company="A", sector="tech", price=7),
+        ev("Stock", company="B", sector="tech", price=6),
+        ts=[0, 1, 2, 10, 11, 12],
+    )
+    # windows [0,600) and [10,610).  A: 10 8 9 7 -> 11 down-trends, of which
+    # 9 7 -> 3 in the second window;  B: 5 6 -> 2, and 6 alone in the second.
+    rows = run(query, s, schema)
+    assert [(dict(r.key)["company"], r.window, r.value("COUNT(*)")) for r in rows] == [  # type: ignore[union-attr]
+        ("A", (0, 600), 11),
+        ("A", (10, 610), 3),
+        ("B", (0, 600), 2),
+        ("B", (10, 610), 1),
+    ]
+
+
+def test_paper_file_d5_mapper_load() -> None:
+    query, schema = paper_query("d5_greta_mapper_load")
+    s = with_ts(
+        ev("Start", job=1, mapper=1),
+        ev("Start", job=1, mapper=2),
+        ev("End", job=1, mapper=2),
+        ev("Measurement", job=1, mapper=1, load=1, cpu=10),
+        ev("Measurement", job=1, mapper=1, load=3, cpu=20),
+        ev("Measurement", job=1, mapper=1, load=2, cpu=40),
+        ev("End", job=1, mapper=1),
+        ts=[0, 5, 6, 10, 20, 40, 50],
+    )
+    # mapper 1, window [0,60): increasing M among loads 1 3 2: {1} {3} {2} {1,3} {1,2}:
+    # cpu 10 + 20 + 40 + 30 + 50 = 150; window [30,90) lacks the Start: 0.
+    rows = run(query, s, schema)
+    assert [(r.key, r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
+        ((("job", 1), ("mapper", 1)), (0, 60), (("mapper", 1), ("SUM(M.cpu)", 150))),
+        ((("job", 1), ("mapper", 1)), (30, 90), (("mapper", 1), ("SUM(M.cpu)", 0))),
+        ((("job", 1), ("mapper", 2)), (0, 60), (("mapper", 2), ("SUM(M.cpu)", 0))),
+    ]
+
+
+def test_paper_file_d6_route_popularity() -> None:
+    query, schema = paper_query("d6_sharon_route_popularity")
+    s = with_ts(
+        ev("OakSt", vehicle=1),
+        ev("OakSt", vehicle=2),
+        ev("MainSt", vehicle=1),
+        ev("OakSt", vehicle=1),
+        ev("MainSt", vehicle=1),
+        ev("StateSt", vehicle=1),
+        ev("StateSt", vehicle=2),
+        ts=[0, 10, 20, 70, 80, 90, 100],
+    )
+    rows = run(query, s, schema)
+    assert [(r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
+        ((0, 600), (("vehicle", 1), ("COUNT(*)", 3))),
+        ((60, 660), (("vehicle", 1), ("COUNT(*)", 1))),
+        ((0, 600), (("vehicle", 2), ("COUNT(*)", 0))),
+        ((60, 660), (("vehicle", 2), ("COUNT(*)", 0))),
+    ]
+
+
+def test_paper_file_d7_cancelled_rides() -> None:
+    query, schema = paper_query("d7_hamlet_cancelled_rides")
+    s = with_ts(
+        ev("Request", driver=1, rider=1),
+        ev("Travel", driver=1, rider=1, duration=3),
+        ev("Travel", driver=2, rider=1, duration=100),
+        ev("Travel", driver=1, rider=1, duration=4),
+        ev("Cancel", driver=1, rider=1),
+        ev("Cancel", driver=2, rider=1),
+    )
+    rows = run(query, s, schema)
+    assert [r.values for r in rows] == [  # type: ignore[union-attr]
+        (("driver", 1), ("rider", 1), ("COUNT(*)", 3), ("SUM(T.duration)", 14)),
+        (("driver", 2), ("rider", 1), ("COUNT(*)", 0), ("SUM(T.duration)", 0)),
+    ]
+
+
+def test_paper_file_d8_pool_trips_with_next() -> None:
+    query, schema = paper_query("d8_cogra_pool_trips")
+    pytest.importorskip("acel.macros")
+    s = with_ts(
+        ev("Accept", driver=1),
+        ev("Call", driver=1),
+        ev("Call", driver=1),
+        ev("Cancel", driver=1),
+        ev("Call", driver=1),
+        ev("Cancel", driver=1),
+        ev("Finish", driver=1),
+        ev("Accept", driver=2),
+        ev("Cancel", driver=2),
+        ev("Call", driver=2),
+        ev("Finish", driver=2),
+        ev("Cancel", driver=2),
+        ev("Finish", driver=2),
+    )
+    # driver 1: Accept, then (Call 1, next Cancel 3), then either Finish next
+    # (skipping 4, 5) or a second pair (Call 4, Cancel 5) and Finish: 2 trips.
+    # driver 2: Accept, next Call (skips a Cancel), next Cancel (skips a Finish), next Finish: 1.
+    rows = run(query, s, schema)
+    assert [r.values for r in rows] == [  # type: ignore[union-attr]
+        (("driver", 1), ("COUNT(*)", 2)),
+        (("driver", 2), ("COUNT(*)", 1)),
+    ]
+
+
+def test_paper_file_d9_heart_rate() -> None:
+    query, schema = paper_query("d9_cogra_heart_rate")
+    s = with_ts(
+        ev("Measurement", patient=1, activity="passive", rate=60),
+        ev("Measurement", patient=1, activity="passive", rate=62),
+        ev("Measurement", patient=2, activity="passive", rate=90),
+        ev("Measurement", patient=1, activity="passive", rate=61),
+        ev("Measurement", patient=1, activity="active", rate=100),
+        ev("Measurement", patient=1, activity="passive", rate=65),
+    )
+    rows = run(query, s, schema)
+    assert [(r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
+        ((0, 600), (("patient", 1), ("MIN(M.rate)", 60), ("MAX(M.rate)", 65))),
+        ((0, 600), (("patient", 2), ("MIN(M.rate)", 90), ("MAX(M.rate)", 90))),
+    ]
