@@ -1,0 +1,413 @@
+"""What runs inside an executor: one Arrow table (a unit of work) in, results out.
+
+A unit is the events of one PARTITION BY key, one time slice, or the whole
+stream, each row carrying its global position (``POS``) and, for slices,
+whether the slice owns it (``OWN``).  The unit is turned into a stream
+numbered from 0, run by the single-process engine (``_engine_run``), and its
+results are written back at global positions as Arrow columns.  No Python
+code runs row by row through Spark: every function here gets a whole table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from acel import aggregates
+from acel.ast import CountStar, Query, ReturnAgg, ReturnAttr, ReturnItem
+from acel.clauses import (
+    Match,
+    TrendAccumulator,
+    TrendRow,
+    in_window,
+    window_bounds,
+    window_value,
+    windows_of,
+)
+from acel.errors import DataError
+from acel.events import Event, OptValue, Value
+from acel.output import event_json
+from acel.schema import Schema
+
+POS = "__acel_pos"
+"""Global stream position (0-based, spec §1) of an input row."""
+OWN = "__acel_own"
+"""True when the row's slice owns it (complex events starting there are reported)."""
+SLICE = "__acel_slice"
+"""The slice a row was copied into."""
+STATE = "__acel_state"
+"""A pickled list of partial monoid states (one per RETURN item)."""
+WINDOW_LO = "window_lo"
+WINDOW_HI = "window_hi"
+
+Mode = Literal["matches", "rows", "partial"]
+ValueKind = Literal["decimal", "double", "long", "string", "bool", "json"]
+
+DECOMPOSABLE = ("SUM", "COUNT", "MIN", "MAX", "AVG")
+"""Built-in aggregates whose partial state the engine's RETURN rows expose."""
+
+
+# ------------------------------------------------------------------ engine
+
+
+def _engine_run(
+    query: Query, stream: Sequence[Event], schema: Schema, start_positions: range | None
+) -> list[Match] | list[TrendRow]:
+    """The single-process engine on one unit (the one place to switch engines).
+
+    ``start_positions`` keeps only complex events (or trend contributions)
+    whose start lies in the range of local positions.
+    """
+    return _reference_run(query, stream, schema, start_positions)
+
+
+def _reference_run(
+    query: Query, stream: Sequence[Event], schema: Schema, start_positions: range | None
+) -> list[Match] | list[TrendRow]:
+    """Fallback: the reference oracle, filtering starts and aggregating here."""
+    from acel.reference import oracle
+
+    if start_positions is None:
+        return oracle.run(query, stream, schema)
+    bare = replace(query, returns=None, slide=None)
+    matches = [
+        m
+        for m in oracle.run(bare, stream, schema)
+        if isinstance(m, Match) and m.event.start in start_positions
+    ]
+    if query.returns is None:
+        return matches
+    return [
+        accumulator.row(key, window)
+        for (key, window), accumulator in _accumulate(query, stream, matches)
+    ]
+
+
+def _accumulate(
+    query: Query, stream: Sequence[Event], matches: Sequence[Match]
+) -> list[tuple[tuple[Any, Any], TrendAccumulator]]:
+    """RETURN accumulators (monoid states, not finished) per window of one key.
+
+    ``matches`` already satisfy WITHIN and the start filter; windows are those
+    of ``acel.clauses.trend_rows`` on the unit's own (local) coordinates.
+    """
+    assert query.returns is not None
+    key = matches[0].key if matches else ()
+    if query.slide is None:
+        acc = TrendAccumulator(query.returns)
+        for m in matches:
+            acc.add(m.event)
+        return [((key, None), acc)]
+    assert query.within is not None
+    ks = windows_of(query.within, query.slide, stream)
+    accs = {k: TrendAccumulator(query.returns) for k in ks}
+    for m in matches:
+        lo_v = window_value(query.within, stream, m.event.start)
+        hi_v = window_value(query.within, stream, m.event.end)
+        for k in ks:
+            bounds = window_bounds(query.within, query.slide, k)
+            if in_window(bounds, lo_v) and in_window(bounds, hi_v):
+                accs[k].add(m.event)
+    return [((key, window_bounds(query.within, query.slide, k)), accs[k]) for k in ks]
+
+
+# ------------------------------------------------------------------ units
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """Everything an executor needs for one kind of unit (pickled once per task)."""
+
+    query: Query
+    schema: Schema
+    mode: Mode
+    attr_columns: tuple[str, ...]
+    key_names: tuple[str, ...]
+    item_kinds: tuple[ValueKind, ...]
+    window_kind: ValueKind | None
+    out_schema: pa.Schema
+    sliced: bool = False
+    shift_windows: bool = False
+    inject_fault: bool = False
+
+
+def _maybe_fail(spec: UnitSpec) -> None:
+    """Fault injection for the retry test: fail every task's first attempt."""
+    if not spec.inject_fault:
+        return
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    if context is not None and context.attemptNumber() == 0:
+        raise RuntimeError("acel: injected fault on a first task attempt (test only)")
+
+
+def _clean(value: object) -> OptValue:
+    """An Arrow scalar as an event value: NaN is NULL, as in ``acel.io``."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value  # type: ignore[return-value]
+
+
+def unit_stream(table: pa.Table, spec: UnitSpec) -> tuple[list[Event], list[int], range | None]:
+    """The unit's events numbered from 0, their global positions and the owned range."""
+    table = table.sort_by(POS)
+    positions: list[int] = table.column(POS).to_pylist()
+    names = [c for c in spec.attr_columns if c in table.column_names]
+    columns = [table.column(c).to_pylist() for c in names]
+    events = [
+        Event.make(i, {name: _clean(col[i]) for name, col in zip(names, columns)})
+        for i in range(len(positions))
+    ]
+    owned: range | None = None
+    if spec.sliced:
+        flags: list[bool] = table.column(OWN).to_pylist()
+        local = [i for i, flag in enumerate(flags) if flag]
+        owned = range(local[0], local[-1] + 1) if local else range(0)
+        if len(local) != len(owned):
+            raise AssertionError("a slice's owned events must be contiguous")
+    return events, positions, owned
+
+
+def evaluate_unit(table: pa.Table, spec: UnitSpec) -> pa.Table:
+    """Run one unit and return its results as an Arrow table of ``spec.out_schema``."""
+    _maybe_fail(spec)
+    events, positions, owned = unit_stream(table, spec)
+    if not events or (owned is not None and not owned):
+        return spec.out_schema.empty_table()
+    if spec.mode == "matches":
+        return _matches_table(spec, events, positions, owned)
+    if spec.mode == "rows":
+        results = _engine_run(spec.query, events, spec.schema, owned)
+        return _rows_table(spec, [r for r in results if isinstance(r, TrendRow)])
+    return _partial_table(spec, events, positions, owned)
+
+
+def vars_json(match: Match) -> str:
+    """``vars`` of spec §12 as compact JSON text with sorted keys."""
+    obj = {name: [event_json(e) for e in bag] for name, bag in match.event.vars}
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def _matches_table(
+    spec: UnitSpec, events: list[Event], positions: list[int], owned: range | None
+) -> pa.Table:
+    results = _engine_run(spec.query, events, spec.schema, owned)
+    rows = [m for m in results if isinstance(m, Match)]
+    out: dict[str, list[Any]] = {name: [] for name in spec.out_schema.names}
+    for m in rows:
+        g = Match(m.key, m.event.relabel(positions))
+        key = dict(g.key)
+        for name in spec.key_names:
+            out[name].append(key.get(name))
+        out["start"].append(g.event.start)
+        out["end"].append(g.event.end)
+        out["vars"].append(vars_json(g))
+    return pa.Table.from_pydict(out, schema=spec.out_schema)
+
+
+# ------------------------------------------------------------------ RETURN values
+
+
+def typed_value(kind: ValueKind, value: OptValue, name: str) -> Any:
+    """A RETURN value in its DataFrame column kind (exact integers as DECIMAL(38,0))."""
+    if value is None:
+        return None
+    if kind == "json":
+        return json.dumps(value)
+    if kind == "decimal":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DataError(f"{name}: expected an integer, found {value!r}")
+        if abs(value) >= 10**38:
+            raise DataError(
+                f"{name} = {value} does not fit the DataFrame column DECIMAL(38,0); "
+                "use the single-process engine for such counts"
+            )
+        return Decimal(value)
+    if kind == "double":
+        return float(value)  # type: ignore[arg-type]
+    return value
+
+
+def python_value(kind: ValueKind, value: Any) -> OptValue:
+    """The inverse of :func:`typed_value` (for ``run_to_results``)."""
+    if value is None:
+        return None
+    if kind == "json":
+        return json.loads(value)  # type: ignore[no-any-return]
+    if kind == "decimal":
+        try:
+            return int(Decimal(value))
+        except InvalidOperation:
+            raise DataError(f"not an integer: {value!r}") from None
+    if kind == "double":
+        return float(value)
+    return value  # type: ignore[no-any-return]
+
+
+def item_columns(items: Sequence[ReturnItem], key_names: Sequence[str]) -> list[int]:
+    """Indices of the RETURN items that get their own column (key attributes do not)."""
+    return [
+        i
+        for i, item in enumerate(items)
+        if not (isinstance(item, ReturnAttr) and item.name in key_names)
+    ]
+
+
+def _rows_table(spec: UnitSpec, rows: Sequence[TrendRow]) -> pa.Table:
+    assert spec.query.returns is not None
+    items = spec.query.returns
+    shown = item_columns(items, spec.key_names)
+    names = spec.out_schema.names
+    out: dict[str, list[Any]] = {name: [] for name in names}
+    for row in rows:
+        key = dict(row.key)
+        for name in spec.key_names:
+            out[name].append(key.get(name))
+        if spec.query.slide is not None:
+            assert row.window is not None
+            out[WINDOW_LO].append(row.window[0])
+            out[WINDOW_HI].append(row.window[1])
+        column = len(spec.key_names) + (2 if spec.query.slide is not None else 0)
+        for index, kind in zip(shown, spec.item_kinds):
+            value = row.values[index][1]
+            out[names[column]].append(typed_value(kind, value, row.values[index][0]))
+            column += 1
+    return pa.Table.from_pydict(out, schema=spec.out_schema)
+
+
+# ------------------------------------------------------------------ partial RETURN
+
+
+def decomposable(items: Sequence[ReturnItem]) -> bool:
+    """Whether the engine's RETURN rows expose every item's monoid state."""
+    for item in items:
+        if isinstance(item, ReturnAgg):
+            agg = aggregates.lookup(item.func)
+            builtin = getattr(aggregates, item.func.upper(), None)
+            if item.func.upper() not in DECOMPOSABLE or agg is not builtin:
+                return False
+    return True
+
+
+def state_items(items: Sequence[ReturnItem]) -> tuple[tuple[ReturnItem, ...], list[list[int]]]:
+    """RETURN items whose finished values are monoid states, and where each original lives.
+
+    AVG(X.a) becomes SUM(X.a) and COUNT(X.a) (the (sum, count) pair).
+    """
+    out: list[ReturnItem] = []
+    where: list[list[int]] = []
+    for item in items:
+        if isinstance(item, ReturnAgg) and item.func.upper() == "AVG":
+            where.append([len(out), len(out) + 1])
+            out.append(ReturnAgg("SUM", item.var, item.attr))
+            out.append(ReturnAgg("COUNT", item.var, item.attr))
+        else:
+            where.append([len(out)])
+            out.append(item)
+    return tuple(out), where
+
+
+def _partial_table(
+    spec: UnitSpec, events: list[Event], positions: list[int], owned: range | None
+) -> pa.Table:
+    """Per-window partial states of one slice (complex events starting in it only)."""
+    query = spec.query
+    assert query.returns is not None
+    states: list[tuple[Any, list[Any]]] = []
+    if decomposable(query.returns):
+        items, where = state_items(query.returns)
+        results = _engine_run(replace(query, returns=items), events, spec.schema, owned)
+        for row in results:
+            assert isinstance(row, TrendRow)
+            values = [v for _, v in row.values]
+            per_item = [
+                (values[idx[0]], values[idx[1]]) if len(idx) == 2 else values[idx[0]]
+                for idx in where
+            ]
+            states.append((row.window, per_item))
+    else:
+        bare = replace(query, returns=None, slide=None)
+        matches = [m for m in _engine_run(bare, events, spec.schema, owned) if isinstance(m, Match)]
+        for (_, window), acc in _accumulate(query, events, matches):
+            per_item = [
+                acc.count if isinstance(item, CountStar) else state
+                for item, state in zip(query.returns, acc.accs)
+            ]
+            states.append((window, per_item))
+    shift = positions[0] if spec.shift_windows else 0
+    lo: list[Any] = []
+    hi: list[Any] = []
+    blobs: list[bytes] = []
+    for window, per_item in states:
+        lo.append(None if window is None else window[0] + shift)
+        hi.append(None if window is None else window[1] + shift)
+        blobs.append(pickle.dumps(per_item))
+    return pa.Table.from_pydict(
+        {WINDOW_LO: lo, WINDOW_HI: hi, STATE: blobs}, schema=spec.out_schema
+    )
+
+
+def combine_states(items: Sequence[ReturnItem], left: list[Any], right: list[Any]) -> list[Any]:
+    """Merge two partial states item by item (counts and sums add, min/max combine)."""
+    out: list[Any] = []
+    for item, a, b in zip(items, left, right):
+        if isinstance(item, CountStar):
+            out.append(a + b)
+        elif isinstance(item, ReturnAgg):
+            agg = aggregates.lookup(item.func)
+            assert agg is not None
+            out.append(agg.combine(a, b))
+        else:
+            out.append(None)
+    return out
+
+
+def finish_states(items: Sequence[ReturnItem], states: list[Any]) -> list[tuple[str, OptValue]]:
+    """The RETURN values of merged states, named as in spec §12."""
+    from acel.clauses import item_name
+
+    out: list[tuple[str, OptValue]] = []
+    for item, state in zip(items, states):
+        if isinstance(item, ReturnAgg):
+            agg = aggregates.lookup(item.func)
+            assert agg is not None
+            out.append((item_name(item), agg.finish(state)))
+        else:
+            out.append((item_name(item), state))
+    return out
+
+
+def merge_partials(table: pa.Table, spec: UnitSpec) -> pa.Table:
+    """One window's partial states from every slice, merged and finished."""
+    query = spec.query
+    assert query.returns is not None
+    blobs = table.column(STATE).to_pylist()
+    if not blobs:
+        return spec.out_schema.empty_table()
+    state: list[Any] = pickle.loads(blobs[0])
+    for blob in blobs[1:]:
+        state = combine_states(query.returns, state, pickle.loads(blob))
+    window = None
+    if query.slide is not None:
+        window = (table.column(WINDOW_LO)[0].as_py(), table.column(WINDOW_HI)[0].as_py())
+    row = TrendRow((), window, tuple(finish_states(query.returns, state)))
+    return _rows_table(spec, [row])
+
+
+def identity_row(items: Sequence[ReturnItem]) -> list[tuple[str, OptValue]]:
+    """The RETURN values over no complex event (COUNT 0, SUM 0, MIN/MAX/AVG NULL)."""
+    acc = TrendAccumulator(tuple(items))
+    return list(acc.row((), None).values)
+
+
+def as_value(value: Any) -> Value | None:
+    """Identity with a type for mypy (values read back from Spark rows)."""
+    return value  # type: ignore[no-any-return]

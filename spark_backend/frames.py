@@ -1,0 +1,374 @@
+"""Input DataFrames: loading, checking, and numbering the stream on Spark (spec §1, §9).
+
+The spec numbers stream events ``0..n-1`` after a stable sort by the time
+column (input order otherwise).  On Spark: ``monotonically_increasing_id``
+records input order (partition index in the high bits, row within the
+partition in the low 33 bits), an ``orderBy(time, input id)`` makes the sort
+stable, and a second id plus per-partition counts (prefix sums on the driver)
+turns the sorted order into exact 0-based positions.  The numbered frame is
+persisted so that positions never change between jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acel.errors import DataError
+from acel.events import Event
+from acel.schema import Schema
+
+from .executor import POS
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+ID = "__acel_id"
+TKEY = "__acel_tkey"
+MAX_EXAMPLES = 5
+LOW_BITS = 33
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A numbered stream on Spark: ``frame`` has the attribute columns plus ``POS``."""
+
+    frame: DataFrame
+    count: int
+    columns: tuple[str, ...]
+    kinds: dict[str, str]
+    schema: Schema
+    source: str
+    persisted: tuple[DataFrame, ...] = ()
+
+    def release(self) -> None:
+        """Drop the cached numbered frames (after the results are collected)."""
+        for frame in self.persisted:
+            frame.unpersist()
+
+
+def load(spark: SparkSession, data: Any) -> tuple[DataFrame, str]:
+    """A DataFrame from a DataFrame or a path (CSV, JSON Lines, Parquet by extension)."""
+    from pyspark.sql import DataFrame
+
+    if isinstance(data, DataFrame):
+        return data, "<DataFrame>"
+    if not isinstance(data, (str, Path)):
+        raise DataError(f"data must be a Spark DataFrame or a file path, not {type(data).__name__}")
+    path = str(data)
+    if not Path(path).exists():
+        raise DataError(f"{path}: no such file")
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return spark.read.csv(path, header=True, inferSchema=True), path
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return spark.read.json(path), path
+    if suffix in (".parquet", ".pq"):
+        return spark.read.parquet(path), path
+    raise DataError(
+        f"{path}: unknown event file format {suffix or '(no extension)'!r}; "
+        "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
+    )
+
+
+def _kind(data_type: Any) -> str | None:
+    """The value kind of a Spark column type after :func:`normalise` (None: unsupported)."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.BooleanType):
+        return "bool"
+    if isinstance(data_type, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return "int"
+    if isinstance(data_type, (T.FloatType, T.DoubleType)):
+        return "float"
+    if isinstance(data_type, T.StringType):
+        return "str"
+    return None
+
+
+def normalise(frame: DataFrame, source: str) -> DataFrame:
+    """Columns as event values: timestamps/dates → epoch seconds, decimals → numbers.
+
+    The same conversions as ``acel.io.native``; nested, binary and other
+    types are rejected with the column's name.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    columns: list[Column] = []
+    for field in frame.schema.fields:
+        name, data_type = field.name, field.dataType
+        col = F.col(f"`{name}`")
+        if isinstance(data_type, T.TimestampType) or type(data_type).__name__ == "TimestampNTZType":
+            col = (F.unix_micros(col.cast("timestamp")) / F.lit(1_000_000)).cast("double")
+        elif isinstance(data_type, T.DateType):
+            col = (F.unix_date(col).cast("long") * F.lit(86400)).cast("long")
+        elif isinstance(data_type, T.DecimalType):
+            col = col.cast("long" if data_type.scale == 0 else "double")
+        elif isinstance(data_type, (T.ByteType, T.ShortType, T.IntegerType)):
+            col = col.cast("long")
+        elif isinstance(data_type, T.FloatType):
+            col = col.cast("double")
+        elif _kind(data_type) is None:
+            raise DataError(
+                f"{source}: column {name!r} has type {data_type.simpleString()}, "
+                "which cannot be an event attribute (int, float, string, bool, date, timestamp)"
+            )
+        columns.append(col.alias(name))
+    return frame.select(*columns)
+
+
+def _time_key(frame: DataFrame, time_col: str) -> Column:
+    """The sort key of the time column: a number, a numeric string or an ISO date."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    col = F.col(f"`{time_col}`")
+    data_type = frame.schema[time_col].dataType
+    if isinstance(data_type, (T.LongType, T.DoubleType)):
+        return F.when(F.isnan(col.cast("double")), F.lit(None)).otherwise(col.cast("double"))
+    if isinstance(data_type, T.StringType):
+        text = F.trim(col)
+        as_number = text.try_cast("double")
+        as_date = F.unix_micros(F.try_to_timestamp(text)) / F.lit(1_000_000)
+        return F.coalesce(as_number, as_date.cast("double"))
+    return F.lit(None).cast("double")
+
+
+def _positions(frame: DataFrame, id_col: str) -> tuple[DataFrame, int]:
+    """Exact 0-based ranks of ``monotonically_increasing_id`` values.
+
+    ``frame`` must be persisted: the ids are then fixed for every later job.
+    """
+    from pyspark.sql import functions as F
+
+    part = F.shiftrightunsigned(F.col(id_col), LOW_BITS)
+    counts: dict[int, int] = {
+        int(row["p"]): int(row["count"]) for row in frame.groupBy(part.alias("p")).count().collect()
+    }
+    if not counts:
+        return frame.withColumn(POS, F.lit(0).cast("long")), 0
+    offsets: list[int] = []
+    total = 0
+    for p in range(max(counts) + 1):
+        offsets.append(total)
+        total += counts.get(p, 0)
+    table = F.array(*[F.lit(o).cast("long") for o in offsets])
+    low = F.col(id_col).bitwiseAND(F.lit((1 << LOW_BITS) - 1))
+    position = F.element_at(table, (part + 1).cast("int")) + low
+    return frame.withColumn(POS, position.cast("long")), total
+
+
+def _examples(frame: DataFrame, condition: Column, columns: Sequence[str]) -> list[str]:
+    """The first few rows meeting ``condition``, by 1-based input row (``frame`` has POS)."""
+    rows = frame.filter(condition).orderBy(POS).limit(MAX_EXAMPLES).collect()
+    out = []
+    for row in rows:
+        values = ", ".join(f"{c}={row[c]!r}" for c in columns)
+        out.append(f"row {row[POS] + 1}: {values}")
+    return out
+
+
+def check_rows(frame: DataFrame, source: str, type_col: str, time_col: str | None) -> None:
+    """Null types and unreadable times are reported with counts and examples (spec §9)."""
+    from pyspark.sql import functions as F
+
+    bad_type = F.col("type").isNull() | (F.col("type") == F.lit(""))
+    bad_time = F.col(TKEY).isNull() if time_col is not None else F.lit(False)
+    counts = frame.select(
+        F.sum(bad_type.cast("long")).alias("t"), F.sum(bad_time.cast("long")).alias("k")
+    ).collect()[0]
+    if not counts["t"] and not counts["k"]:
+        return
+    frame, _ = _positions(_persist(frame), ID)  # input row numbers, for the message only
+    problems: list[str] = []
+    shown = ["type"] + ([time_col] if time_col is not None else [])
+    if counts["t"]:
+        problems.append(
+            f"{counts['t']} row(s) with a NULL or empty type (column {type_col!r}), e.g.:\n    "
+            + "\n    ".join(_examples(frame, bad_type, shown))
+        )
+    if counts["k"]:
+        problems.append(
+            f"{counts['k']} row(s) with a NULL or unreadable time (column {time_col!r}; "
+            "a number or an ISO 8601 date is needed), e.g.:\n    "
+            + "\n    ".join(_examples(frame, bad_time, shown))
+        )
+    if problems:
+        raise DataError(f"{source}: bad input rows, nothing was run:\n  " + "\n  ".join(problems))
+
+
+def infer_schema(frame: DataFrame, columns: Sequence[str], kinds: dict[str, str]) -> Schema:
+    """Per type, the columns with a non-NULL value; kinds from the column types."""
+    from pyspark.sql import functions as F
+
+    others = [c for c in columns if c != "type"]
+    aggs = [F.count(F.col(f"`{c}`")).alias(f"c{i}") for i, c in enumerate(others)]
+    rows = frame.groupBy("type").agg(F.count(F.lit(1)).alias("n"), *aggs).collect()
+    types = {
+        str(row["type"]): [c for i, c in enumerate(others) if row[f"c{i}"]] for row in rows
+    }
+    return Schema.of(types, {c: k for c, k in kinds.items() if c != "type"})
+
+
+def prepare(
+    spark: SparkSession,
+    data: Any,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+) -> Stream:
+    """Load, check and number the input stream (see the module docstring)."""
+    from pyspark.sql import functions as F
+
+    frame, source = load(spark, data)
+    header = frame.columns
+    for column, what in ((type_col, "type"), (time_col, "time")):
+        if column is not None and column not in header:
+            raise DataError(
+                f"{source}: the {what} column {column!r} is not in the data "
+                f"(columns: {', '.join(header) or 'none'})"
+            )
+    if type_col != "type" and "type" in header:
+        raise DataError(f"{source}: a 'type' column clashes with the type column {type_col!r}")
+    frame = normalise(frame, source)
+    if type_col != "type":
+        frame = frame.withColumnRenamed(type_col, "type")
+        if time_col == type_col:
+            time_col = "type"
+    from pyspark.sql import types as T
+
+    if not isinstance(frame.schema["type"].dataType, T.StringType):
+        frame = frame.withColumn("type", F.col("type").cast("string"))
+    columns = tuple(frame.columns)
+    kinds = {f.name: k for f in frame.schema.fields if (k := _kind(f.dataType)) is not None}
+    frame = frame.withColumn(ID, F.monotonically_increasing_id())
+    if time_col is not None:
+        frame = frame.withColumn(TKEY, _time_key(frame, time_col))
+    check_rows(frame, source, type_col, time_col)
+    if time_col is not None:
+        frame = frame.orderBy(F.col(TKEY), F.col(ID)).drop(TKEY)
+        frame = frame.withColumn(ID, F.monotonically_increasing_id())
+    cached = _persist(frame)
+    numbered, count = _positions(cached, ID)
+    numbered = numbered.drop(ID)
+    if schema is None:
+        schema = infer_schema(numbered, columns, kinds)
+    return Stream(numbered, count, columns, kinds, schema, source, (cached,))
+
+
+def _persist(frame: DataFrame) -> DataFrame:
+    from pyspark import StorageLevel
+
+    return frame.persist(StorageLevel.MEMORY_AND_DISK)
+
+
+def events_frame(spark: SparkSession, events: Sequence[Event]) -> DataFrame:
+    """A DataFrame of events in stream order (tests, benchmarks): one column per attribute."""
+    import pyarrow as pa
+
+    names = sorted({k for e in events for k, _ in e.attrs} | {"type"})
+    data = {n: [e.get(n) for e in events] for n in names}
+    return spark.createDataFrame(pa.table(data))
+
+
+def check_axis(stream: Stream, attr: str, keys: Sequence[str]) -> None:
+    """``WITHIN/SLIDE ... ON attr`` needs a number on every event the formula sees."""
+    from pyspark.sql import functions as F
+
+    kind = stream.kinds.get(attr)
+    if attr not in stream.columns or kind not in ("int", "float"):
+        found = "no such column" if attr not in stream.columns else f"a {kind or 'non-value'} column"
+        raise DataError(
+            f"{stream.source}: WITHIN/SLIDE ... ON {attr} needs a numeric attribute {attr!r} "
+            f"({found})"
+        )
+    scope = stream.frame
+    for key in keys:
+        scope = scope.filter(_present(stream, key))
+    col = F.col(f"`{attr}`")
+    bad = col.isNull() | F.isnan(col.cast("double"))
+    count = scope.filter(bad).count()
+    if count:
+        rows = scope.filter(bad).orderBy(POS).limit(MAX_EXAMPLES).collect()
+        shown = ", ".join(str(r[POS]) for r in rows)
+        raise DataError(
+            f"{stream.source}: {count} event(s) have no numeric {attr!r}, which "
+            f"WITHIN/SLIDE ... ON {attr} needs (stream positions {shown}"
+            f"{', ...' if count > len(rows) else ''})"
+        )
+
+
+def _present(stream: Stream, column: str) -> Column:
+    """The column holds a value (not NULL, not NaN): the event has the attribute."""
+    from pyspark.sql import functions as F
+
+    if column not in stream.columns:
+        return F.lit(False)
+    col = F.col(f"`{column}`")
+    if stream.kinds.get(column) == "float":
+        return col.isNotNull() & ~F.isnan(col)
+    return col.isNotNull()
+
+
+def present(stream: Stream, columns: Sequence[str]) -> Column:
+    """Rows holding every column of ``columns`` (PARTITION BY drops the others)."""
+    from pyspark.sql import functions as F
+
+    cond = F.lit(True)
+    for column in columns:
+        cond = cond & _present(stream, column)
+    return cond
+
+
+def axis_summary(stream: Stream, attr: str) -> tuple[bool, float | None, float | None]:
+    """Whether ``attr`` is non-decreasing along positions, and its (min, max).
+
+    One pass with ``mapInArrow``: each Arrow batch reports its first and last
+    position and value and whether it is sorted inside; the driver checks the
+    seams between consecutive batches.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out = pa.schema(
+        [("lo", pa.int64()), ("hi", pa.int64()), ("first", pa.float64()),
+         ("last", pa.float64()), ("ok", pa.bool_())]
+    )
+
+    def summarise(batches: Any) -> Any:
+        for batch in batches:
+            table = pa.Table.from_batches([batch]).sort_by(POS)
+            if table.num_rows == 0:
+                continue
+            values = pc.cast(table.column(attr), pa.float64())
+            ok = True
+            if table.num_rows > 1:
+                later = values.slice(1)
+                earlier = values.slice(0, table.num_rows - 1)
+                ok = not pc.any(pc.less(later, earlier)).as_py()
+            positions = table.column(POS)
+            yield pa.RecordBatch.from_pydict(
+                {"lo": [positions[0].as_py()], "hi": [positions[-1].as_py()],
+                 "first": [values[0].as_py()], "last": [values[-1].as_py()], "ok": [ok]},
+                schema=out,
+            )
+
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    rows = (
+        stream.frame.select(POS, f"`{attr}`")
+        .mapInArrow(summarise, from_arrow_schema(out))
+        .collect()
+    )
+    rows.sort(key=lambda r: r["lo"])
+    if not rows:
+        return True, None, None
+    ok = all(r["ok"] for r in rows)
+    for a, b in zip(rows, rows[1:]):
+        if a["hi"] >= b["lo"] or a["last"] > b["first"]:
+            ok = False
+    return ok, rows[0]["first"], rows[-1]["last"]

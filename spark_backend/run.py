@@ -1,0 +1,437 @@
+"""Running an ACEL query on Spark: plan on the driver, engine on the executors.
+
+``run`` returns a lazy DataFrame; ``run_to_results`` collects it into the
+same ``Match``/``TrendRow`` objects as the single-process engines (sorted as
+spec §12 says).  The query is parsed and checked once on the driver; the
+stream is numbered on Spark (``frames``), cut into units (``partitioning``)
+and each unit is run through Arrow by ``executor.evaluate_unit``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from acel.ast import CountStar, Query, ReturnAttr, ReturnItem
+from acel.clauses import Key, Match, TrendRow, item_name
+from acel.errors import AcelError, DataError
+from acel.output import match_from_json
+from acel.schema import Schema
+
+from . import frames
+from .executor import (
+    OWN,
+    POS,
+    SLICE,
+    STATE,
+    WINDOW_HI,
+    WINDOW_LO,
+    Mode,
+    UnitSpec,
+    ValueKind,
+    evaluate_unit,
+    identity_row,
+    item_columns,
+    merge_partials,
+    python_value,
+    typed_value,
+)
+from .partitioning import Strategy, choose, slicing_for
+from .session import FAULT_CONF, get_session
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+class NotParallelWarning(UserWarning):
+    """The query runs as one ordered partition on one core."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How results sit in the output DataFrame (to read them back exactly)."""
+
+    mode: Mode
+    key_names: tuple[str, ...]
+    items: tuple[ReturnItem, ...]
+    item_kinds: tuple[ValueKind, ...]
+    window_kind: ValueKind | None
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A planned run: the lazy result frame and what is needed to read it."""
+
+    frame: DataFrame
+    query: Query
+    strategy: Strategy
+    layout: Layout
+    stream: frames.Stream
+
+
+# ------------------------------------------------------------------ query
+
+
+def _query(query: Query | str, schema: Schema) -> Query:
+    """Parse (when text) and check the query once, on the driver."""
+    if isinstance(query, str):
+        from acel.parser import parse_query
+
+        parsed = parse_query(query)
+    else:
+        parsed = query
+    try:
+        from acel.checker import check_query
+    except ImportError:  # pragma: no cover - the checker is another helper's module
+        return parsed
+    check_query(parsed, schema)
+    return parsed
+
+
+# ------------------------------------------------------------------ column kinds
+
+_SPARK_OF = {
+    "decimal": "decimal(38,0)",
+    "double": "double",
+    "long": "bigint",
+    "string": "string",
+    "json": "string",
+    "bool": "boolean",
+}
+_VALUE_OF_KIND: dict[str | None, ValueKind] = {
+    "int": "long",
+    "float": "double",
+    "str": "string",
+    "bool": "bool",
+}
+
+
+def item_kind(item: ReturnItem, kinds: dict[str, str]) -> ValueKind:
+    """The DataFrame column kind of a RETURN item (exact for integers)."""
+    if isinstance(item, CountStar):
+        return "decimal"
+    if isinstance(item, ReturnAttr):
+        return _VALUE_OF_KIND.get(kinds.get(item.name), "json")
+    func = item.func.upper()
+    attr_kind = kinds.get(item.attr) if item.attr is not None else None
+    if func == "COUNT":
+        return "decimal"
+    if func == "SUM":
+        if attr_kind in ("int", None):
+            return "decimal"
+        return "double" if attr_kind == "float" else "json"
+    if func in ("MIN", "MAX"):
+        return _VALUE_OF_KIND.get(attr_kind, "json")
+    if func == "AVG":
+        return "double"
+    return "json"
+
+
+def _window_kind(query: Query) -> ValueKind | None:
+    if query.slide is None or query.within is None:
+        return None
+    sizes = (query.within.size, query.slide.size)
+    return "long" if all(isinstance(s, int) for s in sizes) else "double"
+
+
+def _struct(fields: list[tuple[str, str]]) -> Any:
+    from pyspark.sql import types as T
+
+    return T.StructType(
+        [T.StructField(name, T._parse_datatype_string(kind), True) for name, kind in fields]
+    )
+
+
+def _arrow(schema: Any) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema)
+
+
+# ------------------------------------------------------------------ planning
+
+
+def plan(
+    query: Query | str,
+    data: Any,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+    session: SparkSession | None = None,
+    master: str | None = None,
+    partitions: int | None = None,
+    slice_size: int | float | None = None,
+) -> Planned:
+    """Number the stream, choose the strategy and build the (lazy) result frame."""
+    from pyspark.sql import functions as F
+
+    spark = session or get_session(master)
+    stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema)
+    parsed = _query(query, stream.schema)
+    keys = tuple(parsed.partition_by)
+    for window in (parsed.within, parsed.slide):
+        if window is not None and window.attr is not None:
+            frames.check_axis(stream, window.attr, keys)
+    monotone: bool | None = None
+    span: tuple[int | float, int | float] | None = None
+    if not keys and parsed.within is not None and parsed.within.attr is not None:
+        monotone, lo, hi = frames.axis_summary(stream, parsed.within.attr)
+        if lo is not None and hi is not None:
+            integral = stream.kinds.get(parsed.within.attr) == "int"
+            span = (int(lo), int(hi)) if integral else (lo, hi)
+    strategy = choose(parsed, attr_monotone=monotone)
+    if strategy.kind == "single":
+        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=3)
+    n_parts = partitions or spark.sparkContext.defaultParallelism
+    inject = spark.conf.get(FAULT_CONF, "false") == "true"
+
+    key_fields = [
+        (k, stream.frame.schema[k].dataType.simpleString() if k in stream.columns else "string")
+        for k in keys
+    ]
+    mode: Mode = "matches" if parsed.returns is None else "rows"
+    items = tuple(parsed.returns or ())
+    shown = item_columns(items, keys)
+    item_kinds = tuple(item_kind(items[i], stream.kinds) for i in shown)
+    window_kind = _window_kind(parsed)
+    if mode == "matches":
+        fields = key_fields + [("start", "bigint"), ("end", "bigint"), ("vars", "string")]
+    else:
+        fields = list(key_fields)
+        if window_kind is not None:
+            fields += [(WINDOW_LO, _SPARK_OF[window_kind]), (WINDOW_HI, _SPARK_OF[window_kind])]
+        fields += [(item_name(items[i]), _SPARK_OF[k]) for i, k in zip(shown, item_kinds)]
+    result_struct = _struct(fields)
+    layout = Layout(mode, keys, items, item_kinds, window_kind)
+    base = UnitSpec(
+        query=parsed,
+        schema=stream.schema,
+        mode=mode,
+        attr_columns=stream.columns,
+        key_names=keys,
+        item_kinds=item_kinds,
+        window_kind=window_kind,
+        out_schema=_arrow(result_struct),
+        inject_fault=inject,
+    )
+    frame = stream.frame
+    if strategy.kind == "partition":
+        scoped = frame.filter(frames.present(stream, keys))
+        spec = base
+
+        def run_key(table: pa.Table) -> pa.Table:
+            return evaluate_unit(table, spec)
+
+        cols = [F.col(f"`{k}`") for k in keys]
+        result = scoped.repartition(n_parts, *cols).groupBy(*cols).applyInArrow(
+            run_key, result_struct
+        )
+    elif strategy.kind == "single":
+        spec = base
+
+        def run_all(table: pa.Table) -> pa.Table:
+            return evaluate_unit(table, spec)
+
+        result = (
+            frame.withColumn(SLICE, F.lit(0))
+            .repartition(1)
+            .groupBy(SLICE)
+            .applyInArrow(run_all, result_struct)
+        )
+    else:
+        result = _sliced(stream, parsed, base, result_struct, n_parts, span, slice_size)
+    if (
+        parsed.returns is not None
+        and not keys
+        and parsed.slide is None
+        and stream.count == 0
+    ):
+        result = _identity_frame(spark, base, result_struct)
+    return Planned(result, parsed, strategy, layout, stream)
+
+
+def _sliced(
+    stream: frames.Stream,
+    query: Query,
+    base: UnitSpec,
+    result_struct: Any,
+    n_parts: int,
+    span: tuple[int | float, int | float] | None,
+    slice_size: int | float | None,
+) -> DataFrame:
+    """Time slices with one window of overlap; each keeps the starts it owns."""
+    from dataclasses import replace
+
+    from pyspark.sql import functions as F
+
+    assert query.within is not None
+    slicing = slicing_for(
+        query, count=stream.count, span=span, slices=2 * n_parts, slice_size=slice_size
+    )
+    events_axis = query.within.attr is None
+    v = F.col(POS) if events_axis else F.col(f"`{query.within.attr}`").cast("double")
+    length, before, after = slicing.length, slicing.before, slicing.after
+    # Float axes: widen the data range by a hair so rounding never loses an event
+    # (more contiguous context never changes the complex events a slice owns).
+    eps = 0.0 if events_axis else 1e-9
+    first = F.floor((v - F.lit(after)) / F.lit(length) - F.lit(eps))
+    last = F.floor((v + F.lit(before)) / F.lit(length))
+    owner = F.floor(v / F.lit(length))
+    sliced = (
+        stream.frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
+        .withColumn(OWN, owner.cast("long") == F.col(SLICE))
+    )
+    spec = replace(base, sliced=True, shift_windows=events_axis and query.slide is not None)
+    if query.returns is None:
+
+        def run_slice(table: pa.Table) -> pa.Table:
+            return evaluate_unit(table, spec)
+
+        return sliced.repartition(n_parts, SLICE).groupBy(SLICE).applyInArrow(
+            run_slice, result_struct
+        )
+    window_type = _SPARK_OF[base.window_kind] if base.window_kind is not None else "bigint"
+    partial_struct = _struct(
+        [(WINDOW_LO, window_type), (WINDOW_HI, window_type), (STATE, "binary")]
+    )
+    partial_spec = replace(spec, mode="partial", out_schema=_arrow(partial_struct))
+    merge_spec = base
+
+    def run_partial(table: pa.Table) -> pa.Table:
+        return evaluate_unit(table, partial_spec)
+
+    def merge(table: pa.Table) -> pa.Table:
+        return merge_partials(table, merge_spec)
+
+    partials = sliced.repartition(n_parts, SLICE).groupBy(SLICE).applyInArrow(
+        run_partial, partial_struct
+    )
+    return partials.groupBy(WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
+
+
+def _identity_frame(spark: SparkSession, spec: UnitSpec, struct: Any) -> DataFrame:
+    """The one RETURN row of an empty stream (COUNT 0, SUM 0, MIN/MAX/AVG NULL)."""
+    values = identity_row(spec.query.returns or ())
+    shown = item_columns(spec.query.returns or (), ())
+    row = [typed_value(k, values[i][1], values[i][0]) for i, k in zip(shown, spec.item_kinds)]
+    return spark.createDataFrame([tuple(row)], struct)
+
+
+# ------------------------------------------------------------------ public API
+
+
+def run(
+    query: Query | str,
+    data: Any,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+    session: SparkSession | None = None,
+    master: str | None = None,
+    partitions: int | None = None,
+    slice_size: int | float | None = None,
+) -> DataFrame:
+    """Run an ACEL query on Spark; a lazy DataFrame of complex events or RETURN rows.
+
+    Complex events: the PARTITION BY columns, ``start``, ``end`` (global
+    positions) and ``vars`` (spec §12 JSON text).  RETURN: the PARTITION BY
+    columns, ``window_lo``/``window_hi`` with SLIDE, and one column per item
+    named as in spec §12 (counts as DECIMAL(38,0), exact).  Row order is not
+    specified; ``run_to_results`` sorts.
+    """
+    return plan(
+        query, data, type_col=type_col, time_col=time_col, schema=schema, session=session,
+        master=master, partitions=partitions, slice_size=slice_size,
+    ).frame
+
+
+def _collect(frame: DataFrame) -> list[Any]:
+    """Collect, turning an executor's user-facing error back into an AcelError."""
+    from pyspark.errors import PythonException
+
+    try:
+        return frame.collect()
+    except PythonException as error:
+        text = str(error)
+        for name, cls in (("DataError", DataError), ("AcelError", AcelError)):
+            marker = f"acel.errors.{name}: "
+            if marker in text:
+                message = text.split(marker, 1)[1].strip().splitlines()[0]
+                raise cls(message) from None
+        raise
+
+
+def results_of(planned: Planned, rows: list[Any]) -> list[Match] | list[TrendRow]:
+    """Spark rows back into sorted ``Match``/``TrendRow`` objects."""
+    layout = planned.layout
+    if layout.mode == "matches":
+        matches: list[Match] = []
+        for row in rows:
+            key: Key = tuple(
+                (k, row[k]) for k in layout.key_names if row[k] is not None
+            )
+            m = match_from_json({"start": row["start"], "end": row["end"],
+                                 "vars": json.loads(row["vars"])})
+            matches.append(Match(key, m.event))
+        return sorted(matches, key=Match.sort_key)
+    shown = item_columns(layout.items, layout.key_names)
+    kinds = dict(zip(shown, layout.item_kinds))
+    out: list[TrendRow] = []
+    for row in rows:
+        key = tuple((k, row[k]) for k in layout.key_names if row[k] is not None)
+        window = None
+        if layout.window_kind is not None:
+            window = (row[WINDOW_LO], row[WINDOW_HI])
+        values = []
+        key_map = dict(key)
+        for index, item in enumerate(layout.items):
+            name = item_name(item)
+            if index in kinds:
+                values.append((name, python_value(kinds[index], row[name])))
+            else:
+                assert isinstance(item, ReturnAttr)
+                values.append((name, key_map.get(item.name)))
+        out.append(TrendRow(key, window, tuple(values)))
+    return sorted(out, key=TrendRow.sort_key)
+
+
+def run_to_results(
+    query: Query | str,
+    data: Any,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+    session: SparkSession | None = None,
+    master: str | None = None,
+    partitions: int | None = None,
+    slice_size: int | float | None = None,
+) -> list[Match] | list[TrendRow]:
+    """``run`` collected into the single-process engines' objects, sorted (spec §12)."""
+    planned = plan(
+        query, data, type_col=type_col, time_col=time_col, schema=schema, session=session,
+        master=master, partitions=partitions, slice_size=slice_size,
+    )
+    try:
+        return results_of(planned, _collect(planned.frame))
+    finally:
+        planned.stream.release()
+
+
+def write(frame: DataFrame, path: str, fmt: str = "parquet") -> None:
+    """Write a result frame as Parquet or JSON Lines (a Spark output directory)."""
+    if fmt in ("jsonl", "json"):
+        frame.write.mode("overwrite").json(path)
+    elif fmt == "parquet":
+        frame.write.mode("overwrite").parquet(path)
+    else:
+        raise AcelError(f"unknown output format {fmt!r} (use parquet or jsonl)")
+
+
+__all__ = ["NotParallelWarning", "Planned", "plan", "run", "run_to_results", "write"]
