@@ -92,6 +92,21 @@ class Fragment:
         return any(s <= c <= e for s, e in self.groups)
 
 
+_CONSTRUCTS = {
+    "Or": "OR",
+    "And": "AND",
+    "Contig": "':' (contiguity)",
+    "ContigPlus": "':+' (contiguous iteration)",
+    "Agg": "AGG",
+    "Next": "NEXT",
+    "ProjectAttrs": "PROJECT X[...]",
+    "ProjectVars": "a PROJECT inside the sequence",
+    "FilterF": "a FILTER inside the sequence",
+    "Plus": "this iteration (nested deeper than (c1 ; ... ; cn)+)",
+    "As": "this AS",
+}
+
+
 def _component(formula: Formula) -> FragmentComponent:
     if isinstance(formula, Atom):
         return FragmentComponent(formula.type, None, False)
@@ -107,9 +122,11 @@ def _component(formula: Formula) -> FragmentComponent:
         # (T+) AS v gives v the same bag as (T AS v)+
         if isinstance(formula.formula.formula, Atom):
             return FragmentComponent(formula.formula.formula.type, formula.var, True)
+    what = _CONSTRUCTS.get(type(formula).__name__, type(formula).__name__)
     raise NotInFragment(
-        f"the component {type(formula).__name__} has no SASE+ counterpart: the two-step "
-        "baseline runs sequences (;) of T, T AS v, (T AS v)+, under FILTER and PROJECT[...]"
+        f"{what} has no SASE+ counterpart: the two-step "
+        "baseline runs sequences (;) of T, T AS v, (T AS v)+ and groups (c1 ; ... ; cn)+, "
+        "under FILTER and PROJECT[...]"
     )
 
 
