@@ -65,13 +65,15 @@ def _engine_run(
     ``start_positions`` keeps only complex events (or trend contributions)
     whose start lies in the range of local positions.
     """
-    return _reference_run(query, stream, schema, start_positions)
+    from acel.acea import engine
+
+    return engine.run(query, stream, schema, start_positions=start_positions)
 
 
 def _reference_run(
     query: Query, stream: Sequence[Event], schema: Schema, start_positions: range | None
 ) -> list[Match] | list[TrendRow]:
-    """Fallback: the reference oracle, filtering starts and aggregating here."""
+    """The reference oracle, filtering starts and aggregating here (tests, fallback)."""
     from acel.reference import oracle
 
     if start_positions is None:

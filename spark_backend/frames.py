@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 ID = "__acel_id"
+IN = "__acel_in"
 TKEY = "__acel_tkey"
 MAX_EXAMPLES = 5
 LOW_BITS = 33
@@ -111,6 +112,8 @@ def normalise(frame: DataFrame, source: str) -> DataFrame:
             col = col.cast("long")
         elif isinstance(data_type, T.FloatType):
             col = col.cast("double")
+        elif isinstance(data_type, T.NullType):
+            col = col.cast("string")
         elif _kind(data_type) is None:
             raise DataError(
                 f"{source}: column {name!r} has type {data_type.simpleString()}, "
@@ -137,28 +140,40 @@ def _time_key(frame: DataFrame, time_col: str) -> Column:
     return F.lit(None).cast("double")
 
 
-def _positions(frame: DataFrame, id_col: str) -> tuple[DataFrame, int]:
-    """Exact 0-based ranks of ``monotonically_increasing_id`` values.
+def _partition_counts(
+    frame: DataFrame, id_col: str, extra: dict[str, Column] | None = None
+) -> tuple[dict[int, int], dict[str, int]]:
+    """Rows per id partition (the high bits of the id) and sums of ``extra`` flags."""
+    from pyspark.sql import functions as F
 
-    ``frame`` must be persisted: the ids are then fixed for every later job.
+    part = F.shiftrightunsigned(F.col(id_col), LOW_BITS).alias("p")
+    flags = [F.sum(c.cast("long")).alias(name) for name, c in (extra or {}).items()]
+    rows = frame.groupBy(part).agg(F.count(F.lit(1)).alias("n"), *flags).collect()
+    counts = {int(row["p"]): int(row["n"]) for row in rows}
+    sums = {name: sum(int(row[name] or 0) for row in rows) for name in (extra or {})}
+    return counts, sums
+
+
+def _with_positions(frame: DataFrame, id_col: str, counts: dict[int, int]) -> DataFrame:
+    """Exact 0-based ranks of ``monotonically_increasing_id`` values as ``POS``.
+
+    ``frame`` must be persisted, so that the ids are fixed for every later job;
+    ``counts`` are its rows per id partition.
     """
     from pyspark.sql import functions as F
 
-    part = F.shiftrightunsigned(F.col(id_col), LOW_BITS)
-    counts: dict[int, int] = {
-        int(row["p"]): int(row["count"]) for row in frame.groupBy(part.alias("p")).count().collect()
-    }
     if not counts:
-        return frame.withColumn(POS, F.lit(0).cast("long")), 0
+        return frame.withColumn(POS, F.lit(0).cast("long"))
     offsets: list[int] = []
     total = 0
     for p in range(max(counts) + 1):
         offsets.append(total)
         total += counts.get(p, 0)
+    part = F.shiftrightunsigned(F.col(id_col), LOW_BITS)
     table = F.array(*[F.lit(o).cast("long") for o in offsets])
     low = F.col(id_col).bitwiseAND(F.lit((1 << LOW_BITS) - 1))
     position = F.element_at(table, (part + 1).cast("int")) + low
-    return frame.withColumn(POS, position.cast("long")), total
+    return frame.withColumn(POS, position.cast("long"))
 
 
 def _examples(frame: DataFrame, condition: Column, columns: Sequence[str]) -> list[str]:
@@ -171,33 +186,41 @@ def _examples(frame: DataFrame, condition: Column, columns: Sequence[str]) -> li
     return out
 
 
-def check_rows(frame: DataFrame, source: str, type_col: str, time_col: str | None) -> None:
-    """Null types and unreadable times are reported with counts and examples (spec §9)."""
+def _bad_conditions(time_col: str | None) -> dict[str, Column]:
     from pyspark.sql import functions as F
 
     bad_type = F.col("type").isNull() | (F.col("type") == F.lit(""))
     bad_time = F.col(TKEY).isNull() if time_col is not None else F.lit(False)
-    counts = frame.select(
-        F.sum(bad_type.cast("long")).alias("t"), F.sum(bad_time.cast("long")).alias("k")
-    ).collect()[0]
-    if not counts["t"] and not counts["k"]:
+    return {"bad_type": bad_type, "bad_time": bad_time}
+
+
+def report_bad_rows(
+    frame: DataFrame, sums: dict[str, int], source: str, type_col: str, time_col: str | None
+) -> None:
+    """Null types and unreadable times are reported with counts and examples (spec §9).
+
+    ``frame`` is persisted and has the input-order id ``IN``; rows are named
+    by their 1-based input row.
+    """
+    if not sums.get("bad_type") and not sums.get("bad_time"):
         return
-    frame, _ = _positions(_persist(frame), ID)  # input row numbers, for the message only
+    counts, _ = _partition_counts(frame, IN)
+    frame = _with_positions(frame.drop(POS), IN, counts)
+    conditions = _bad_conditions(time_col)
+    shown = ["type"] + ([time_col] if time_col is not None and time_col != "type" else [])
     problems: list[str] = []
-    shown = ["type"] + ([time_col] if time_col is not None else [])
-    if counts["t"]:
+    if sums.get("bad_type"):
         problems.append(
-            f"{counts['t']} row(s) with a NULL or empty type (column {type_col!r}), e.g.:\n    "
-            + "\n    ".join(_examples(frame, bad_type, shown))
+            f"{sums['bad_type']} row(s) with a NULL or empty type (column {type_col!r}), e.g.:\n    "
+            + "\n    ".join(_examples(frame, conditions["bad_type"], shown))
         )
-    if counts["k"]:
+    if sums.get("bad_time"):
         problems.append(
-            f"{counts['k']} row(s) with a NULL or unreadable time (column {time_col!r}; "
+            f"{sums['bad_time']} row(s) with a NULL or unreadable time (column {time_col!r}; "
             "a number or an ISO 8601 date is needed), e.g.:\n    "
-            + "\n    ".join(_examples(frame, bad_time, shown))
+            + "\n    ".join(_examples(frame, conditions["bad_time"], shown))
         )
-    if problems:
-        raise DataError(f"{source}: bad input rows, nothing was run:\n  " + "\n  ".join(problems))
+    raise DataError(f"{source}: bad input rows, nothing was run:\n  " + "\n  ".join(problems))
 
 
 def infer_schema(frame: DataFrame, columns: Sequence[str], kinds: dict[str, str]) -> Schema:
@@ -245,19 +268,24 @@ def prepare(
         frame = frame.withColumn("type", F.col("type").cast("string"))
     columns = tuple(frame.columns)
     kinds = {f.name: k for f in frame.schema.fields if (k := _kind(f.dataType)) is not None}
-    frame = frame.withColumn(ID, F.monotonically_increasing_id())
+    frame = frame.withColumn(IN, F.monotonically_increasing_id())
     if time_col is not None:
         frame = frame.withColumn(TKEY, _time_key(frame, time_col))
-    check_rows(frame, source, type_col, time_col)
-    if time_col is not None:
-        frame = frame.orderBy(F.col(TKEY), F.col(ID)).drop(TKEY)
+        frame = frame.orderBy(F.col(TKEY), F.col(IN))
         frame = frame.withColumn(ID, F.monotonically_increasing_id())
+    else:
+        frame = frame.withColumn(ID, F.col(IN))
     cached = _persist(frame)
-    numbered, count = _positions(cached, ID)
-    numbered = numbered.drop(ID)
+    counts, sums = _partition_counts(cached, ID, _bad_conditions(time_col))
+    try:
+        report_bad_rows(cached, sums, source, type_col, time_col)
+    except DataError:
+        cached.unpersist()
+        raise
+    numbered = _with_positions(cached, ID, counts).drop(ID, IN, TKEY)
     if schema is None:
         schema = infer_schema(numbered, columns, kinds)
-    return Stream(numbered, count, columns, kinds, schema, source, (cached,))
+    return Stream(numbered, sum(counts.values()), columns, kinds, schema, source, (cached,))
 
 
 def _persist(frame: DataFrame) -> DataFrame:
