@@ -497,7 +497,7 @@ class _JsonFailure:
 
 
 def _json_lines(text: str) -> Iterator[tuple[int, object]]:
-    for line_number, line in enumerate(text.splitlines(), start=1):
+    for line_number, line in enumerate(text.split("\n"), start=1):  # not splitlines: U+2028 is data
         if not line.strip():
             continue
         try:

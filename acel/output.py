@@ -35,8 +35,21 @@ def clean(value: OptValue) -> OptValue:
     return value
 
 
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
 def _dumps(obj: object) -> str:
-    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False)
+    """Compact, sorted, UTF-8 JSON on one line.
+
+    The characters ``str.splitlines`` takes for line breaks besides the ones
+    JSON escapes anyway (U+0085, U+2028, U+2029) are escaped too, so that
+    every reader sees one object per line.
+    """
+    text = json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False)
+    for char, escaped in _LINE_BREAKS.items():
+        if char in text:
+            text = text.replace(char, escaped)
+    return text
 
 
 def event_json(event: Event) -> dict[str, object]:

@@ -393,3 +393,11 @@ def test_every_format_round_trips_with_a_schema(
     inferred_events, inferred = read_events(path, time_col="t")
     assert inferred_events == events  # (1 == 1.0: an int-looking float column may come back int)
     assert {kind for _, kind in inferred.kinds} <= {"int", "float", "str", "bool"}
+
+
+def test_jsonl_string_with_unicode_line_separator(tmp_path: Path) -> None:
+    """U+2028 inside a JSON string is data, not a line break."""
+    path = tmp_path / "e.jsonl"
+    path.write_text('{"type": "A", "s": "x\u2028y"}\n{"type": "A"}\n', encoding="utf-8")
+    events, _ = read_events(path)
+    assert [e.get("s") for e in events] == ["x\u2028y", None]
