@@ -21,6 +21,7 @@ the slow baseline on purpose; callers deduplicate matches.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -87,6 +88,9 @@ class NFAb:
     strategy: Strategy = "skip_till_any_match"
     within: Window | None = None
     loops: tuple[tuple[int, int], ...] = ()
+    slide: Window | None = None
+    """With a SLIDE (ACEL trend aggregation), a match must also fit one window
+    ``[k·s, k·s + w)``; matches that fit none count nowhere and are pruned."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,13 @@ class _Runner:
             return True
         lo = window_value(window, self.events, first)
         hi = window_value(window, self.events, last)
-        return hi - lo < window.size
+        if hi - lo >= window.size:
+            return False
+        slide = self.nfa.slide
+        if slide is None:
+            return True
+        # the window holding ``lo`` that reaches furthest starts at floor(lo / s)·s
+        return lo >= 0 and hi < math.floor(lo / slide.size) * slide.size + window.size
 
     def accept(self, comps: tuple[int, ...], buf: Buffer) -> None:
         if self.span_ok(buf[0][0], buf[-1][-1]):

@@ -175,13 +175,22 @@ def fragment_of(formula: Formula) -> Fragment:
 def complex_event(
     fragment: Fragment, events: Sequence[Event], comps: Sequence[int], buf: Buffer
 ) -> ComplexEvent:
-    """The complex event of a buffer: each event in its type and its AS variable."""
+    """The complex event of a buffer: each event in its type and its AS variable.
+
+    Segments come in time order and a variable receives each event at most
+    once, so every bag is already in canonical order (spec §2) and the
+    complex event is built directly, without ``ComplexEvent.make``'s sort.
+    """
     mu: dict[str, list[Event]] = {}
     for c, positions in zip(comps, buf):
-        comp = fragment.components[c]
-        for target in comp.targets():
-            mu.setdefault(target, []).extend(events[k] for k in positions)
-    return ComplexEvent.make(buf[0][0], buf[-1][-1], mu)
+        for target in fragment.components[c].targets():
+            bag = mu.get(target)
+            if bag is None:
+                bag = mu[target] = []
+            bag.extend(events[k] for k in positions)
+    return ComplexEvent(
+        buf[0][0], buf[-1][-1], tuple((var, tuple(mu[var])) for var in sorted(mu))
+    )
 
 
 def filter_holds(filt: Filter, ce: ComplexEvent) -> bool:
@@ -261,32 +270,68 @@ def _iterator(pred: BagPred) -> EdgePred:
     return check
 
 
-def compile_fragment(fragment: Fragment, window: Window | None = None) -> NFAb:
+def _feeding(fragment: Fragment, var: str) -> list[int]:
+    """The components whose events land in ``var``."""
+    return [c for c, comp in enumerate(fragment.components) if var in comp.targets()]
+
+
+def _exact(conjunct: Filter, fragment: Fragment) -> bool:
+    """Whether pushing ``conjunct`` onto the edges decides it exactly.
+
+    ``X[P]`` is checked on every event landing in ``X``.  ``X[INC/DEC/SAME(a)]``
+    is exact when at most one component outside a group feeds ``X``: a
+    Kleene one gets the iterator predicate, a single one gives a bag of one.
+    """
+    if isinstance(conjunct, VarPred):
+        return True
+    if isinstance(conjunct, BagPred):
+        feeding = _feeding(fragment, conjunct.var)
+        return not feeding or (len(feeding) == 1 and not fragment.in_group(feeding[0]))
+    return False
+
+
+def residual(fragment: Fragment) -> Fragment:
+    """The fragment with the exactly pushed conjuncts removed from its filters."""
+    wrappers: list[Wrapper] = []
+    projected = False
+    for wrapper in fragment.wrappers:
+        if isinstance(wrapper, tuple):
+            projected = True
+            wrappers.append(wrapper)
+            continue
+        if projected:
+            wrappers.append(wrapper)
+            continue
+        left = [c for c in _conjuncts(wrapper) if not _exact(c, fragment)]
+        if left:
+            combined = left[0]
+            for c in left[1:]:
+                combined = FilterAnd(combined, c)
+            wrappers.append(combined)
+    return Fragment(fragment.components, tuple(wrappers), fragment.groups)
+
+
+def compile_fragment(
+    fragment: Fragment, window: Window | None = None, slide: Window | None = None
+) -> NFAb:
     """The NFA^b of a fragment formula under skip-till-any-match, filters pushed down."""
     begins: list[list[EdgePred]] = [[] for _ in fragment.components]
     takes: list[list[EdgePred]] = [[] for _ in fragment.components]
     for conjunct in _pushable(fragment):
         if isinstance(conjunct, VarPred):
-            for c, comp in enumerate(fragment.components):
-                if conjunct.var in comp.targets():
-                    begins[c].append(_local(conjunct))
-                    takes[c].append(_local(conjunct))
-        elif isinstance(conjunct, BagPred):
-            feeding = [
-                c for c, comp in enumerate(fragment.components) if conjunct.var in comp.targets()
-            ]
-            if (
-                len(feeding) == 1
-                and fragment.components[feeding[0]].kleene
-                and not fragment.in_group(feeding[0])
-            ):
-                takes[feeding[0]].append(_iterator(conjunct))
+            for c in _feeding(fragment, conjunct.var):
+                begins[c].append(_local(conjunct))
+                takes[c].append(_local(conjunct))
+        elif isinstance(conjunct, BagPred) and _exact(conjunct, fragment):
+            for c in _feeding(fragment, conjunct.var):
+                if fragment.components[c].kleene:
+                    takes[c].append(_iterator(conjunct))
     specs = tuple(
         ComponentSpec(comp.type, comp.kleene, begin=_all(begins[c]), take=_all(takes[c]))
         for c, comp in enumerate(fragment.components)
     )
     loops = tuple((e, s) for s, e in fragment.groups)
-    return NFAb(specs, "skip_till_any_match", window, loops)
+    return NFAb(specs, "skip_till_any_match", window, loops, slide)
 
 
 # --------------------------------------------------------------------- running
@@ -313,7 +358,9 @@ def run(query: Query, stream: Sequence[Event], schema: Schema | None = None
     """
     del schema  # the fragment has no NEXT, so the schema's types are not needed
     fragment = fragment_of(query.formula)
-    nfa = compile_fragment(fragment, query.within)
+    slide = query.slide if query.returns is not None else None
+    nfa = compile_fragment(fragment, query.within, slide)
+    fragment = residual(fragment)
     partitions = split_partitions(stream, query.partition_by)
     for partition in partitions:
         check_window_attribute(query.within, partition.events)
