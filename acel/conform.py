@@ -1,0 +1,257 @@
+"""``acel conform``: run several engines on one query and compare their answers.
+
+On the user's data, or on random streams generated over the query's schema,
+every chosen engine must give the same JSON Lines (spec §12).  At the first
+disagreement the stream is shrunk by delta debugging (Zeller's ddmin: drop
+chunks of events while the engines still disagree) to a small example, which
+is printed with each engine's answer.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acel.ast import (
+    Compare,
+    Expr,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    InList,
+    Lit,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    Query,
+    VarPred,
+)
+from acel.errors import AcelError
+from acel.events import Event, Value
+from acel.schema import Schema
+
+Engine = Callable[[Query, Sequence[Event], Schema], list[Any]]
+
+ORACLE_LIMIT = 12
+"""Streams longer than this are not given to the (exponential) oracle by default."""
+
+
+def _module_run(module: str, attr: str = "run") -> Engine:
+    def run(query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
+        return list(getattr(importlib.import_module(module), attr)(query, stream, schema))
+
+    return run
+
+
+def _sase(query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
+    sase = importlib.import_module("acel.reference.sase")
+    if query.returns is None:
+        raise AcelError("engine sase compares only RETURN queries of the SASE+ fragment")
+    return list(sase.two_step_trend(query, stream, schema))
+
+
+def _spark(query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
+    spark = importlib.import_module("acel.spark_backend")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "stream.jsonl"
+        path.write_text("".join(json.dumps(e.as_dict()) + "\n" for e in stream))
+        return list(spark.run_to_results(query, str(path), schema=schema))
+
+
+ENGINES: dict[str, Engine] = {
+    "oracle": _module_run("acel.reference.oracle"),
+    "automaton": _module_run("acel.acea.naive"),
+    "optimized": _module_run("acel.acea.engine"),
+    "sase": _sase,
+    "spark": _spark,
+}
+
+
+def answer(engine: str, query: Query, stream: Sequence[Event], schema: Schema) -> list[str]:
+    """An engine's answer as sorted JSON Lines, or one line naming its error."""
+    from acel.output import to_json_lines
+
+    try:
+        return to_json_lines(ENGINES[engine](query, stream, schema))
+    except AcelError as error:
+        return [f"error: {error}"]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A stream on which the engines' answers differ."""
+
+    stream: tuple[Event, ...]
+    answers: dict[str, list[str]]
+
+    def report(self) -> str:
+        lines = [f"the engines disagree on this stream of {len(self.stream)} event(s):"]
+        lines += ["  " + json.dumps(e.as_dict(), sort_keys=True) for e in self.stream]
+        for engine, out in self.answers.items():
+            lines.append(f"{engine} ({len(out)} line(s)):")
+            lines += ["  " + line for line in out] or ["  (nothing)"]
+        return "\n".join(lines)
+
+
+def disagree(engines: Sequence[str], query: Query, stream: Sequence[Event], schema: Schema) -> dict[str, list[str]] | None:
+    """The engines' answers when they differ, else ``None``."""
+    answers = {engine: answer(engine, query, stream, schema) for engine in engines}
+    first = next(iter(answers.values()))
+    if all(out == first for out in answers.values()):
+        return None
+    return answers
+
+
+def renumber(events: Iterable[Event]) -> tuple[Event, ...]:
+    """A sub-stream as a stream of its own: positions 0, 1, ..."""
+    return tuple(e.at(k) for k, e in enumerate(events))
+
+
+def shrink(engines: Sequence[str], query: Query, stream: Sequence[Event], schema: Schema) -> Disagreement:
+    """Delta debugging: a small sub-stream on which the engines still disagree."""
+    current = list(stream)
+    chunks = 2
+    while len(current) >= 2:
+        size = max(1, len(current) // chunks)
+        reduced = False
+        for start in range(0, len(current), size):
+            candidate = current[:start] + current[start + size:]
+            if candidate and disagree(engines, query, renumber(candidate), schema) is not None:
+                current = candidate
+                chunks = max(chunks - 1, 2)
+                reduced = True
+                break
+        if not reduced:
+            if size == 1:
+                break
+            chunks = min(len(current), chunks * 2)
+    final = renumber(current)
+    answers = disagree(engines, query, final, schema)
+    assert answers is not None
+    return Disagreement(final, answers)
+
+
+# ------------------------------------------------------------ generated streams
+
+
+def _literals_by_attribute(query: Query) -> dict[str, set[Value]]:
+    """Literals the query compares each attribute with, to aim generated values."""
+    found: dict[str, set[Value]] = {}
+
+    def expr_attrs(expr: Expr) -> list[str]:
+        from acel.ast import Attr, BinOp, Neg
+
+        if isinstance(expr, Attr):
+            return [expr.name]
+        if isinstance(expr, BinOp):
+            return expr_attrs(expr.left) + expr_attrs(expr.right)
+        if isinstance(expr, Neg):
+            return expr_attrs(expr.operand)
+        return []
+
+    def pred(p: Pred) -> None:
+        if isinstance(p, Compare):
+            for side, other in ((p.left, p.right), (p.right, p.left)):
+                if isinstance(other, Lit):
+                    for name in expr_attrs(side):
+                        found.setdefault(name, set()).add(other.value)
+        elif isinstance(p, InList):
+            for name in expr_attrs(p.expr):
+                found.setdefault(name, set()).update(p.values)
+        elif isinstance(p, (PredAnd, PredOr)):
+            pred(p.left)
+            pred(p.right)
+        elif isinstance(p, PredNot):
+            pred(p.operand)
+
+    def filt(f: Filter) -> None:
+        if isinstance(f, VarPred):
+            pred(f.pred)
+        elif isinstance(f, (FilterAnd, FilterOr)):
+            filt(f.left)
+            filt(f.right)
+
+    def formula(node: object) -> None:
+        if isinstance(node, FilterF):
+            filt(node.filter)
+        for child in getattr(node, "__dict__", {}).values():
+            if hasattr(child, "__dataclass_fields__"):
+                formula(child)
+
+    formula(query.formula)
+    return found
+
+
+def generate_stream(query: Query, schema: Schema, length: int, rng: random.Random, sample: Sequence[Event] = ()) -> tuple[Event, ...]:
+    """A random stream over the schema, values drawn near the query's literals.
+
+    With ``sample`` (events of the user's data), values are also drawn from it.
+    """
+    pools: dict[str, list[Value]] = {}
+    literals = _literals_by_attribute(query)
+    for attr in schema.all_attributes():
+        pool: list[Value] = []
+        for value in literals.get(attr, ()):
+            pool.append(value)
+            if isinstance(value, int) and not isinstance(value, bool):
+                pool += [value - 1, value + 1]
+        pool += [e.get(attr) for e in sample[:200] if e.get(attr) is not None]  # type: ignore[misc]
+        kind = schema.kind(attr)
+        if kind == "str" or any(isinstance(v, str) for v in pool):
+            pool += ["a", "b"]
+        else:
+            pool += [0, 1, 2, 3]
+        pools[attr] = pool
+    types = list(schema.type_names())
+    events = []
+    for k in range(length):
+        type_name = rng.choice(types)
+        attrs: dict[str, Value | None] = {"type": type_name}
+        for attr in schema.attributes(type_name)[1:]:
+            attrs[attr] = None if rng.random() < 0.05 else rng.choice(pools[attr])
+        events.append(Event.make(k, attrs))
+    return tuple(events)
+
+
+def conform(
+    query: Query,
+    schema: Schema,
+    engines: Sequence[str],
+    *,
+    stream: Sequence[Event] | None = None,
+    generate: int = 0,
+    length: int = 8,
+    seed: int = 0,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> tuple[int, Disagreement | None]:
+    """Compare the engines on ``stream`` and/or ``generate`` random streams.
+
+    Returns how many streams were compared and the first disagreement, shrunk.
+    """
+    for name in engines:
+        if name not in ENGINES:
+            raise AcelError(f"unknown engine {name!r} (choose from {', '.join(ENGINES)})")
+    if len(engines) < 2:
+        raise AcelError("conform needs at least two engines")
+    compared = 0
+    if stream is not None:
+        compared += 1
+        if disagree(engines, query, stream, schema) is not None:
+            progress("disagreement on the data; shrinking it")
+            return compared, shrink(engines, query, stream, schema)
+    rng = random.Random(seed)
+    for index in range(generate):
+        candidate = generate_stream(query, schema, rng.randint(1, length), rng, stream or ())
+        compared += 1
+        if disagree(engines, query, candidate, schema) is not None:
+            progress(f"disagreement on generated stream {index + 1}; shrinking it")
+            return compared, shrink(engines, query, candidate, schema)
+    return compared, None
