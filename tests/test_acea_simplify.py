@@ -7,7 +7,7 @@ from acel.acea.naive import evaluate
 from acel.acea.simplify import contradictory, fold_expr, simplify
 from acel.compiler import compile_formula
 from acel.reference import oracle
-from hypothesis import given
+from hypothesis import given, settings
 from strategies import TEST_SCHEMA, formulas, streams
 
 from acel.ast import Formula
@@ -15,6 +15,7 @@ from acel.events import Event
 from acel.parser import parse_formula
 
 
+@settings(max_examples=50)  # a lighter echo of test_compiler_oracle
 @given(formulas(max_depth=3), streams(max_len=6))
 def test_simplify_keeps_results(formula: Formula, stream: list[Event]) -> None:
     automaton = compile_formula(formula, TEST_SCHEMA)

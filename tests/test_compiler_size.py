@@ -7,12 +7,13 @@ from functools import reduce
 from acel.compiler import compile_formula
 from acel.compiler.compile import expand
 from acel.compiler.size import formula_size, is_linear, state_bound
-from hypothesis import given
+from hypothesis import given, settings
 from strategies import TEST_SCHEMA, formulas
 
 from acel.ast import And, Atom, Formula, Plus, Seq
 
 
+@settings(max_examples=80)
 @given(formulas())
 def test_states_within_the_bound(formula: Formula) -> None:
     expanded = expand(formula, TEST_SCHEMA)

@@ -15,7 +15,7 @@ from typing import Any
 
 from acel.acea import naive
 from acel.compiler import compile_formula
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, streams
 from test_compiler_oracle import check_formula
@@ -88,6 +88,7 @@ def stress_formulas(draw: Any, depth: int = 3) -> Formula:
 SMALL = TEST_SCHEMA
 
 
+@settings(max_examples=100)  # lowered for CI time; thorough runs use their own profile
 @given(stress_formulas(), streams(max_len=5))
 def test_stress_formulas_agree_with_oracle(formula: Formula, stream: list[Event]) -> None:
     check_formula(formula, stream)
