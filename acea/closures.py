@@ -100,6 +100,31 @@ def required_types(transition: Transition) -> frozenset[str] | None:
 # ------------------------------------------------------------- code generation
 
 
+_FAST = (int, float, str)
+
+
+def _fast_compare(op: str) -> Callable[[Any, Any], Any]:
+    """``compare(op, ·, ·)`` with a fast path for two ints, floats or strings."""
+    import operator
+
+    fn = {
+        "=": operator.eq,
+        "!=": operator.ne,
+        "<": operator.lt,
+        "<=": operator.le,
+        ">": operator.gt,
+        ">=": operator.ge,
+    }[op]
+
+    def cmp(left: Any, right: Any) -> Any:
+        tl = type(left)
+        if tl is type(right) and tl in _FAST:
+            return fn(left, right)
+        return compare(op, left, right)
+
+    return cmp
+
+
 def _and3(*values: Any) -> Any:
     unknown = False
     for v in values:
@@ -159,10 +184,14 @@ def _finish(name: str) -> Callable[[Any], Any]:
     return lambda v: fin(identity if v is None else v)
 
 
+_OPNAMES = {"=": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
 class _Gen:
     """Accumulates constants/helpers in a namespace while writing source text."""
 
-    def __init__(self) -> None:
+    def __init__(self, special: RPred | None = None) -> None:
+        self.special = special
         self.ns: dict[str, Any] = {
             "_arith": arith,
             "_cmp": compare,
@@ -173,6 +202,11 @@ class _Gen:
             "_neg": _neg,
             "_Event": Event,
         }
+
+    def helper(self, name: str, make: Callable[[], Any]) -> str:
+        if name not in self.ns:
+            self.ns[name] = make()
+        return name
 
     def const(self, value: Any) -> str:
         name = f"_k{len(self.ns)}"
@@ -208,10 +242,13 @@ class _Gen:
 
     def pred3(self, p: RPred, regs: dict[str, str]) -> str:
         """Source of a three-valued predicate (True / False / None)."""
+        if self.special is not None and p is self.special:
+            return "K"
         if isinstance(p, TrueP):
             return "True"
         if isinstance(p, Cmp):
-            return f"_cmp({p.op!r}, {self.expr(p.left, regs)}, {self.expr(p.right, regs)})"
+            fn = self.helper(f"_cmp_{_OPNAMES[p.op]}", lambda: _fast_compare(p.op))
+            return f"{fn}({self.expr(p.left, regs)}, {self.expr(p.right, regs)})"
         if isinstance(p, In):
             values = self.const(tuple(p.values))
             return f"_in3({self.expr(p.operand, regs)}, {values}, {p.negated!r})"
@@ -284,6 +321,29 @@ def compile_transition(
             lines.append(f"    if {gen.expr(c.operand, new_regs)} is not None: return None")
         else:
             lines.append(f"    if {gen.pred3(c, new_regs)} is not True: return None")
+    tau, payload = _tau_and_payload(gen, transition, live, items, new_regs)
+    lines.append(f"    return ({tau}, {payload})")
+    source = "\n".join(lines)
+    namespace = gen.ns
+    exec(compile(source, f"<acea transition {index}>", "exec"), namespace)  # noqa: S102
+    return CompiledTransition(
+        transition,
+        index,
+        transition.target,
+        required_types(transition),
+        namespace["fire"],
+        source,
+    )
+
+
+def _tau_and_payload(
+    gen: _Gen,
+    transition: Transition,
+    live: dict[int, tuple[str, ...]],
+    items: Sequence[TrendItem] | None,
+    new_regs: dict[str, str],
+) -> tuple[str, str]:
+    """Source of the target registers and of the payload (see :class:`CompiledTransition`)."""
     target_live = live[transition.target]
     tau = "(" + "".join(f"{new_regs.get(r, 'None')}, " for r in target_live) + ")"
     if items is None:
@@ -316,18 +376,7 @@ def compile_transition(
             fold = gen.const(_fold(item.func))
             contribs.append(f"{fold}((" + "".join(v + ", " for v in values) + "))")
         payload = "(" + "".join(c + ", " for c in contribs) + ")" if relevant else "None"
-    lines.append(f"    return ({tau}, {payload})")
-    source = "\n".join(lines)
-    namespace = gen.ns
-    exec(compile(source, f"<acea transition {index}>", "exec"), namespace)  # noqa: S102
-    return CompiledTransition(
-        transition,
-        index,
-        transition.target,
-        required_types(transition),
-        namespace["fire"],
-        source,
-    )
+    return tau, payload
 
 
 def _fold(func: str) -> Callable[[tuple[Any, ...]], Any]:
@@ -394,3 +443,78 @@ def compile_automaton(
         tuple(by_type),
         tuple(tuple(lst) for lst in any_type),
     )
+
+
+def compile_range_transition(
+    transition: Transition,
+    index: int,
+    live: dict[int, tuple[str, ...]],
+    items: Sequence[TrendItem] | None,
+    copies: frozenset[str],
+    key_atom: Cmp,
+) -> FireFn:
+    """Generate ``parts(tau, attrs, time)`` for a transition indexed on one register.
+
+    The transition reads the source's key register only through ``copies``
+    (registers assigned ``Reg(key)``), and those only in ``key_atom`` (a
+    comparison of a copy with an expression ``y`` that reads no copy).  So,
+    for the fixed other registers in ``tau`` (the key slot may hold anything),
+    ``parts`` returns ``None`` when the predicate fails whatever the key atom
+    says, else ``(tau', payload, y, when_true, when_false, when_null)``: the
+    target, the payload and ``y`` do not depend on the key, and the three
+    flags say whether the predicate holds when the key atom is true, false
+    or unknown.
+    """
+    gen = _Gen(special=key_atom)
+    src_regs = {reg: f"o[{i}]" for i, reg in enumerate(live[transition.source])}
+    lines = ["def parts(o, a, t):"]
+    new_regs: dict[str, str] = {}
+    for n, (reg, expr) in enumerate(transition.assignment):
+        if reg in copies:
+            continue
+        local = f"v{n}"
+        lines.append(f"    {local} = {gen.expr(expr, src_regs)}")
+        new_regs[reg] = local
+    other = key_atom.right if isinstance(key_atom.left, Reg) and key_atom.left.name in copies else key_atom.left
+    pred = transition.predicate
+    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    with_key: list[RPred] = []
+    for c in conjuncts:
+        if not _mentions(c, key_atom):
+            lines.append(f"    if {gen.pred3(c, new_regs)} is not True: return None")
+        else:
+            with_key.append(c)
+    lines.append(f"    y = {gen.expr(other, new_regs)}")
+    body = gen.pred3(with_key[0] if len(with_key) == 1 else PAnd(tuple(with_key)), new_regs)
+    lines.append(f"    p = lambda K: {body}")
+    lines.append("    w1 = p(True) is True")
+    lines.append("    w0 = p(False) is True")
+    lines.append("    wn = p(None) is True")
+    lines.append("    if not (w1 or w0 or wn): return None")
+    tau, payload = _tau_and_payload(gen, transition, live, items, new_regs)
+    lines.append(f"    return ({tau}, {payload}, y, w1, w0, wn)")
+    source = "\n".join(lines)
+    namespace = gen.ns
+    exec(compile(source, f"<acea range transition {index}>", "exec"), namespace)  # noqa: S102
+    fn: FireFn = namespace["parts"]
+    return fn
+
+
+def _mentions(pred: RPred, atom: RPred) -> bool:
+    if pred is atom:
+        return True
+    if isinstance(pred, (PAnd, POr)):
+        return any(_mentions(o, atom) for o in pred.operands)
+    if isinstance(pred, PNot):
+        return _mentions(pred.operand, atom)
+    return False
+
+
+def compile_event_expr(expr: RExpr) -> Callable[[dict[str, Any], int], Any]:
+    """An expression that reads no register, as a function of ``(attrs, time)``."""
+    gen = _Gen()
+    source = f"def value(a, t):\n    return {gen.expr(expr, {})}"
+    namespace = gen.ns
+    exec(compile(source, "<acea event expression>", "exec"), namespace)  # noqa: S102
+    fn: Callable[[dict[str, Any], int], Any] = namespace["value"]
+    return fn

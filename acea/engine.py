@@ -27,6 +27,7 @@ from typing import Any
 from acel.acea.ambiguity import coreachable_states, is_unambiguous
 from acel.acea.closures import CompiledAutomaton, TrendItem, compile_automaton
 from acel.acea.dag import Edge, Node, compact, enumerate_complex_events, make_node
+from acel.acea.indexed import Classes, Group, plan_indexes
 from acel.acea.model import ACEA
 from acel.acea.trend import (
     identity_vector,
@@ -229,8 +230,13 @@ def aggregate_partition(
     events: Sequence[Event],
     plan: WindowPlan,
     starts: range | None = None,
+    use_index: bool = True,
 ) -> dict[Row, tuple[Any, ...]]:
-    """Per row (window), the vector ``[count, acc...]`` over all accepting runs."""
+    """Per row (window), the vector ``[count, acc...]`` over all accepting runs.
+
+    Configurations of indexed states (:mod:`acea.indexed`) persist in
+    per-group Fenwick indexes; all others are rebuilt at every step.
+    """
     merge, extend = vector_ops(items)
     unit = identity_vector(items, 1)
     initial = ca.automaton.initial
@@ -241,13 +247,29 @@ def aggregate_partition(
     empty: tuple[Any, ...] = ()
     prune = plan.within is not None and plan.monotone
     class_alive = plan.class_alive
+
+    def merge_classes(a: Classes, b: Classes) -> Classes:
+        out = dict(a)
+        for c, v in b.items():
+            old = out.get(c)
+            out[c] = v if old is None else merge(old, v)
+        return out
+
+    plans = plan_indexes(ca, items) if use_index else {}
+    all_attrs = [dict(e.attrs) for e in events] if plans else []
+    universes = {q: p.universe_values(all_attrs) for q, p in plans.items()}
+    groups: dict[int, dict[tuple[Any, ...], Group]] = {q: {} for q in plans}
+    max_class: Any = None
+
     for k, event in enumerate(events):
-        if starts is not None and k >= starts.stop and not active:
+        if starts is not None and k >= starts.stop and not active and not any(
+            g for g in groups.values()
+        ):
             break
-        attrs = dict(event.attrs)
+        attrs = all_attrs[k] if plans else dict(event.attrs)
         etype = attrs.get("type")
-        new: dict[tuple[int, tuple[Any, ...]], dict[Any, tuple[Any, ...]]] = {}
-        sources: list[tuple[int, tuple[Any, ...], dict[Any, tuple[Any, ...]]]] = []
+        new: dict[tuple[int, tuple[Any, ...]], Classes] = {}
+        sources: list[tuple[int, tuple[Any, ...], Classes]] = []
         for (state, tau), classes in active.items():
             if prune:
                 classes = {c: v for c, v in classes.items() if class_alive(c, k)}
@@ -258,6 +280,55 @@ def aggregate_partition(
             c0 = plan.class_of(k)
             if c0 is not None:
                 sources.append((initial, empty, {c0: unit}))
+                if max_class is None or c0 > max_class:
+                    max_class = c0
+        # indexed states: range transitions query the index, others scan the group
+        for q, by_rest in groups.items():
+            if not by_rest:
+                continue
+            if prune and max_class is not None and not class_alive(max_class, k):
+                by_rest.clear()
+                continue
+            iplan = plans[q]
+            pos = iplan.position
+            for rest, group in by_rest.items():
+                if prune and group.inserted > group.rebuilt_size + 64:
+                    group.rebuild(lambda c, _k=k: class_alive(c, _k))
+                probe = rest[:pos] + (None,) + rest[pos:]
+                for ct in candidates(q, etype):
+                    if ct.index in iplan.identity:
+                        continue
+                    rt = iplan.ranged.get(ct.index)
+                    if rt is not None:
+                        res = rt.parts(probe, attrs, k)
+                        if res is None:
+                            continue
+                        found = group.query(rt.op, res[2], res[3], res[4], res[5])
+                        if found is None:
+                            continue
+                        if prune:
+                            found = {c: v for c, v in found.items() if class_alive(c, k)}
+                        sources_here = [(res[0], res[1], found)]
+                    else:
+                        sources_here = []
+                        for value, classes in group.entries.items():
+                            tau = rest[:pos] + (value,) + rest[pos:]
+                            fired = ct.fire(tau, attrs, k)
+                            if fired is not None:
+                                if prune:
+                                    classes = {
+                                        c: v for c, v in classes.items() if class_alive(c, k)
+                                    }
+                                sources_here.append((fired[0], fired[1], classes))
+                    for ntau, contrib, classes in sources_here:
+                        key = (ct.target, ntau)
+                        target = new.get(key)
+                        if target is None:
+                            target = new[key] = {}
+                        for c, vec in classes.items():
+                            v = vec if contrib is None else extend(vec, contrib)
+                            old = target.get(c)
+                            target[c] = v if old is None else merge(old, v)
         for state, tau, classes in sources:
             for ct in candidates(state, etype):
                 res = ct.fire(tau, attrs, k)
@@ -272,13 +343,139 @@ def aggregate_partition(
                     v = vec if contrib is None else extend(vec, contrib)
                     old = target.get(c)
                     target[c] = v if old is None else merge(old, v)
-        for (state, _), classes in new.items():
+        active = {}
+        for key, classes in new.items():
+            state = key[0]
             if state in finals:
                 for c, vec in classes.items():
                     for row in plan.targets(c, k):
                         old = rows.get(row)
                         rows[row] = vec if old is None else merge(old, vec)
-        active = new
+            iplan = plans.get(state)
+            if iplan is None:
+                active[key] = classes
+                continue
+            tau = key[1]
+            pos = iplan.position
+            rest = tau[:pos] + tau[pos + 1 :]
+            group = groups[state].get(rest)
+            if group is None:
+                group = groups[state][rest] = Group(universes[state], merge_classes)
+            group.add(tau[pos], classes)
+    return rows
+
+
+def aggregate_single(
+    ca: CompiledAutomaton,
+    items: Sequence[TrendItem],
+    events: Sequence[Event],
+    plan: WindowPlan,
+    starts: range | None = None,
+    use_index: bool = True,
+) -> dict[Row, tuple[Any, ...]]:
+    """:func:`aggregate_partition` when one start class at most is alive at a time.
+
+    Same propagation with plain vectors instead of class maps; everything is
+    dropped when the position enters another window (:meth:`WindowPlan.window_of`).
+    """
+    merge, extend = vector_ops(items)
+    unit = identity_vector(items, 1)
+    initial = ca.automaton.initial
+    finals = ca.automaton.finals
+    candidates = ca.candidates
+    rows: dict[Row, tuple[Any, ...]] = {}
+    active: dict[tuple[int, tuple[Any, ...]], tuple[Any, ...]] = {}
+    empty: tuple[Any, ...] = ()
+    windowed = plan.within is not None
+    plans = plan_indexes(ca, items) if use_index else {}
+    all_attrs = [dict(e.attrs) for e in events] if plans else []
+    universes = {q: p.universe_values(all_attrs) for q, p in plans.items()}
+    groups: dict[int, dict[tuple[Any, ...], Group]] = {q: {} for q in plans}
+    current: Any = 0
+
+    def has_work() -> bool:
+        return bool(active) or any(bool(g) for g in groups.values())
+
+    for k, event in enumerate(events):
+        if starts is not None and k >= starts.stop and not has_work():
+            break
+        if windowed:
+            window = plan.window_of(k)
+            if window != current:
+                current = window
+                active = {}
+                for by_rest in groups.values():
+                    by_rest.clear()
+        if current is None:
+            continue
+        attrs = all_attrs[k] if plans else dict(event.attrs)
+        etype = attrs.get("type")
+        new: dict[tuple[int, tuple[Any, ...]], tuple[Any, ...]] = {}
+        for q, by_rest in groups.items():
+            iplan = plans[q]
+            pos = iplan.position
+            for rest, group in by_rest.items():
+                probe = rest[:pos] + (None,) + rest[pos:]
+                answers: dict[tuple[Any, ...], Any] = {}
+                for ct in candidates(q, etype):
+                    if ct.index in iplan.identity:
+                        continue
+                    rt = iplan.ranged.get(ct.index)
+                    if rt is not None:
+                        res = rt.parts(probe, attrs, k)
+                        if res is None:
+                            continue
+                        question = (rt.op, res[2], res[3], res[4], res[5])
+                        if question in answers:
+                            found = answers[question]
+                        else:
+                            found = answers[question] = group.query(*question)
+                        if found is None:
+                            continue
+                        key = (ct.target, res[0])
+                        v = found if res[1] is None else extend(found, res[1])
+                        old = new.get(key)
+                        new[key] = v if old is None else merge(old, v)
+                        continue
+                    for value, vec in group.entries.items():
+                        tau = rest[:pos] + (value,) + rest[pos:]
+                        fired = ct.fire(tau, attrs, k)
+                        if fired is None:
+                            continue
+                        key = (ct.target, fired[0])
+                        v = vec if fired[1] is None else extend(vec, fired[1])
+                        old = new.get(key)
+                        new[key] = v if old is None else merge(old, v)
+        sources = list(active.items())
+        if starts is None or k in starts:
+            sources.append(((initial, empty), unit))
+        for (state, tau), vec in sources:
+            for ct in candidates(state, etype):
+                res = ct.fire(tau, attrs, k)
+                if res is None:
+                    continue
+                key = (ct.target, res[0])
+                v = vec if res[1] is None else extend(vec, res[1])
+                old = new.get(key)
+                new[key] = v if old is None else merge(old, v)
+        active = {}
+        row = current if windowed else None
+        for key, vec in new.items():
+            state = key[0]
+            if state in finals:
+                old = rows.get(row)
+                rows[row] = vec if old is None else merge(old, vec)
+            iplan = plans.get(state)
+            if iplan is None:
+                active[key] = vec
+                continue
+            tau = key[1]
+            pos = iplan.position
+            rest = tau[:pos] + tau[pos + 1 :]
+            group = groups[state].get(rest)
+            if group is None:
+                group = groups[state][rest] = Group(universes[state], merge)
+            group.add(tau[pos], vec)
     return rows
 
 
@@ -378,7 +575,8 @@ def _trend(
         ca = compile_automaton(automaton, items)
         for partition in partitions:
             plan = WindowPlan.of(query, partition.events)
-            vectors = aggregate_partition(ca, items, partition.events, plan, start_positions)
+            aggregate = aggregate_single if plan.single_class() else aggregate_partition
+            vectors = aggregate(ca, items, partition.events, plan, start_positions)
             rows.extend(_rows_from_vectors(query, partition, items, vectors))
         return rows
     ca = compile_automaton(automaton)

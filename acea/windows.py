@@ -65,6 +65,29 @@ class WindowPlan:
 
     # ------------------------------------------------------------ trend mode
 
+    def single_class(self) -> bool:
+        """Whether at most one start class is alive at any step (no WITHIN, or
+        monotone windows that do not overlap: ``SLIDE s ≥ WITHIN w``).
+
+        Then trend vectors need no per-class maps: all work is simply reset
+        when the current position enters another window (GRETA's tumbling
+        windows).
+        """
+        if self.within is None:
+            return self.slide is None
+        return self.slide is not None and self.monotone and self.slide.size >= self.within.size
+
+    def window_of(self, k: int) -> Any:
+        """In single-class mode: the one window holding position ``k`` (or ``None``)."""
+        if self.within is None:
+            return 0
+        assert self.slide is not None
+        v = self.coords[k]
+        if v < 0:
+            return None
+        c = math.floor(v / self.slide.size)
+        return c if v - c * self.slide.size < self.within.size else None
+
     def class_of(self, i: int) -> Any:
         """The start class of a run starting at ``i`` (``None``: it counts nowhere)."""
         if self.within is None:
