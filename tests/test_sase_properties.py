@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from acel.reference import oracle
-from acel.reference.sase import parse_sase, run_sase, translate, two_step_trend
+from acel.reference.sase import parse_sase, run, run_sase, translate, two_step_trend
 from acel.reference.sase.ast import SaseQuery
 from acel.reference.sase.translate import return_outputs, return_variable
 from hypothesis import given
@@ -24,6 +24,7 @@ from strategies import TEST_SCHEMA, streams
 from acel.ast import CountStar, Query, ReturnAgg, ReturnItem, Window
 from acel.clauses import Match, TrendRow
 from acel.events import Event
+from acel.parser import parse_query
 
 ATTRS = {"A": ("x", "y"), "B": ("x", "y"), "C": ("x",)}
 OPS = ("<", "<=", ">", ">=", "=", "!=")
@@ -156,3 +157,47 @@ def trend_queries_of_the_fragment(draw: Any) -> Query:
 @given(trend_queries_of_the_fragment(), streams(TEST_SCHEMA, max_len=7))
 def test_two_step_trend_equals_the_oracle(query: Query, stream: list[Event]) -> None:
     assert two_step_trend(query, stream, TEST_SCHEMA) == oracle.run(query, stream, TEST_SCHEMA)
+
+
+@st.composite
+def fragment_texts(draw: Any) -> str:
+    """ACEL formulas of the two-step fragment beyond SASE+: shared variables, type
+    variables, bare types, ``T+ AS v`` and one grouped iteration ``(c1 ; c2)+``."""
+    n = draw(st.integers(1, 4))
+    parts = []
+    for _ in range(n):
+        t = draw(st.sampled_from(("A", "B", "C")))
+        v = draw(st.sampled_from(("p", "q")))
+        parts.append(
+            draw(st.sampled_from((t, f"{t} AS {v}", f"({t} AS {v})+", f"{t}+", f"{t}+ AS {v}")))
+        )
+    if n >= 2 and draw(st.booleans()):
+        lo = draw(st.integers(0, n - 2))
+        hi = draw(st.integers(lo + 1, n - 1))
+        inner = parts[lo : hi + 1]
+        if len(inner) > 1 or "+" not in inner[0]:  # ((A AS p)+)+ is nested deeper
+            parts = parts[:lo] + [f"({' ; '.join(inner)})+"] + parts[hi + 1 :]
+    text = " ; ".join(parts)
+    filters = []
+    for _ in range(draw(st.integers(0, 3))):
+        var = draw(st.sampled_from(("A", "B", "C", "p", "q")))
+        attr = draw(st.sampled_from(("x", "y")))
+        if draw(st.booleans()):
+            filters.append(f"{var}[{draw(st.sampled_from(('INC', 'DEC', 'SAME')))}({attr})]")
+        else:
+            filters.append(f"{var}[{attr} {draw(st.sampled_from(OPS))} {draw(st.integers(0, 3))}]")
+    if filters:
+        joiner = draw(st.sampled_from((" AND ", " OR ")))
+        text = f"{text} FILTER {joiner.join(filters)}"
+    if draw(st.booleans()):
+        text = f"PROJECT[p, A]({text})"
+    return text
+
+
+@given(fragment_texts(), st.booleans(), streams(TEST_SCHEMA, max_len=6))
+def test_two_step_equals_the_oracle_on_the_whole_fragment(
+    text: str, trend: bool, stream: list[Event]
+) -> None:
+    prefix = "RETURN COUNT(*), SUM(A.x), COUNT(p), MAX(q.y) PATTERN " if trend else ""
+    query = parse_query(prefix + text)
+    assert run(query, stream, TEST_SCHEMA) == oracle.run(query, stream, TEST_SCHEMA)
