@@ -334,6 +334,8 @@ def events_from_rows(
     _raise_problems(source, sorted(found, key=lambda p: p.row))
     if time_col is not None:
         good.sort(key=lambda item: item[0])  # stable: ties keep input order
+    if schema is not None and time_col is not None:
+        schema = _with_time_column(schema, time_col, good)
     if schema is None:
         schema = infer_schema((attrs, values) for _, attrs, values in good)
         floats = {a for a, k in schema.kinds if k == "float"}
@@ -343,6 +345,31 @@ def events_from_rows(
                     attrs[column] = float(attrs[column])
     events = [Event.make(position, attrs) for position, (_, attrs, _) in enumerate(good)]
     return events, schema
+
+
+def _with_time_column(
+    schema: Schema, time_col: str, good: Sequence[tuple[object, Mapping[str, Value], object]]
+) -> Schema:
+    """The given schema plus the time column for every type that carries it.
+
+    The time column stays an ordinary attribute (spec §1) even when the schema
+    file does not list it, so engines that copy only schema attributes keep it.
+    """
+    carriers = {attrs["type"] for _, attrs, _ in good if time_col in attrs}
+    types = {t: list(schema.attributes(t)[1:]) for t in schema.type_names()}
+    changed = False
+    for type_name, attrs in types.items():
+        if type_name in carriers and time_col not in attrs:
+            attrs.append(time_col)
+            changed = True
+    if not changed:
+        return schema
+    kinds = dict(schema.kinds)
+    if time_col not in kinds:
+        seen = {kind_of(attrs[time_col]) for _, attrs, _ in good if time_col in attrs}
+        if len(seen) == 1 or seen == {"int", "float"}:
+            kinds[time_col] = "float" if "float" in seen else seen.pop()
+    return Schema.of(types, kinds)
 
 
 def infer_schema(records: Iterable[tuple[Mapping[str, Value], Mapping[str, OptValue]]]) -> Schema:

@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acel.errors import DataError
@@ -376,6 +376,7 @@ def _write(records: list[dict[str, object]], path: Path, columns: list[str]) -> 
         pq.write_table(pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in records]), path)
 
 
+@settings(max_examples=max(20, settings.default.max_examples // 3))  # writes files
 @given(typed_records(), st.sampled_from([".jsonl", ".csv", ".parquet"]))
 def test_every_format_round_trips_with_a_schema(
     tmp_path_factory: pytest.TempPathFactory, data: tuple[Schema, list[dict[str, object]]], suffix: str
@@ -401,3 +402,12 @@ def test_jsonl_string_with_unicode_line_separator(tmp_path: Path) -> None:
     path.write_text('{"type": "A", "s": "x\u2028y"}\n{"type": "A"}\n', encoding="utf-8")
     events, _ = read_events(path)
     assert [e.get("s") for e in events] == ["x\u2028y", None]
+
+
+def test_time_column_joins_a_given_schema() -> None:
+    """The time column stays an attribute even when the schema file does not list it."""
+    events, schema = read_events(DATA / "stocks.csv", time_col="ts",
+                                 schema=read_schema(DATA / "stocks_schema.json"))
+    assert schema.attributes("SELL") == ("type", "name", "price", "ts")
+    assert schema.kind("ts") == "int"
+    assert events[0].get("ts") == 0

@@ -1,0 +1,270 @@
+"""The ``acel`` command line: every command in-process, and exit codes via a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from acel import cli
+from acel.cli import main
+from acel.output import from_json_lines, read_table
+
+DATA = Path(__file__).parent / "data"
+QUERY = DATA / "example_3_2.acel"
+STOCKS = DATA / "stocks.jsonl"
+SCHEMA = DATA / "stocks_schema.json"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def intervals(lines: str) -> list[tuple[int, int]]:
+    return [(m.event.start, m.event.end) for m in from_json_lines(lines.splitlines())]
+
+
+EXAMPLE_3_2 = [(0, 4), (1, 4), (0, 6), (0, 6), (1, 6), (1, 6)]
+
+
+# ----------------------------------------------------------------- help
+
+
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_every_command_has_help_with_an_example(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "example" in out and f"acel {command}" in out
+
+
+def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys)
+    assert code == 2 and "fmt" in err and "run" in err
+
+
+def test_add_command_registers_a_new_subcommand(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "COMMANDS", dict(cli.COMMANDS))
+
+    def setup(p: object) -> None:
+        p.add_argument("word")  # type: ignore[attr-defined]
+
+    def handler(args: object) -> int:
+        print("hello", args.word)  # type: ignore[attr-defined]
+        return 0
+
+    cli.add_command("hello", setup, handler, help="say hello", epilog="example:\n  acel hello x")
+    assert run(capsys, "hello", "world") == (0, "hello world\n", "")
+
+
+# ----------------------------------------------------------------- fmt, check
+
+
+def test_fmt_file_and_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "fmt", QUERY)
+    assert code == 0
+    canonical = out.strip()
+    assert "FILTER" in canonical and "--" not in canonical
+    # the canonical text is a fixpoint
+    assert run(capsys, "fmt", canonical)[1].strip() == canonical
+    assert run(capsys, "fmt", "sell ; BUY")[1].strip() == "sell ; BUY"
+
+
+def test_fmt_syntax_error_has_caret(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "fmt", "SELL ; ; BUY")
+    assert code == 2 and out == ""
+    assert err.startswith("acel fmt: query error: line 1, column 8")
+    assert "\n  SELL ; ; BUY\n         ^" in err
+    assert "Traceback" not in err
+
+
+def test_missing_query_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "fmt", "nope/query.acel")
+    assert code == 2 and "query file 'nope/query.acel' not found" in err
+
+
+def test_check_with_data_and_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", QUERY, "--data", STOCKS)
+    assert code == 0
+    assert out == "ok: types SELL; variables msft, intel, amzn\n"
+    code, out, _ = run(capsys, "check", "RETURN name, COUNT(*) PATTERN SELL+ PARTITION BY name",
+                       "--schema", SCHEMA)
+    assert code == 0
+    assert out.startswith("ok: types SELL; variables none") and "PARTITION BY name" in out
+
+
+def test_check_without_schema_only_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "HOLD AS h")
+    assert code == 0 and out.startswith("ok (parsed; give --schema or --data to check names)")
+
+
+def test_check_errors_name_the_place(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "check", "SELL AS x FILTER x[volume > 3]", "--schema", SCHEMA)
+    assert code == 2
+    assert "line 1, column" in err and "volume" in err and "^" in err
+    code, _, err = run(capsys, "check", "HOLD", "--data", STOCKS)
+    assert code == 2 and "HOLD" in err
+
+
+def test_check_bad_schema_and_missing_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "s.json"
+    bad.write_text("{")
+    code, _, err = run(capsys, "check", "SELL", "--schema", bad)
+    assert code == 2 and "acel check: data error" in err and "bad JSON" in err
+    code, _, err = run(capsys, "check", "SELL", "--data", tmp_path / "missing.jsonl")
+    assert code == 2 and "no such file" in err and "missing.jsonl" in err
+
+
+# ----------------------------------------------------------------- run
+
+
+@pytest.mark.parametrize("engine", ["oracle", "automaton", "optimized", "sase"])
+def test_run_example_3_2_on_every_local_engine(capsys: pytest.CaptureFixture[str], engine: str) -> None:
+    code, out, err = run(capsys, "run", QUERY, "--data", STOCKS, "--engine", engine)
+    assert code == 0
+    assert intervals(out) == EXAMPLE_3_2
+    assert err.startswith(f"acel run [{engine}]: 7 events read, 6 complex events written")
+
+
+def test_run_default_engine_time_column_and_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "run", QUERY, "--data", DATA / "stocks.csv", "--time-col", "ts",
+                         "--schema", SCHEMA)
+    assert code == 0 and "[optimized]" in err
+    assert intervals(out) == EXAMPLE_3_2
+    first = json.loads(out.splitlines()[0])
+    assert first["vars"]["msft"] == [{"time": 0, "attrs": {"name": "MSFT", "price": 101, "ts": 0, "type": "SELL"}}]
+
+
+def test_run_trend_query_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "run", "RETURN name, COUNT(*), MAX(SELL.price) PATTERN SELL+ PARTITION BY name",
+                         "--data", STOCKS, "--engine", "oracle")
+    assert code == 0 and "3 rows written" in err
+    assert out.splitlines() == [
+        '{"COUNT(*)":3,"MAX(SELL.price)":1920,"key":{"name":"AMZN"},"name":"AMZN"}',
+        '{"COUNT(*)":3,"MAX(SELL.price)":81,"key":{"name":"INTL"},"name":"INTL"}',
+        '{"COUNT(*)":3,"MAX(SELL.price)":102,"key":{"name":"MSFT"},"name":"MSFT"}',
+    ]
+
+
+def test_run_out_files_and_limit(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "run", QUERY, "--data", STOCKS, "--engine", "oracle",
+                         "--out", tmp_path / "r.jsonl")
+    assert code == 0 and out == "" and f"-> {tmp_path / 'r.jsonl'}" in err
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    assert intervals("\n".join(lines)) == EXAMPLE_3_2
+    for suffix in (".csv", ".parquet"):
+        assert run(capsys, "run", QUERY, "--data", STOCKS, "--engine", "oracle",
+                   "--out", tmp_path / f"r{suffix}")[0] == 0
+        records = read_table(tmp_path / f"r{suffix}")
+        assert [(int(str(r["start"])), int(str(r["end"]))) for r in records] == EXAMPLE_3_2
+    code, out, err = run(capsys, "run", QUERY, "--data", STOCKS, "--engine", "oracle", "--limit", "2")
+    assert code == 0 and out.splitlines() == lines[:2]
+    assert "2 complex events written (of 6)" in err
+
+
+def test_run_max_events(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "run", QUERY, "--data", STOCKS, "--engine", "oracle", "--max-events", "5")
+    assert code == 0 and intervals(out) == [(0, 4), (1, 4)] and "5 events read" in err
+
+
+def test_run_sase_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    sase = tmp_path / "q.sase"
+    sase.write_text("PATTERN SEQ(SELL a, SELL b)\nWHERE a.name = 'MSFT' AND b.name = 'AMZN'\n")
+    code, out, err = run(capsys, "run", "--engine", "sase", "--sase", sase, "--data", STOCKS)
+    assert code == 0, err
+    assert intervals(out) == [(0, 4), (1, 4), (0, 6), (1, 6)]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "SELL", "--data", str(STOCKS), "--sase", "q.sase"], "--sase FILE needs --engine sase"),
+        (["run", "SELL", "--data", str(STOCKS), "--master", "local"], "need --engine spark"),
+        (["run", "--data", str(STOCKS)], "give a QUERY"),
+        (["run", "SELL", "--data", str(STOCKS), "--out", "r.xlsx"], "unknown output format '.xlsx'"),
+        (["run", "SELL ;", "--data", str(STOCKS)], "query error: line 1"),
+        (["run", "HOLD", "--data", str(STOCKS)], "HOLD"),
+        (["run", "SELL", "--data", str(DATA / "bad_nested.jsonl")], "data error"),
+        (["run", "SELL", "--data", str(DATA / "bad_wrong_kind.csv"), "--schema", str(SCHEMA)],
+         "row 2 (line 3), column 'price'"),
+        (["run", "SELL", "--data", str(DATA / "stocks.csv"), "--time-col", "when"],
+         "the time column 'when' is not in the header"),
+    ],
+)
+def test_run_user_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_query_errors_come_before_the_data_is_read(capsys: pytest.CaptureFixture[str]) -> None:
+    # the data file does not exist: the syntax error (and with --schema the check error) wins
+    code, _, err = run(capsys, "run", "SELL ;", "--data", "missing.jsonl")
+    assert code == 2 and "query error" in err
+    code, _, err = run(capsys, "run", "HOLD", "--data", "missing.jsonl", "--schema", SCHEMA)
+    assert code == 2 and "query error" in err and "HOLD" in err
+
+
+def test_missing_engine_module(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(cli.ENGINE_MODULES, "optimized", "acel.no_such_engine")
+    code, _, err = run(capsys, "run", QUERY, "--data", STOCKS)
+    assert code == 2 and "engine optimized is not available in this build" in err
+
+
+def test_sase_engine_needs_the_fragment(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "run", "SELL AND BUY", "--data", STOCKS, "--engine", "sase")
+    assert code == 2 and "Traceback" not in err and err.startswith("acel run: ")
+
+
+# ----------------------------------------------------------------- compile
+
+
+def test_compile_prints_size_and_dot(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "compile", QUERY, "--schema", SCHEMA)
+    assert code == 0
+    first, rest = out.split("\n", 1)
+    assert first.startswith("// states: ") and "transitions: " in first and "registers: " in first
+    assert rest.lstrip().startswith("digraph")
+
+
+def test_compile_writes_dot_and_svg(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "compile", "SELL ; BUY", "--dot", tmp_path / "a.dot",
+                         "--svg", tmp_path / "a.svg")
+    assert code == 0 and out.startswith("states: ")
+    assert (tmp_path / "a.dot").read_text().lstrip().startswith("digraph")
+    assert "<svg" in (tmp_path / "a.svg").read_text()
+    assert "wrote" in err
+
+
+def test_compile_next_needs_a_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "compile", "NEXT(SELL)")
+    assert code == 2 and "give --schema or --data" in err
+
+
+# ----------------------------------------------------------------- subprocess
+
+
+def _acel(*argv: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "acel", *map(str, argv)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_subprocess_exit_codes_and_no_traceback() -> None:
+    bad_query = _acel("check", "SELL AS x FILTER x[price >]", "--data", STOCKS)
+    assert bad_query.returncode == 2 and bad_query.stdout == ""
+    assert "query error: line 1" in bad_query.stderr and "Traceback" not in bad_query.stderr
+    bad_data = _acel("run", "SELL", "--data", DATA / "bad_missing_type.jsonl", "--engine", "oracle")
+    assert bad_data.returncode == 2 and bad_data.stdout == ""
+    assert "2 bad rows" in bad_data.stderr and "Traceback" not in bad_data.stderr
+    good = _acel("run", QUERY, "--data", STOCKS, "--engine", "oracle")
+    assert good.returncode == 0 and intervals(good.stdout) == EXAMPLE_3_2
