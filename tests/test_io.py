@@ -376,7 +376,7 @@ def _write(records: list[dict[str, object]], path: Path, columns: list[str]) -> 
         pq.write_table(pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in records]), path)
 
 
-@settings(max_examples=max(20, settings.default.max_examples // 3))  # writes files
+@settings(max_examples=max(20, settings().max_examples // 3))  # writes files
 @given(typed_records(), st.sampled_from([".jsonl", ".csv", ".parquet"]))
 def test_every_format_round_trips_with_a_schema(
     tmp_path_factory: pytest.TempPathFactory, data: tuple[Schema, list[dict[str, object]]], suffix: str

@@ -202,7 +202,7 @@ def matches(draw: st.DrawFn) -> Match:
     return Match(key, ComplexEvent.make(start, end, mu))
 
 
-@settings(max_examples=max(20, settings.default.max_examples // 3))  # writes files
+@settings(max_examples=max(20, settings().max_examples // 3))  # writes files
 @given(st.lists(matches(), max_size=5), st.sampled_from([".jsonl", ".csv", ".parquet"]))
 def test_complex_events_round_trip_through_every_format(
     tmp_path_factory: pytest.TempPathFactory, results: list[Match], suffix: str
