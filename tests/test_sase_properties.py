@@ -17,7 +17,7 @@ from acel.reference import oracle
 from acel.reference.sase import parse_sase, run, run_sase, translate, two_step_trend
 from acel.reference.sase.ast import SaseQuery
 from acel.reference.sase.translate import return_outputs, return_variable
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, streams
 
@@ -27,6 +27,8 @@ from acel.events import Event
 from acel.parser import parse_query
 
 ATTRS = {"A": ("x", "y"), "B": ("x", "y"), "C": ("x",)}
+HALF = settings(max_examples=max(settings().max_examples // 2, 1))
+"""Half the profile's examples: each example runs the oracle (thorough: 1500 each)."""
 OPS = ("<", "<=", ">", ">=", "=", "!=")
 
 
@@ -122,12 +124,14 @@ def _sase_rows(query: SaseQuery, stream: list[Event]) -> Counter[tuple[Any, ...]
     return out
 
 
+@HALF
 @given(sase_texts(with_return=False), streams(TEST_SCHEMA, max_len=7))
 def test_sase_matches_equal_the_oracle_on_the_translation(text: str, stream: list[Event]) -> None:
     query = parse_sase(text)
     assert run_sase(query, stream) == oracle.run(translate(query), stream, TEST_SCHEMA)
 
 
+@HALF
 @given(sase_texts(with_return=True), streams(TEST_SCHEMA, max_len=7))
 def test_sase_return_rows_equal_the_oracle_agg(text: str, stream: list[Event]) -> None:
     query = parse_sase(text)
@@ -154,6 +158,7 @@ def trend_queries_of_the_fragment(draw: Any) -> Query:
     return Query(base.formula, tuple(items), base.partition_by, within, slide)
 
 
+@HALF
 @given(trend_queries_of_the_fragment(), streams(TEST_SCHEMA, max_len=7))
 def test_two_step_trend_equals_the_oracle(query: Query, stream: list[Event]) -> None:
     assert two_step_trend(query, stream, TEST_SCHEMA) == oracle.run(query, stream, TEST_SCHEMA)
@@ -194,6 +199,7 @@ def fragment_texts(draw: Any) -> str:
     return text
 
 
+@HALF
 @given(fragment_texts(), st.booleans(), streams(TEST_SCHEMA, max_len=6))
 def test_two_step_equals_the_oracle_on_the_whole_fragment(
     text: str, trend: bool, stream: list[Event]
