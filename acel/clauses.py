@@ -70,10 +70,12 @@ def split_partitions(stream: Sequence[Event], attrs: Sequence[str]) -> list[Part
     """Split by the PARTITION BY attributes (events lacking one are left out).
 
     Without attributes the whole stream is one partition with the empty key.
+    Either way event ``k`` of a partition has time ``k`` (spec §1).
     Partitions come in order of first appearance.
     """
     if not attrs:
-        return [Partition((), tuple(stream), tuple(range(len(stream))))]
+        events = tuple(e if e.time == k else e.at(k) for k, e in enumerate(stream))
+        return [Partition((), events, tuple(range(len(stream))))]
     groups: dict[Key, tuple[list[Event], list[int]]] = {}
     for position, event in enumerate(stream):
         values = [event.get(a) for a in attrs]

@@ -13,6 +13,8 @@ from oracle_support import agg, as_, atom, bag, cmp, ev, on, seq, shape, stream,
 
 from acel.ast import (
     And,
+    Attr,
+    Compare,
     Contig,
     ContigPlus,
     CountStar,
@@ -456,3 +458,33 @@ def test_bad_environment_value_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv(oracle.ENV_MAX_EVENTS, "lots")
     with pytest.raises(AcelError, match="not an integer"):
         evaluate(atom("A"), [])
+
+
+def test_split_partitions_numbers_events_by_position() -> None:
+    from acel.clauses import split_partitions
+
+    s = [Event.make(100 + k, {"type": "A", "k": k % 2}) for k in range(4)]
+    (whole,) = split_partitions(s, ())
+    assert [e.time for e in whole.events] == [0, 1, 2, 3] and whole.positions == (0, 1, 2, 3)
+    odd = [p for p in split_partitions(s, ("k",)) if p.key == (("k", 1),)][0]
+    assert [e.time for e in odd.events] == [0, 1] and odd.positions == (1, 3)
+
+
+def test_agg_and_filter_correlate_two_variables() -> None:
+    """Seed 004 §5, "expressive power": AGG then FILTER checks x.p = y.p across variables."""
+    s = stream(ev("A", p=1), ev("B", p=2), ev("A", p=2), ev("B", p=1), ev("B", p=2))
+    correlated = ProjectVars(
+        ("x", "y"),
+        FilterF(
+            agg(
+                "z",
+                [("a1", "MAX", "x", "p"), ("a2", "MAX", "y", "p")],
+                seq(as_("A", "x"), as_("B", "y")),
+            ),
+            on("z", Compare("=", Attr("a1"), Attr("a2"))),
+        ),
+    )
+    assert sorted((times(ce, "x"), times(ce, "y")) for ce in evaluate(correlated, s)) == [
+        ((0,), (3,)),
+        ((2,), (4,)),
+    ]
