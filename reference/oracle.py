@@ -101,9 +101,9 @@ def check_stream_size(length: int, max_events: int, what: str = "stream") -> Non
         raise OracleTooLarge(
             f"the reference oracle refuses a {what} of {length} events: it enumerates "
             f"every complex event, which can take time exponential in the stream length, "
-            f"and the limit is {max_events} events. Use a faster engine (naive or "
-            f"engine), or raise the limit with max_events=... or the environment "
-            f"variable {ENV_MAX_EVENTS}={length}."
+            f"and the limit is {max_events} events. Use a faster engine (acel run "
+            f"--engine optimized or automaton), or raise the limit with the environment "
+            f"variable {ENV_MAX_EVENTS}={length} (max_events={length} in Python)."
         )
 
 
@@ -121,9 +121,10 @@ class _Context:
             raise OracleTooLarge(
                 f"the reference oracle stopped: the sub-formula {operator} has more than "
                 f"{self.max_complex_events} complex events on a stream of "
-                f"{len(self.stream)} events. Use a shorter stream or a faster engine, or "
-                f"raise the limit with max_complex_events=... or the environment "
-                f"variable {ENV_MAX_COMPLEX_EVENTS}."
+                f"{len(self.stream)} events. Use a shorter stream or a faster engine (acel "
+                f"run --engine optimized or automaton), or raise the limit with the "
+                f"environment variable {ENV_MAX_COMPLEX_EVENTS} (max_complex_events= in "
+                f"Python)."
             )
         return result
 
