@@ -220,6 +220,9 @@ def plan(
         inject_fault=inject,
     )
     frame = stream.frame
+    for k in keys:
+        if k not in stream.columns:  # no event has the attribute: every event is dropped
+            frame = frame.withColumn(k, F.lit(None).cast("string"))
     if strategy.kind == "partition":
         scoped = frame.filter(frames.present(stream, keys))
         spec = base

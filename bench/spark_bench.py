@@ -1,0 +1,138 @@
+"""Spark backend benchmark (issue 7): 1 and 2 local cores against the single-process engine.
+
+A synthetic stream (default 1,000,000 events: types A/B/C, 100 keys ``k``,
+values ``x`` in 0..99) is written once as Parquet.  Two queries:
+
+* ``partition``: PARTITION BY k (one unit per key);
+* ``slice``: no PARTITION BY, WITHIN 20 EVENTS (time slices with overlap).
+
+Each Spark configuration runs in its own process (one JVM holds one
+SparkContext): after a warm-up on a small file, the timed run reads the
+Parquet file, numbers the stream, runs the engine on the executors and
+collects the results.  The single-process figure reads the same file with
+``acel.io.read_events`` and runs ``acel.acea.engine.run``; the engine alone
+is reported too.  Goals: 2 cores >= 1.6x faster than 1 core; Spark on one
+core <= 2x the single-process engine.
+
+    python bench/spark_bench.py [--events N] [--out results.json]
+
+Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+QUERIES = {
+    "partition": "RETURN k, COUNT(*), SUM(a.x), MAX(b.x) "
+    "PATTERN (A AS a)+ ; B AS b PARTITION BY k WITHIN 20 EVENTS",
+    "slice": "RETURN COUNT(*), SUM(a.x), MAX(b.x) PATTERN (A AS a)+ ; B AS b WITHIN 20 EVENTS",
+}
+
+
+def make_stream(path: Path, n: int, seed: int = 7) -> None:
+    """The synthetic stream as Parquet (vectorised: quick even for millions of rows)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    types = np.array(["A", "B", "C"])[rng.integers(0, 3, n)]
+    table = pa.table(
+        {
+            "type": pa.array(types),
+            "k": pa.array(rng.integers(0, 100, n), pa.int64()),
+            "x": pa.array(rng.integers(0, 100, n), pa.int64()),
+        }
+    )
+    pq.write_table(table, path, row_group_size=max(1, n // 8))
+
+
+def single(path: Path, query_name: str) -> dict[str, float]:
+    from acel.acea import engine
+
+    from acel.io import read_events
+    from acel.parser import parse_query
+
+    started = time.perf_counter()
+    events, schema = read_events(path)
+    read = time.perf_counter() - started
+    query = parse_query(QUERIES[query_name])
+    t0 = time.perf_counter()
+    rows = engine.run(query, events, schema)
+    run = time.perf_counter() - t0
+    return {"read_s": read, "engine_s": run, "total_s": read + run, "rows": len(rows)}
+
+
+def spark(path: Path, small: Path, query_name: str, master: str) -> dict[str, float]:
+    warnings.simplefilter("ignore")
+    from acel.spark_backend import get_session, run_to_results
+
+    t0 = time.perf_counter()
+    session = get_session(master, shuffle_partitions=2)
+    start = time.perf_counter() - t0
+    run_to_results(QUERIES[query_name], str(small), session=session)  # warm-up
+    t1 = time.perf_counter()
+    rows = run_to_results(QUERIES[query_name], str(path), session=session)
+    total = time.perf_counter() - t1
+    session.stop()
+    return {"session_s": start, "total_s": total, "rows": len(rows)}
+
+
+def _child(args: list[str]) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", *args], check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--queries", default="partition,slice")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        kind, path, small, query_name, master = (args.child + [""] * 5)[:5]
+        if kind == "single":
+            result = single(Path(path), query_name)
+        else:
+            result = spark(Path(path), Path(small), query_name, master)
+        print(json.dumps(result))
+        return
+    report: dict[str, object] = {"events": args.events, "cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory() as tmp:
+        path, small = Path(tmp) / "stream.parquet", Path(tmp) / "small.parquet"
+        make_stream(path, args.events)
+        make_stream(small, 2_000, seed=8)
+        for name in args.queries.split(","):
+            one = _child(["single", str(path), str(small), name, ""])
+            s1 = _child(["spark", str(path), str(small), name, "local[1]"])
+            s2 = _child(["spark", str(path), str(small), name, "local[2]"])
+            assert one["rows"] == s1["rows"] == s2["rows"], (one, s1, s2)
+            entry = {
+                "query": QUERIES[name],
+                "single": one,
+                "spark_1_core": s1,
+                "spark_2_cores": s2,
+                "speedup_2_vs_1_core": s1["total_s"] / s2["total_s"],
+                "spark_1_core_vs_single_total": s1["total_s"] / one["total_s"],
+                "spark_1_core_vs_engine_only": s1["total_s"] / one["engine_s"],
+            }
+            report[name] = entry
+            print(json.dumps({name: entry}, indent=2), flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,376 @@
+"""The Spark backend gives exactly the single-process engine's answers (issue 7).
+
+One session-scoped Spark session (``local[2,2]``: two cores, a failed task is
+retried once) serves every test; the generated examples are few because each
+Spark run costs about a second.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acel.acea import engine
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import TEST_SCHEMA, queries, streams, trend_queries
+
+from acel.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, ReturnAttr, Seq, Window
+from acel.clauses import TrendRow
+from acel.errors import AcelError, DataError
+from acel.events import Event
+from acel.io import read_events
+from acel.parser import parse_query
+from acel.schema import Schema
+
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
+]
+
+SPARK_SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+PAPER = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
+PAPER_ROWS = [
+    ("SELL", "MSFT", 101), ("SELL", "MSFT", 102), ("SELL", "INTL", 80), ("BUY", "INTL", 80),
+    ("SELL", "AMZN", 1900), ("SELL", "INTL", 81), ("SELL", "AMZN", 1920),
+]
+PAPER_EVENTS = [
+    Event.make(i, {"type": t, "name": n, "price": p}) for i, (t, n, p) in enumerate(PAPER_ROWS)
+]
+EXAMPLE_3_2 = (
+    "(SELL AS msft ; SELL AS intel ; SELL AS amzn) "
+    "FILTER msft[name = 'MSFT' AND price > 100] AND intel[name = 'INTL'] "
+    "AND amzn[name = 'AMZN' AND price < 2000]"
+)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    from acel.spark_backend import get_session
+
+    session = get_session("local[2,2]", shuffle_partitions=2)
+    yield session
+
+
+def _frame(spark: Any, events: list[Event]) -> Any:
+    from acel.spark_backend.frames import events_frame
+
+    return events_frame(spark, events)
+
+
+def _spark(spark: Any, query: Query | str, events: list[Event], schema: Schema, **kw: Any) -> Any:
+    from acel.spark_backend import run_to_results
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_to_results(query, _frame(spark, events), schema=schema, session=spark, **kw)
+
+
+def _approx(rows: list[Any]) -> list[Any]:
+    """Floats may differ by summation order only (spec §4)."""
+    out = []
+    for row in rows:
+        if isinstance(row, TrendRow):
+            values = tuple((n, round(v, 9) if isinstance(v, float) else v) for n, v in row.values)
+            out.append(TrendRow(row.key, row.window, values))
+        else:
+            out.append(row)
+    return out
+
+
+# ------------------------------------------------------------------ the paper's example
+
+
+@pytest.mark.parametrize(
+    "clauses, kind",
+    [("", "single"), (" PARTITION BY name", "partition"), (" WITHIN 5 EVENTS", "slice")],
+)
+def test_example_3_2_under_every_strategy(spark: Any, clauses: str, kind: str) -> None:
+    from acel.spark_backend import NotParallelWarning, plan
+
+    query = parse_query(EXAMPLE_3_2 + clauses)
+    expected = engine.run(query, PAPER_EVENTS, PAPER)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        planned = plan(query, _frame(spark, PAPER_EVENTS), schema=PAPER, session=spark,
+                       slice_size=2)
+    assert planned.strategy.kind == kind
+    assert any(isinstance(w.message, NotParallelWarning) for w in caught) == (kind == "single")
+    from acel.spark_backend.run import _collect, results_of
+
+    assert results_of(planned, _collect(planned.frame)) == expected
+    if not clauses:
+        assert [(m.event.start, m.event.end) for m in expected] == [
+            (0, 4), (1, 4), (0, 6), (0, 6), (1, 6), (1, 6)
+        ]
+
+
+def test_match_frame_columns(spark: Any) -> None:
+    from acel.spark_backend import run
+
+    frame = run(EXAMPLE_3_2 + " PARTITION BY type", _frame(spark, PAPER_EVENTS), schema=PAPER,
+                session=spark)
+    assert frame.columns == ["type", "start", "end", "vars"]
+    rows = sorted(frame.collect(), key=lambda r: (r["end"], r["start"], r["vars"]))
+    assert [(r["type"], r["start"], r["end"]) for r in rows][:2] == [("SELL", 0, 4), ("SELL", 1, 4)]
+    first = json.loads(rows[0]["vars"])
+    assert sorted(first) == ["SELL", "amzn", "intel", "msft"]
+    assert first["msft"] == [{"time": 0, "attrs": {"name": "MSFT", "price": 101, "type": "SELL"}}]
+
+
+# ------------------------------------------------------------------ generated queries
+
+
+@SPARK_SETTINGS
+@given(queries(), streams(max_len=9), st.integers(1, 3), st.booleans())
+def test_spark_equals_engine_on_generated_queries(
+    spark: Any, query: Query, stream: list[Event], size: int, force_within: bool
+) -> None:
+    if force_within and query.within is None:
+        query = replace(query, within=Window(3))
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    assert _spark(spark, query, stream, TEST_SCHEMA, slice_size=size) == expected
+
+
+@SPARK_SETTINGS
+@given(trend_queries(), streams(max_len=9), st.integers(1, 3))
+def test_spark_equals_engine_on_generated_trend_queries(
+    spark: Any, query: Query, stream: list[Event], size: int
+) -> None:
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    got = _spark(spark, query, stream, TEST_SCHEMA, slice_size=size)
+    assert _approx(got) == _approx(expected)
+
+
+def _straddling_stream(n: int) -> list[Event]:
+    """A, B alternating with x = position mod 4: matches cross every slice edge."""
+    return [
+        Event.make(i, {"type": "AB"[i % 2 if i % 5 else 0], "x": i % 4, "k": i % 2})
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5])
+def test_matches_straddling_small_slices(spark: Any, size: int) -> None:
+    query = parse_query("(A AS a)+ ; B AS b FILTER a[x < 3] WITHIN 4 EVENTS")
+    stream = _straddling_stream(14)
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    assert len(expected) >= 20
+    assert any(m.event.start // size != m.event.end // size for m in expected)
+    assert _spark(spark, query, stream, TEST_SCHEMA, slice_size=size) == expected
+
+
+@pytest.mark.parametrize("slide", [None, 1, 2, 4])
+def test_trend_rows_straddling_small_slices(spark: Any, slide: int | None) -> None:
+    text = (
+        "RETURN COUNT(*), COUNT(a), SUM(a.x), MIN(b.x), MAX(a.x), AVG(a.x) "
+        "PATTERN (A AS a)+ ; B AS b WITHIN 4 EVENTS"
+    ) + (f" SLIDE {slide} EVENTS" if slide else "")
+    query = parse_query(text)
+    stream = _straddling_stream(17)
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    for size in (2, 3):
+        assert _approx(_spark(spark, query, stream, TEST_SCHEMA, slice_size=size)) == _approx(
+            expected
+        )
+
+
+TS = Schema.of({"A": ["ts", "x"], "B": ["ts", "x"]})
+
+
+def _ts_stream(gaps: list[int]) -> list[Event]:
+    ts = 0
+    out = []
+    for i, gap in enumerate(gaps):
+        ts += gap
+        out.append(Event.make(i, {"type": "AB"[i % 3 == 2], "ts": ts, "x": i % 4}))
+    return out
+
+
+@pytest.mark.parametrize("returns", [False, True])
+def test_attribute_windows_slice_by_value(spark: Any, returns: bool) -> None:
+    from acel.spark_backend import plan
+
+    stream = _ts_stream([0, 1, 0, 2, 3, 0, 1, 1, 4, 0, 2, 1])
+    formula = Seq(Plus(As(Atom("A"), "a")), As(Atom("B"), "b"))
+    items = (CountStar(), ReturnAgg("SUM", "a", "x"), ReturnAgg("AVG", "a", "x"))
+    query = Query(formula, items if returns else None, (), Window(4, "ts"),
+                  Window(2, "ts") if returns else None)
+    expected = engine.run(query, stream, TS)
+    planned = plan(query, _frame(spark, stream), schema=TS, session=spark, slice_size=3)
+    assert planned.strategy.kind == "slice"
+    from acel.spark_backend.run import _collect, results_of
+
+    assert _approx(results_of(planned, _collect(planned.frame))) == _approx(expected)
+
+
+def test_unsorted_attribute_window_runs_as_one_partition(spark: Any) -> None:
+    from acel.spark_backend import NotParallelWarning, run_to_results
+
+    stream = _ts_stream([0, 1, 0, 2, 3])
+    stream = [stream[i] .at(i) for i in (0, 3, 1, 4, 2)]
+    query = Query(Seq(As(Atom("A"), "a"), As(Atom("B"), "b")), None, (), Window(3, "ts"))
+    with pytest.warns(NotParallelWarning, match="cannot be sliced"):
+        got = run_to_results(query, _frame(spark, stream), schema=TS, session=spark)
+    assert got == engine.run(query, stream, TS)
+
+
+# ------------------------------------------------------------------ exact big counts
+
+
+def test_counts_beyond_64_bits_are_exact(spark: Any) -> None:
+    from acel.spark_backend import run, run_to_results
+
+    stream = [Event.make(i, {"type": "A", "x": 1, "k": 0}) for i in range(80)]
+    query = parse_query("RETURN COUNT(*), SUM(a.x) PATTERN (A AS a)+ WITHIN 100 EVENTS")
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    assert expected[0].value("COUNT(*)") == 2**80 - 1
+    got = _spark(spark, query, stream, TEST_SCHEMA, slice_size=30)
+    assert got == expected
+    frame = run(query, _frame(spark, stream), schema=TEST_SCHEMA, session=spark)
+    assert dict(frame.dtypes)["COUNT(*)"] == "decimal(38,0)"
+    assert int(frame.collect()[0]["COUNT(*)"]) == 2**80 - 1
+    assert run_to_results(query, _frame(spark, []), schema=TEST_SCHEMA, session=spark) == [
+        TrendRow((), None, (("COUNT(*)", 0), ("SUM(a.x)", 0)))
+    ]
+
+
+def test_partitioned_trend_frame_columns(spark: Any) -> None:
+    from acel.spark_backend import run
+
+    query = Query(
+        Seq(As(Atom("A"), "a"), As(Atom("B"), "b")),
+        (ReturnAttr("k"), CountStar(), ReturnAgg("MAX", "a", "x")),
+        ("k",), Window(4), Window(2),
+    )
+    stream = _straddling_stream(10)
+    frame = run(query, _frame(spark, stream), schema=TEST_SCHEMA, session=spark)
+    assert frame.columns == ["k", "window_lo", "window_hi", "COUNT(*)", "MAX(a.x)"]
+    assert _spark(spark, query, stream, TEST_SCHEMA) == engine.run(query, stream, TEST_SCHEMA)
+
+
+# ------------------------------------------------------------------ files, time column
+
+
+def test_files_with_a_time_column_give_the_file_readers_positions(
+    spark: Any, tmp_path: Path
+) -> None:
+    from acel.spark_backend import run, run_to_results, write
+
+    lines = [
+        {"type": "A", "ts": 5, "x": 1}, {"type": "B", "ts": 2, "x": 2},
+        {"type": "A", "ts": 2, "x": 3}, {"type": "B", "ts": 9, "x": 0},
+        {"type": "A", "ts": 1, "x": 2}, {"type": "B", "ts": 5, "x": 1},
+    ]
+    jsonl = tmp_path / "events.jsonl"
+    jsonl.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    csv = tmp_path / "events.csv"
+    csv.write_text("type,ts,x\n" + "".join(f"{r['type']},{r['ts']},{r['x']}\n" for r in lines))
+    query = parse_query("A AS a ; B AS b WITHIN 4 EVENTS")
+    for path in (jsonl, csv):
+        events, schema = read_events(path, time_col="ts")
+        expected = engine.run(query, events, schema)
+        got = run_to_results(query, str(path), time_col="ts", schema=schema, session=spark,
+                             slice_size=2)
+        assert got == expected and len(expected) == 5
+    frame = run(query, str(jsonl), time_col="ts", session=spark)
+    write(frame, str(tmp_path / "out.parquet"))
+    write(frame, str(tmp_path / "out.jsonl"), "jsonl")
+    back = spark.read.parquet(str(tmp_path / "out.parquet"))
+    assert back.count() == 5 and back.columns == ["start", "end", "vars"]
+    assert spark.read.json(str(tmp_path / "out.jsonl")).count() == 5
+
+
+def test_type_column_and_iso_times(spark: Any) -> None:
+    from acel.spark_backend import run_to_results
+
+    rows = [("A", "2024-01-01T00:00:03", 1), ("B", "2024-01-01T00:00:01", 2),
+            ("A", "2024-01-01T00:00:00", 3)]
+    frame = spark.createDataFrame(rows, "kind string, at string, x long")
+    got = run_to_results("A AS a ; B AS b", frame, type_col="kind", time_col="at",
+                         session=spark)
+    assert [(m.event.start, m.event.end) for m in got] == [(0, 1)]
+    assert got[0].event.bag("a")[0].get("x") == 3
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_null_type_and_unreadable_time_are_reported(spark: Any, tmp_path: Path) -> None:
+    from acel.spark_backend import run_to_results
+
+    path = tmp_path / "bad.csv"
+    path.write_text("type,ts,x\nA,1,0\n,2,0\nB,soon,1\nA,3,1\n,4,2\nB,,0\n")
+    with pytest.raises(DataError) as info:
+        run_to_results("A ; B", str(path), time_col="ts", session=spark)
+    message = str(info.value)
+    assert "2 row(s) with a NULL or empty type" in message
+    assert "2 row(s) with a NULL or unreadable time" in message
+    assert "row 2:" in message and "row 5:" in message  # the null types
+    assert "row 3: type='B', ts='soon'" in message and "row 6:" in message
+
+
+def test_missing_columns_and_bad_window_attribute(spark: Any) -> None:
+    from acel.spark_backend import run_to_results
+
+    frame = _frame(spark, PAPER_EVENTS)
+    with pytest.raises(DataError, match="time column 'when' is not in the data"):
+        run_to_results("SELL", frame, time_col="when", session=spark)
+    with pytest.raises(DataError, match="needs a numeric attribute 'name'"):
+        run_to_results("SELL ; SELL WITHIN 3 ON name", frame, schema=PAPER, session=spark)
+    with pytest.raises(AcelError):
+        run_to_results("SELL ;; SELL", frame, schema=PAPER, session=spark)
+
+
+# ------------------------------------------------------------------ faults
+
+
+def test_a_failed_first_attempt_is_retried_with_the_same_results(spark: Any) -> None:
+    from acel.spark_backend.session import FAULT_CONF
+
+    query = parse_query(
+        "RETURN COUNT(*), SUM(a.x) PATTERN (A AS a)+ ; B AS b WITHIN 4 EVENTS"
+    )
+    stream = _straddling_stream(12)
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    spark.conf.set(FAULT_CONF, "true")
+    try:
+        got = _spark(spark, query, stream, TEST_SCHEMA, slice_size=3)
+        matches = _spark(spark, "A ; B PARTITION BY k", stream, TEST_SCHEMA)
+    finally:
+        spark.conf.unset(FAULT_CONF)
+    assert got == expected
+    assert matches == engine.run(parse_query("A ; B PARTITION BY k"), stream, TEST_SCHEMA)
+
+
+def test_without_retries_the_injected_fault_fails(spark: Any) -> None:
+    """The fault really fires: with a task budget of one attempt the job fails."""
+    from acel.spark_backend.executor import UnitSpec, _maybe_fail
+
+    spec = UnitSpec(parse_query("A"), TEST_SCHEMA, "matches", (), (), (), None,
+                    __import__("pyarrow").schema([]), inject_fault=True)
+
+    class _First:
+        def attemptNumber(self) -> int:  # noqa: N802 - Spark's name
+            return 0
+
+    import pyspark
+
+    original = pyspark.TaskContext.get
+    pyspark.TaskContext.get = staticmethod(lambda: _First())  # type: ignore[assignment]
+    try:
+        with pytest.raises(RuntimeError, match="injected fault"):
+            _maybe_fail(spec)
+    finally:
+        pyspark.TaskContext.get = original  # type: ignore[method-assign]
