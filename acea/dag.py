@@ -87,14 +87,33 @@ def enumerate_complex_events(
 def _build(
     start: int, end: int, emitted: Sequence[Emission], last: Emission | None
 ) -> ComplexEvent:
+    """The canonical complex event of one run (spec §2) without a full sort.
+
+    ``emitted`` holds the run's emissions from the last step back to the
+    second, ``last`` the first step's: read backwards, every bag comes out
+    sorted by time, so only events emitted at the same step (several
+    renamings into one variable) need the canonical tie-break sort.
+    """
     mu: dict[str, list[Event]] = {}
-    for emission in emitted:
-        for var, event in emission:
-            mu.setdefault(var, []).append(event)
     if last:
         for var, event in last:
             mu.setdefault(var, []).append(event)
-    return ComplexEvent.make(start, end, mu)
+    for n in range(len(emitted) - 1, -1, -1):
+        for var, event in emitted[n]:
+            bag = mu.get(var)
+            if bag is None:
+                mu[var] = [event]
+            else:
+                bag.append(event)
+    items = []
+    for var in sorted(mu):
+        bag = mu[var]
+        for a, b in zip(bag, bag[1:]):
+            if a.time == b.time:
+                bag.sort(key=Event.sort_key)
+                break
+        items.append((var, tuple(bag)))
+    return ComplexEvent(start, end, tuple(items))
 
 
 def compact(roots: Sequence[Node], alive: Callable[[Any], bool], coord: Callable[[int], Any]) -> int:

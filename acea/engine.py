@@ -22,6 +22,7 @@ is monotone, so memory follows the window, not the stream.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 from acel.acea.ambiguity import coreachable_states, is_unambiguous
@@ -81,6 +82,19 @@ def compile_for_engine(formula: Formula, schema: Schema) -> ACEA:
     from acel.compiler import compile_formula
 
     return compile_formula(formula, schema)
+
+
+@lru_cache(maxsize=64)
+def compiled_for(
+    formula: Formula, schema: Schema, items: tuple[TrendItem, ...] | None = None
+) -> tuple[ACEA, CompiledAutomaton]:
+    """The trimmed ACEA of a query's formula and its compiled closures, cached.
+
+    Compilation (and code generation) happens once per formula, schema and
+    RETURN items, however many partitions, slices or calls evaluate it.
+    """
+    automaton = trim(compile_for_engine(prepare_formula(formula, schema), schema))
+    return automaton, compile_automaton(automaton, items)
 
 
 def trim(automaton: ACEA) -> ACEA:
@@ -533,23 +547,47 @@ def run(
     (:func:`propagation_applies`) and enumerates otherwise; ``"enumerate"``
     always enumerates (for tests and measurements).
     """
-    formula = prepare_formula(query.formula, schema)
-    automaton = trim(compile_for_engine(formula, schema))
     partitions = split_partitions(stream, query.partition_by)
     for partition in partitions:
         check_window_attribute(query.within, partition.events)
     if query.returns is None:
-        ca = compile_automaton(automaton)
+        _, ca = compiled_for(query.formula, schema)
         matches: list[Match] = []
         for partition in partitions:
             plan = WindowPlan.of(query, partition.events)
             for ce in enumerate_partition(ca, partition.events, plan, start_positions):
                 matches.append(Match(partition.key, ce.relabel(partition.positions)))
-        return sorted(matches, key=Match.sort_key)
+        return sort_matches(matches)
     return sorted(
-        _trend(query, automaton, partitions, start_positions, trend_mode == "auto"),
+        _trend(query, schema, partitions, start_positions, trend_mode == "auto"),
         key=TrendRow.sort_key,
     )
+
+
+def sort_matches(matches: list[Match]) -> list[Match]:
+    """``sorted(matches, key=Match.sort_key)`` computing full keys only for ties.
+
+    The output order (spec §12) starts with ``(end, start)``; the expensive
+    key over the bags is needed only inside groups that share both.
+    """
+    matches.sort(key=lambda m: (m.event.end, m.event.start))
+    out: list[Match] = []
+    n = len(matches)
+    i = 0
+    while i < n:
+        j = i + 1
+        head = matches[i].event
+        while j < n and matches[j].event.end == head.end and matches[j].event.start == head.start:
+            j += 1
+        if j - i == 1:
+            out.append(matches[i])
+        else:
+            out.extend(sorted(matches[i:j], key=Match.sort_key))
+        i = j
+    return out
+
+
+_unambiguous = lru_cache(maxsize=64)(is_unambiguous)
 
 
 def propagation_applies(query: Query, automaton: ACEA) -> bool:
@@ -559,27 +597,27 @@ def propagation_applies(query: Query, automaton: ACEA) -> bool:
     if not supported(items):
         return False
     count_star = any(isinstance(item, CountStar) for item in query.returns)
-    return not needs_unambiguity(items, count_star) or is_unambiguous(automaton)
+    return not needs_unambiguity(items, count_star) or _unambiguous(automaton)
 
 
 def _trend(
     query: Query,
-    automaton: ACEA,
+    schema: Schema,
     partitions: Sequence[Partition],
     start_positions: range | None,
     allow_propagation: bool = True,
 ) -> list[TrendRow]:
     rows: list[TrendRow] = []
+    automaton, ca = compiled_for(query.formula, schema)
     if allow_propagation and propagation_applies(query, automaton):
         items = trend_items(query)
-        ca = compile_automaton(automaton, items)
+        _, ca = compiled_for(query.formula, schema, items)
         for partition in partitions:
             plan = WindowPlan.of(query, partition.events)
             aggregate = aggregate_single if plan.single_class() else aggregate_partition
             vectors = aggregate(ca, items, partition.events, plan, start_positions)
             rows.extend(_rows_from_vectors(query, partition, items, vectors))
         return rows
-    ca = compile_automaton(automaton)
     for partition in partitions:
         plan = WindowPlan.of(query, partition.events)
         kept = list(enumerate_partition(ca, partition.events, plan, start_positions))

@@ -34,7 +34,8 @@ Row = Any
 class WindowPlan:
     """Coordinates of a partition and the WITHIN/SLIDE rules on them."""
 
-    coords: tuple[Any, ...]
+    coords: Sequence[Any]
+    """Coordinate per position: a ``range`` for EVENTS (no per-event memory)."""
     within: Window | None
     slide: Window | None
     monotone: bool
@@ -48,7 +49,7 @@ class WindowPlan:
         events: Sequence[Event], within: Window | None = None, slide: Window | None = None
     ) -> WindowPlan:
         if within is None or within.attr is None:
-            coords: tuple[Any, ...] = tuple(range(len(events)))
+            coords: Sequence[Any] = range(len(events))
             monotone = True
         else:
             coords = tuple(window_value(within, events, k) for k in range(len(events)))
