@@ -299,6 +299,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--sase FILE needs --engine sase")
     if args.engine != "spark" and (args.master or args.partitions):
         raise UsageError("--master and --partitions need --engine spark")
+    if args.engine == "spark" and args.max_events is not None:
+        raise UsageError("--max-events is not supported with --engine spark (slice the data instead)")
     if args.query is None and not (args.engine == "sase" and args.sase):
         raise UsageError("give a QUERY (or --engine sase --sase FILE)")
     from acel.output import output_format

@@ -18,8 +18,11 @@ from hypothesis import strategies as st
 from acel.errors import DataError
 from acel.events import Event
 from acel.io import (
+    _arrow_rows,
+    events_from_arrow,
     events_from_dataframe,
     events_from_records,
+    events_from_rows,
     infer_cell_kind,
     read_events,
     read_schema,
@@ -411,3 +414,39 @@ def test_time_column_joins_a_given_schema() -> None:
     assert schema.attributes("SELL") == ("type", "name", "price", "ts")
     assert schema.kind("ts") == "int"
     assert events[0].get("ts") == 0
+
+
+def _same_schema(a: Schema, b: Schema) -> bool:
+    """Equal up to the order of each type's attributes."""
+    return a.kinds == b.kinds and [(t, set(x)) for t, x in a.types] == [(t, set(x)) for t, x in b.types]
+
+
+@settings(max_examples=max(20, settings().max_examples // 3))
+@given(typed_records(), st.booleans())
+def test_arrow_fast_path_equals_the_row_path(
+    data: tuple[Schema, list[dict[str, object]]], sort: bool
+) -> None:
+    schema, records = data
+    columns = ["type", *dict(schema.kinds)]
+    table = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in records])
+    time_col = "t" if sort else None
+    fast = events_from_arrow(table, time_col=time_col)
+    if not records:
+        return
+    assert fast is not None
+    slow = events_from_rows(_arrow_rows(table), source="x", time_col=time_col)
+    assert fast[0] == slow[0]
+    assert [e.attrs for e in fast[0]] == [e.attrs for e in slow[0]]  # same value types too
+    assert _same_schema(fast[1], slow[1])
+
+
+def test_arrow_fast_path_sort_is_stable_and_nan_is_null() -> None:
+    table = pa.table({"type": ["A", "B", "C", "D"], "t": [1, 0, 1, 0], "x": [1.5, math.nan, None, 2.0]})
+    result = events_from_arrow(table, time_col="t")
+    assert result is not None
+    events, schema = result
+    assert [e.type for e in events] == ["B", "D", "A", "C"]
+    assert events[0] == Event.make(0, {"type": "B", "t": 0})
+    assert schema.attributes("B") == ("type", "t") and schema.attributes("A") == ("type", "t", "x")
+    # a NULL type is left to the row path, which reports it
+    assert events_from_arrow(pa.table({"type": ["A", None]})) is None
