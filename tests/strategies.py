@@ -98,8 +98,13 @@ def events_of(draw: Any, schema: Schema, time: int) -> Event:
 
 @st.composite
 def streams(draw: Any, schema: Schema = TEST_SCHEMA, max_len: int = 7) -> list[Event]:
-    """A stream of 0..max_len typed events with times 0..n-1."""
-    n = draw(st.integers(0, max_len))
+    """A stream of 0..max_len typed events with times 0..n-1.
+
+    Mostly long ones: drawn after a large formula, Hypothesis often gives the
+    smallest length, and empty streams test little.  The first branch keeps
+    at least ``max_len - 3`` events; the second covers every length.
+    """
+    n = draw(st.integers(max(0, max_len - 3), max_len) | st.integers(0, max_len))
     return [draw(events_of(schema, t)) for t in range(n)]
 
 
@@ -222,7 +227,9 @@ def _formula_env(draw: Any, schema: Schema, depth: int, plus_budget: int) -> tup
     types = schema.type_names()
     if depth <= 0:
         type_name = draw(st.sampled_from(types))
-        node: Formula = Next(type_name) if draw(st.integers(0, 9)) == 0 else Atom(type_name)
+        # NEXT expands to a :+ iteration, so it spends the iteration budget too.
+        use_next = plus_budget > 0 and draw(st.integers(0, 9)) == 0
+        node: Formula = Next(type_name) if use_next else Atom(type_name)
         return node, {type_name: frozenset(schema.attributes(type_name))}
 
     choice = draw(st.integers(0, 15))
@@ -251,9 +258,10 @@ def _formula_env(draw: Any, schema: Schema, depth: int, plus_budget: int) -> tup
         return ProjectVars(tuple(keep), f), {v: env[v] for v in keep}
     if choice == 12:  # PROJECT X[...]
         f, env = draw(sub)
-        if not env:
+        carriers = sorted(v for v in env if env[v])
+        if not carriers:
             return f, env
-        var = draw(st.sampled_from(sorted(env)))
+        var = draw(st.sampled_from(carriers))
         attrs = draw(
             st.lists(st.sampled_from(sorted(env[var])), min_size=1, max_size=2, unique=True)
         )

@@ -142,3 +142,13 @@ def test_streams_sometimes_miss_attributes() -> None:
         return any(len(e.attrs) < len(TEST_SCHEMA.attributes(e.type or "")) for e in stream)
 
     assert missing(find(streams(), missing))
+
+
+def test_regression_project_attributes_of_an_attributeless_variable() -> None:
+    """Found by the thorough profile: ``PROJECT[](A) AS p`` binds p with no
+    attributes, and ``PROJECT p[...]`` then had nothing to keep."""
+    formula = find(
+        formulas_with_env(max_depth=4),
+        lambda pair: any(not attrs for attrs in pair[1].values()),
+    )
+    check_formula(formula[0], TEST_SCHEMA)
