@@ -374,3 +374,11 @@ def test_without_retries_the_injected_fault_fails(spark: Any) -> None:
             _maybe_fail(spec)
     finally:
         pyspark.TaskContext.get = original  # type: ignore[method-assign]
+
+
+def test_a_count_too_large_for_the_frame_is_a_clear_error(spark: Any) -> None:
+    """2^130 does not fit DECIMAL(38,0): the executor's DataError reaches the caller."""
+    stream = [Event.make(i, {"type": "A", "x": 1, "k": 0}) for i in range(130)]
+    query = parse_query("RETURN k, COUNT(*) PATTERN (A AS a)+ PARTITION BY k")
+    with pytest.raises(DataError, match=r"COUNT\(\*\) = \d+ does not fit"):
+        _spark(spark, query, stream, TEST_SCHEMA)
