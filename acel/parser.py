@@ -598,7 +598,16 @@ def _parse_tree(text: str) -> Tree:
 def parse_query_located(text: str) -> tuple[Query, Locations]:
     """Parse a query and report where each node and name came from."""
     builder = _Builder(text)
-    query = builder.query(_parse_tree(text))
+    tree = _parse_tree(text)
+    try:
+        query = builder.query(tree)
+    except RecursionError:
+        raise AcelSyntaxError(
+            "the query is nested too deeply (split it or add fewer operators per formula)",
+            line=1,
+            column=1,
+            text=text,
+        ) from None
     builder.loc.root = query
     return query, builder.loc
 
@@ -608,14 +617,27 @@ def parse_query(text: str) -> Query:
     return parse_query_located(text)[0]
 
 
+def _first_clause(query: Query, loc: Locations) -> Position | None:
+    """Where the first clause around the formula starts (for error messages)."""
+    found: list[Position] = []
+    for item in query.returns or ():
+        found.extend(p for p in [loc.get(item)] if p is not None)
+    for part in ("partition_by.0", "within", "slide"):
+        position = loc.positions.get((id(query), part))
+        if position is not None:
+            found.append(position)
+    return min(found) if found else None
+
+
 def parse_formula_located(text: str) -> tuple[Formula, Locations]:
     """Parse a bare formula (no clauses) with positions."""
     query, loc = parse_query_located(text)
     if query != Query(query.formula):
+        where = _first_clause(query, loc) or (1, 1)
         raise AcelSyntaxError(
             "expected a formula only (no RETURN, PARTITION BY, WITHIN or SLIDE)",
-            line=1,
-            column=1,
+            line=where[0],
+            column=where[1],
             text=text,
         )
     loc.root = query

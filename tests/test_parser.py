@@ -287,8 +287,15 @@ def test_windows() -> None:
 
 
 def test_parse_formula_rejects_clauses() -> None:
-    with pytest.raises(AcelSyntaxError, match="formula only"):
-        parse_formula("A WITHIN 3 EVENTS")
+    with pytest.raises(AcelSyntaxError, match="formula only") as info:
+        parse_formula("A ;\nB WITHIN 3 EVENTS")
+    assert (info.value.line, info.value.column) == (2, 10)
+
+
+def test_too_deep_nesting_is_a_user_error() -> None:
+    assert parse_formula(" ; ".join(["A"] * 200)) is not None
+    with pytest.raises(AcelSyntaxError, match="nested too deeply"):
+        parse_formula(" ; ".join(["A"] * 5000))
 
 
 def test_locations_point_at_names() -> None:
