@@ -509,8 +509,24 @@ add_command(
 )
 
 
+EXTENSIONS = ("acel.commands",)
+"""Modules that register more commands with :func:`add_command` when imported
+(``conform``, ``bench``, ``demo``); a module missing from the build is skipped."""
+
+
+def load_extensions() -> None:
+    """Import the command modules of :data:`EXTENSIONS` (once; Python caches modules)."""
+    for module in EXTENSIONS:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            if error.name != module:
+                raise
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with one subparser per registered command."""
+    load_extensions()
     parser = argparse.ArgumentParser(
         prog="acel",
         description="ACEL: complex event recognition with aggregation.",

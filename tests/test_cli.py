@@ -31,6 +31,8 @@ def intervals(lines: str) -> list[tuple[int, int]]:
 
 EXAMPLE_3_2 = [(0, 4), (1, 4), (0, 6), (0, 6), (1, 6), (1, 6)]
 
+cli.load_extensions()  # conform, bench, demo register themselves
+
 
 # ----------------------------------------------------------------- help
 
@@ -44,6 +46,11 @@ def test_every_command_has_help_with_an_example(
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "example" in out and f"acel {command}" in out
+
+
+def test_extension_commands_are_registered() -> None:
+    assert {"fmt", "check", "run", "compile"} <= set(cli.COMMANDS)
+    assert {"conform", "bench", "demo"} <= set(cli.COMMANDS)
 
 
 def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
