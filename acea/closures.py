@@ -44,6 +44,7 @@ from acel.acea.expressions import (
     TrueP,
     is_register,
     names_in_expr,
+    names_in_pred,
 )
 from acel.acea.model import ACEA, Transition
 
@@ -278,7 +279,8 @@ class TrendItem:
 class CompiledTransition:
     """A transition as generated code.
 
-    ``fire(tau, attrs, time)`` returns ``None`` when the predicate fails, else
+    ``fire(tau, attrs, time)`` returns ``None`` when the predicate fails (its
+    event-only conjuncts, ``guard``, excepted), else
     ``(tau', payload)``: ``payload`` is the emission (enumeration mode) or the
     tuple of per-item monoid contributions (trend mode), ``None`` when the
     transition emits nothing relevant.
@@ -290,6 +292,13 @@ class CompiledTransition:
     types: frozenset[str] | None
     fire: FireFn
     source_code: str
+    guard: Callable[[dict[str, Any], int], bool] | None = None
+    guard_key: str = ""
+    """Equal for guards with the same code (their verdicts are shared per event)."""
+    """The conjuncts of ``P`` that read only the event (through registers assigned
+    from the event alone), evaluated once per event instead of once per
+    configuration; ``fire`` assumes they hold, so callers must check them
+    (:meth:`CompiledAutomaton.ready`)."""
 
 
 def compile_transition(
@@ -314,16 +323,34 @@ def compile_transition(
         new_regs[reg] = local
     pred = transition.predicate
     conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    event_only = {
+        reg
+        for reg, expr in transition.assignment
+        if not any(is_register(n) for n in names_in_expr(expr))
+    }
+    guard_lines = ["def guard(a, t):"]
+    for n, (reg, expr) in enumerate(transition.assignment):
+        if reg in event_only:
+            guard_lines.append(f"    v{n} = {gen.expr(expr, {})}")
+    has_guard = False
     for c in conjuncts:
         if isinstance(c, TrueP):
             continue
         if isinstance(c, IsNull):
-            lines.append(f"    if {gen.expr(c.operand, new_regs)} is not None: return None")
+            check = f"{gen.expr(c.operand, new_regs)} is not None"
         else:
-            lines.append(f"    if {gen.pred3(c, new_regs)} is not True: return None")
+            check = f"{gen.pred3(c, new_regs)} is not True"
+        if names_in_pred(c) <= event_only:
+            guard_lines.append(f"    if {check}: return False")
+            has_guard = True
+        else:
+            lines.append(f"    if {check}: return None")
+    guard_lines.append("    return True")
     tau, payload = _tau_and_payload(gen, transition, live, items, new_regs)
     lines.append(f"    return ({tau}, {payload})")
     source = "\n".join(lines)
+    if has_guard:
+        source += "\n" + "\n".join(guard_lines)
     namespace = gen.ns
     exec(compile(source, f"<acea transition {index}>", "exec"), namespace)  # noqa: S102
     return CompiledTransition(
@@ -333,7 +360,15 @@ def compile_transition(
         required_types(transition),
         namespace["fire"],
         source,
+        namespace.get("guard"),
+        _guard_key(guard_lines, index),
     )
+
+
+def _guard_key(lines: list[str], index: int) -> str:
+    """The guard's code when it names no generated constant, else a unique key."""
+    body = "\n".join(lines[1:])
+    return f"#{index}" if "_k" in body else body
 
 
 def _tau_and_payload(
@@ -407,8 +442,37 @@ class CompiledAutomaton:
     """Per state: the transitions that test no type (fire on every event)."""
 
     def candidates(self, state: int, event_type: str | None) -> tuple[CompiledTransition, ...]:
-        """Transitions of ``state`` that may fire on an event of ``event_type``."""
+        """Transitions of ``state`` that may fire on an event of ``event_type``
+        (their ``guard`` still to be checked: use :meth:`ready`)."""
         return self.by_type[state].get(event_type, self.any_type[state])
+
+    def ready(
+        self,
+        state: int,
+        attrs: dict[str, Any],
+        time: int,
+        cache: dict[int, tuple[CompiledTransition, ...]],
+    ) -> tuple[CompiledTransition, ...]:
+        """The transitions of ``state`` whose event-only conjuncts hold on this event.
+
+        ``cache`` must be fresh for every event: it shares the guards'
+        verdicts between all configurations of a state.
+        """
+        found = cache.get(state)
+        if found is None:
+            kept = []
+            # key -1 of the per-event cache holds the guards' shared verdicts
+            verdicts: dict[str, bool] = cache.setdefault(-1, {})  # type: ignore[arg-type, assignment]
+            for ct in self.candidates(state, attrs.get("type")):
+                if ct.guard is not None:
+                    ok = verdicts.get(ct.guard_key)
+                    if ok is None:
+                        ok = verdicts[ct.guard_key] = ct.guard(attrs, time)
+                    if not ok:
+                        continue
+                kept.append(ct)
+            found = cache[state] = tuple(kept)
+        return found
 
 
 def compile_automaton(

@@ -26,7 +26,12 @@ from functools import lru_cache
 from typing import Any
 
 from acel.acea.ambiguity import coreachable_states, is_unambiguous
-from acel.acea.closures import CompiledAutomaton, TrendItem, compile_automaton
+from acel.acea.closures import (
+    CompiledAutomaton,
+    CompiledTransition,
+    TrendItem,
+    compile_automaton,
+)
 from acel.acea.dag import Edge, Node, compact, enumerate_complex_events, make_node
 from acel.acea.indexed import Classes, Group, plan_indexes
 from acel.acea.model import ACEA
@@ -45,6 +50,7 @@ from acel.clauses import (
     TrendAccumulator,
     TrendRow,
     check_window_attribute,
+    key_sort_key,
     split_partitions,
     trend_rows,
     window_bounds,
@@ -122,7 +128,7 @@ def enumerate_partition(
     """
     initial = ca.automaton.initial
     finals = ca.automaton.finals
-    candidates = ca.candidates
+    ready = ca.ready
     coords = plan.coords
     windowed = plan.within is not None
     size = plan.within.size if plan.within is not None else 0
@@ -139,10 +145,13 @@ def enumerate_partition(
         if starts is not None and k >= starts.stop and not active:
             break
         attrs = dict(event.attrs)
-        etype = attrs.get("type")
+        cache: dict[int, tuple[CompiledTransition, ...]] = {}
         pending: dict[tuple[int, tuple[Any, ...]], list[Edge]] = {}
         for (state, tau), node in active.items():
-            for ct in candidates(state, etype):
+            transitions = cache.get(state)
+            if transitions is None:
+                transitions = ready(state, attrs, k, cache)
+            for ct in transitions:
                 res = ct.fire(tau, attrs, k)
                 if res is None:
                     continue
@@ -153,7 +162,7 @@ def enumerate_partition(
                 else:
                     edges.append((node, res[1]))
         if starts is None or k in starts:
-            for ct in candidates(initial, etype):
+            for ct in ready(initial, attrs, k, cache):
                 res = ct.fire(empty, attrs, k)
                 if res is None:
                     continue
@@ -255,7 +264,7 @@ def aggregate_partition(
     unit = identity_vector(items, 1)
     initial = ca.automaton.initial
     finals = ca.automaton.finals
-    candidates = ca.candidates
+    ready = ca.ready
     rows: dict[Row, tuple[Any, ...]] = {}
     active: dict[tuple[int, tuple[Any, ...]], dict[Any, tuple[Any, ...]]] = {}
     empty: tuple[Any, ...] = ()
@@ -281,7 +290,7 @@ def aggregate_partition(
         ):
             break
         attrs = all_attrs[k] if plans else dict(event.attrs)
-        etype = attrs.get("type")
+        cache: dict[int, tuple[CompiledTransition, ...]] = {}
         new: dict[tuple[int, tuple[Any, ...]], Classes] = {}
         sources: list[tuple[int, tuple[Any, ...], Classes]] = []
         for (state, tau), classes in active.items():
@@ -309,7 +318,7 @@ def aggregate_partition(
                 if prune and group.inserted > group.rebuilt_size + 64:
                     group.rebuild(lambda c, _k=k: class_alive(c, _k))
                 probe = rest[:pos] + (None,) + rest[pos:]
-                for ct in candidates(q, etype):
+                for ct in ready(q, attrs, k, cache):
                     if ct.index in iplan.identity:
                         continue
                     rt = iplan.ranged.get(ct.index)
@@ -344,7 +353,7 @@ def aggregate_partition(
                             old = target.get(c)
                             target[c] = v if old is None else merge(old, v)
         for state, tau, classes in sources:
-            for ct in candidates(state, etype):
+            for ct in ready(state, attrs, k, cache):
                 res = ct.fire(tau, attrs, k)
                 if res is None:
                     continue
@@ -396,7 +405,7 @@ def aggregate_single(
     unit = identity_vector(items, 1)
     initial = ca.automaton.initial
     finals = ca.automaton.finals
-    candidates = ca.candidates
+    ready = ca.ready
     rows: dict[Row, tuple[Any, ...]] = {}
     active: dict[tuple[int, tuple[Any, ...]], tuple[Any, ...]] = {}
     empty: tuple[Any, ...] = ()
@@ -423,7 +432,7 @@ def aggregate_single(
         if current is None:
             continue
         attrs = all_attrs[k] if plans else dict(event.attrs)
-        etype = attrs.get("type")
+        cache: dict[int, tuple[CompiledTransition, ...]] = {}
         new: dict[tuple[int, tuple[Any, ...]], tuple[Any, ...]] = {}
         for q, by_rest in groups.items():
             iplan = plans[q]
@@ -431,7 +440,7 @@ def aggregate_single(
             for rest, group in by_rest.items():
                 probe = rest[:pos] + (None,) + rest[pos:]
                 answers: dict[tuple[Any, ...], Any] = {}
-                for ct in candidates(q, etype):
+                for ct in ready(q, attrs, k, cache):
                     if ct.index in iplan.identity:
                         continue
                     rt = iplan.ranged.get(ct.index)
@@ -464,7 +473,7 @@ def aggregate_single(
         if starts is None or k in starts:
             sources.append(((initial, empty), unit))
         for (state, tau), vec in sources:
-            for ct in candidates(state, etype):
+            for ct in ready(state, attrs, k, cache):
                 res = ct.fire(tau, attrs, k)
                 if res is None:
                     continue
@@ -555,13 +564,37 @@ def run(
         matches: list[Match] = []
         for partition in partitions:
             plan = WindowPlan.of(query, partition.events)
+            positions = partition.positions
+            identity = not positions or positions[-1] == len(positions) - 1
+            memo: dict[int, tuple[Event, Event]] = {}
             for ce in enumerate_partition(ca, partition.events, plan, start_positions):
-                matches.append(Match(partition.key, ce.relabel(partition.positions)))
+                if not identity:
+                    ce = _relabel(ce, positions, memo)
+                matches.append(Match(partition.key, ce))
         return sort_matches(matches)
     return sorted(
         _trend(query, schema, partitions, start_positions, trend_mode == "auto"),
         key=TrendRow.sort_key,
     )
+
+
+def _relabel(
+    ce: ComplexEvent, positions: Sequence[int], memo: dict[int, tuple[Event, Event]]
+) -> ComplexEvent:
+    """``ce.relabel(positions)``, relabelling each shared emitted event once.
+
+    The memo keeps the original event alive, so its ``id`` cannot be reused.
+    """
+    bags = []
+    for name, bag in ce.vars:
+        out = []
+        for e in bag:
+            entry = memo.get(id(e))
+            if entry is None or entry[0] is not e:
+                entry = memo[id(e)] = (e, e.at(positions[e.time]))
+            out.append(entry[1])
+        bags.append((name, tuple(out)))
+    return ComplexEvent(positions[ce.start], positions[ce.end], tuple(bags))
 
 
 def sort_matches(matches: list[Match]) -> list[Match]:
@@ -571,6 +604,7 @@ def sort_matches(matches: list[Match]) -> list[Match]:
     key over the bags is needed only inside groups that share both.
     """
     matches.sort(key=lambda m: (m.event.end, m.event.start))
+    memo: dict[int, Any] = {}
     out: list[Match] = []
     n = len(matches)
     i = 0
@@ -582,9 +616,24 @@ def sort_matches(matches: list[Match]) -> list[Match]:
         if j - i == 1:
             out.append(matches[i])
         else:
-            out.extend(sorted(matches[i:j], key=Match.sort_key))
+            out.extend(sorted(matches[i:j], key=lambda m: _match_key(m, memo)))
         i = j
     return out
+
+
+def _match_key(match: Match, memo: dict[int, Any]) -> tuple[Any, ...]:
+    """``Match.sort_key`` with each (shared) event's key computed once."""
+    ce = match.event
+    bags = []
+    for name, bag in ce.vars:
+        keys = []
+        for e in bag:
+            k = memo.get(id(e))
+            if k is None:
+                k = memo[id(e)] = e.sort_key()
+            keys.append(k)
+        bags.append((name, tuple(keys)))
+    return ((ce.end, ce.start, tuple(bags)), key_sort_key(match.key))
 
 
 _unambiguous = lru_cache(maxsize=64)(is_unambiguous)

@@ -228,7 +228,15 @@ def memory_child(n: int) -> None:
     for _ in engine.enumerate_partition(ca, rnd_stream, plan):  # type: ignore[arg-type]
         count += 1
     wall = time.perf_counter() - w0
+    # VmHWM is this process's own peak (ru_maxrss may carry the parent's over exec)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    peak_kib = int(line.split()[1])
+    except OSError:
+        pass
     print(json.dumps({"events": n, "matches": count, "peak_rss_mib": peak_kib / 1024, "engine_s": wall}))
 
 
@@ -273,6 +281,8 @@ def memory_part(quick: bool) -> list[dict[str, Any]]:
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, int) and value > 10**12:
+        return f"{float(value):.3e}" if value < 10**300 else f"~10^{len(str(value)) - 1}"
     return str(value)
 
 
