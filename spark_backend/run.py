@@ -289,13 +289,15 @@ def _sliced(
         stream.frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
         .withColumn(OWN, owner.cast("long") == F.col(SLICE))
     )
+    # Range partitioning keeps neighbouring slices together and balances tasks
+    # (hashing a handful of slice ids onto a few tasks can put most on one).
     spec = replace(base, sliced=True, shift_windows=events_axis and query.slide is not None)
     if query.returns is None:
 
         def run_slice(table: pa.Table) -> pa.Table:
             return evaluate_unit(table, spec)
 
-        return sliced.repartition(n_parts, SLICE).groupBy(SLICE).applyInArrow(
+        return sliced.repartitionByRange(n_parts, SLICE).groupBy(SLICE).applyInArrow(
             run_slice, result_struct
         )
     window_type = _SPARK_OF[base.window_kind] if base.window_kind is not None else "bigint"
@@ -311,7 +313,7 @@ def _sliced(
     def merge(table: pa.Table) -> pa.Table:
         return merge_partials(table, merge_spec)
 
-    partials = sliced.repartition(n_parts, SLICE).groupBy(SLICE).applyInArrow(
+    partials = sliced.repartitionByRange(n_parts, SLICE).groupBy(SLICE).applyInArrow(
         run_partial, partial_struct
     )
     return partials.groupBy(WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
