@@ -120,11 +120,14 @@ def enumerate_partition(
     events: Sequence[Event],
     plan: WindowPlan,
     starts: range | None = None,
+    dedupe: bool = True,
 ) -> Iterator[ComplexEvent]:
     """Every complex event (local positions) of ``ca`` on ``events`` within the window.
 
     Each end position's complex events are deduplicated with one hash set
     (cost: one hash of each run's complex event, memory: that end's outputs).
+    ``dedupe=False`` skips it: only for automata proven unambiguous
+    (:func:`acea.ambiguity.is_unambiguous`), whose runs give distinct complex events.
     """
     initial = ca.automaton.initial
     finals = ca.automaton.finals
@@ -189,7 +192,9 @@ def enumerate_partition(
         for (state, _), node in active.items():
             if state in finals:
                 for ce in enumerate_complex_events(node, k, alive, start_ok):
-                    if ce not in seen:
+                    if not dedupe:
+                        yield ce
+                    elif ce not in seen:
                         seen.add(ce)
                         yield ce
         if monotone:
@@ -560,14 +565,17 @@ def run(
     for partition in partitions:
         check_window_attribute(query.within, partition.events)
     if query.returns is None:
-        _, ca = compiled_for(query.formula, schema)
+        automaton, ca = compiled_for(query.formula, schema)
+        dedupe = not _unambiguous(automaton)
         matches: list[Match] = []
         for partition in partitions:
             plan = WindowPlan.of(query, partition.events)
             positions = partition.positions
             identity = not positions or positions[-1] == len(positions) - 1
             memo: dict[int, tuple[Event, Event]] = {}
-            for ce in enumerate_partition(ca, partition.events, plan, start_positions):
+            for ce in enumerate_partition(
+                ca, partition.events, plan, start_positions, dedupe
+            ):
                 if not identity:
                     ce = _relabel(ce, positions, memo)
                 matches.append(Match(partition.key, ce))
