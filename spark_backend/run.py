@@ -47,6 +47,10 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
+BUCKETS_PER_TASK = 4
+"""PARTITION BY keys are hashed into this many groups per Spark task."""
+
+
 class NotParallelWarning(UserWarning):
     """The query runs as one ordered partition on one core."""
 
@@ -227,12 +231,16 @@ def plan(
         scoped = frame.filter(frames.present(stream, keys))
         spec = base
 
-        def run_key(table: pa.Table) -> pa.Table:
+        def run_keys(table: pa.Table) -> pa.Table:
             return evaluate_unit(table, spec)
 
+        # Keys are hashed into a few buckets per task; one engine call per bucket
+        # splits its keys itself (one compilation per bucket, not per key).
         cols = [F.col(f"`{k}`") for k in keys]
-        result = scoped.repartition(n_parts, *cols).groupBy(*cols).applyInArrow(
-            run_key, result_struct
+        buckets = BUCKETS_PER_TASK * n_parts
+        bucketed = scoped.withColumn(SLICE, F.pmod(F.xxhash64(*cols), F.lit(buckets)))
+        result = bucketed.repartitionByRange(n_parts, SLICE).groupBy(SLICE).applyInArrow(
+            run_keys, result_struct
         )
     elif strategy.kind == "single":
         spec = base
