@@ -67,10 +67,10 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
     """Run the main job; returns the figures it printed (for tests)."""
     from acel import datasets, output
     from acel.acea.render import render
+    from acel.checker import check_query
     from acel.compiler import compile_query
     from acel.io import events_from_dataframe
     from acel.parser import parse_query
-    from acel.checker import check_query
     from acel.spark_backend import get_session, plan
     from acel.spark_backend.run import results_of, write
 
