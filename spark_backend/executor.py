@@ -162,12 +162,20 @@ def unit_stream(table: pa.Table, spec: UnitSpec) -> tuple[list[Event], list[int]
     """The unit's events numbered from 0, their global positions and the owned range."""
     table = table.sort_by(POS)
     positions: list[int] = table.column(POS).to_pylist()
-    names = [c for c in spec.attr_columns if c in table.column_names]
-    columns = [table.column(c).to_pylist() for c in names]
+    # Attribute names sorted once, so each event's items are built already in order.
+    names = sorted(c for c in spec.attr_columns if c in table.column_names)
+    columns = []
+    for name in names:
+        column = table.column(name)
+        if pa.types.is_floating(column.type):
+            values = [_clean(v) for v in column.to_pylist()]
+        else:
+            values = column.to_pylist()
+        columns.append(values)
     events = [
-        Event.make(i, {name: _clean(col[i]) for name, col in zip(names, columns)})
-        for i in range(len(positions))
-    ]
+        Event(i, tuple((n, v) for n, v in zip(names, row) if v is not None))
+        for i, row in enumerate(zip(*columns))
+    ] if columns else [Event(i, ()) for i in range(len(positions))]
     owned: range | None = None
     if spec.sliced:
         flags: list[bool] = table.column(OWN).to_pylist()

@@ -29,6 +29,9 @@ def default_settings(shuffle_partitions: int | None = None) -> dict[str, str]:
         # Keep our explicit repartitioning: AQE must not fold the slices into one task.
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.sql.session.timeZone": "UTC",
+        # Event files are small on disk (a compressed million events is ~2 MB): split
+        # them so the first stages already run on every core.
+        "spark.sql.files.openCostInBytes": str(256 * 1024),
         "spark.driver.memory": os.environ.get("ACEL_SPARK_DRIVER_MEMORY", "2g"),
     }
 
