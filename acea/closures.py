@@ -155,6 +155,14 @@ def _in3(value: Any, options: tuple[Any, ...], negated: bool) -> Any:
     return (not found) if negated else found
 
 
+def _event(time: int, items: tuple[tuple[str, Any], ...]) -> Event:
+    """``Event(time, items)`` without the NULL (``None``) attributes (spec §1)."""
+    for item in items:
+        if item[1] is None:
+            return Event(time, tuple(p for p in items if p[1] is not None))
+    return Event(time, items)
+
+
 def _neg(value: Any) -> Any:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     return -value if ok else None
@@ -202,6 +210,7 @@ class _Gen:
             "_in3": _in3,
             "_neg": _neg,
             "_Event": Event,
+            "_event": _event,
         }
 
     def helper(self, name: str, make: Callable[[], Any]) -> str:
@@ -383,14 +392,20 @@ def _tau_and_payload(
     tau = "(" + "".join(f"{new_regs.get(r, 'None')}, " for r in target_live) + ")"
     if items is None:
         parts = []
+        built: dict[str, str] = {}
         for var, renamings in transition.output:
             for renaming in renamings:
                 attrs = "(" + "".join(
                     f"({attr!r}, {new_regs.get(reg, 'None')}), " for attr, reg in renaming.items
                 ) + ")"
-                parts.append(
-                    f"({var!r}, _Event(t, tuple(p for p in {attrs} if p[1] is not None)))"
-                )
+                # equal renamings (e.g. the type variable and the atom's
+                # variable) emit one shared, immutable event object
+                name = built.get(attrs)
+                if name is None:
+                    name = built[attrs] = f"_e{len(built)}"
+                    parts.append(f"({var!r}, ({name} := _event(t, {attrs})))")
+                else:
+                    parts.append(f"({var!r}, {name})")
         payload = "(" + "".join(p + ", " for p in parts) + ")" if parts else "None"
     else:
         contribs = []

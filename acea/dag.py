@@ -91,29 +91,42 @@ def _build(
 
     ``emitted`` holds the run's emissions from the last step back to the
     second, ``last`` the first step's: read backwards, every bag comes out
-    sorted by time, so only events emitted at the same step (several
-    renamings into one variable) need the canonical tie-break sort.
+    sorted by time (an emission's events carry its step's time), so only a
+    bag that got two events at the same step (several renamings into one
+    variable) needs the canonical tie-break sort.
     """
     mu: dict[str, list[Event]] = {}
+    tied: list[str] | None = None
     if last:
         for var, event in last:
-            mu.setdefault(var, []).append(event)
+            bag = mu.get(var)
+            if bag is None:
+                mu[var] = [event]
+            else:
+                bag.append(event)
+                if tied is None:
+                    tied = [var]
+                elif var not in tied:
+                    tied.append(var)
     for n in range(len(emitted) - 1, -1, -1):
         for var, event in emitted[n]:
             bag = mu.get(var)
             if bag is None:
                 mu[var] = [event]
             else:
+                if bag[-1].time == event.time:
+                    if tied is None:
+                        tied = [var]
+                    elif var not in tied:
+                        tied.append(var)
                 bag.append(event)
-    items = []
-    for var in sorted(mu):
-        bag = mu[var]
-        for a, b in zip(bag, bag[1:]):
-            if a.time == b.time:
-                bag.sort(key=Event.sort_key)
-                break
-        items.append((var, tuple(bag)))
-    return ComplexEvent(start, end, tuple(items))
+    if tied is not None:
+        for var in tied:
+            mu[var].sort(key=Event.sort_key)
+    if len(mu) == 1:
+        for var, bag in mu.items():
+            return ComplexEvent(start, end, ((var, tuple(bag)),))
+    return ComplexEvent(start, end, tuple([(var, tuple(mu[var])) for var in sorted(mu)]))
 
 
 def compact(roots: Sequence[Node], alive: Callable[[Any], bool], coord: Callable[[int], Any]) -> int:
