@@ -84,6 +84,39 @@ def enumerate_complex_events(
                 emitted.pop()
 
 
+def enumerate_within(
+    node: Node, end: int, threshold: Any, coords: Sequence[Any]
+) -> Iterator[ComplexEvent]:
+    """:func:`enumerate_complex_events` for a window: ``alive(best)`` is
+    ``best > threshold`` and ``start_ok(i)`` is ``coords[i] > threshold``
+    (``threshold`` ``None``: no window), inlined because this loop is the
+    engine's output path.
+    """
+    if threshold is None:
+        yield from enumerate_complex_events(node, end, _always, _always)
+        return
+    emitted: list[Emission] = []
+    stack: list[Iterator[Edge]] = [iter(node.edges)]
+    while stack:
+        for pred, emission in stack[-1]:
+            if isinstance(pred, Node):
+                if not pred.best > threshold:
+                    continue
+                emitted.append(emission or ())
+                stack.append(iter(pred.edges))
+                break
+            if coords[pred] > threshold:
+                yield _build(pred, end, emitted, emission)
+        else:
+            stack.pop()
+            if emitted and len(emitted) >= len(stack):
+                emitted.pop()
+
+
+def _always(_value: Any) -> bool:
+    return True
+
+
 def _build(
     start: int, end: int, emitted: Sequence[Emission], last: Emission | None
 ) -> ComplexEvent:

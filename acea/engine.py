@@ -32,7 +32,7 @@ from acel.acea.closures import (
     TrendItem,
     compile_automaton,
 )
-from acel.acea.dag import Edge, Node, compact, enumerate_complex_events, make_node
+from acel.acea.dag import Edge, Node, compact, enumerate_within, make_node
 from acel.acea.indexed import Classes, Group, plan_indexes
 from acel.acea.model import ACEA
 from acel.acea.trend import (
@@ -177,44 +177,44 @@ def enumerate_partition(
                     edges.append((k, res[1]))
         threshold = coords[k] - size if windowed else None
         new_active: dict[tuple[int, tuple[Any, ...]], Node] = {}
+        ends: list[Node] = []
         for key, edges in pending.items():
-            node = make_node(_dedupe(edges), coord)
+            if len(edges) == 1:
+                # make_node inlined for the common single edge
+                pred, emission = edges[0]
+                if isinstance(pred, Node):
+                    node = pred if emission is None else Node(edges, pred.best)
+                else:
+                    node = Node(edges, coords[pred])
+            else:
+                node = make_node(_dedupe(edges), coord)
             if monotone and node.best <= threshold:
                 continue
             new_active[key] = node
+            if key[0] in finals:
+                ends.append(node)
         active = new_active
-        if windowed:
-            alive = _above(threshold)
-            start_ok = _start_above(coords, threshold)
-        else:
-            alive = start_ok = _always
-        seen: set[ComplexEvent] = set()
-        for (state, _), node in active.items():
-            if state in finals:
-                for ce in enumerate_complex_events(node, k, alive, start_ok):
-                    if not dedupe:
-                        yield ce
-                    elif ce not in seen:
-                        seen.add(ce)
-                        yield ce
+        if ends:
+            if dedupe:
+                seen: set[ComplexEvent] = set()
+                for node in ends:
+                    for ce in enumerate_within(node, k, threshold, coords):
+                        if ce not in seen:
+                            seen.add(ce)
+                            yield ce
+            else:
+                for node in ends:
+                    yield from enumerate_within(node, k, threshold, coords)
         if monotone:
             since_compaction += 1
             if since_compaction >= period:
-                live = compact(list(active.values()), alive, coord)
+                live = compact(list(active.values()), _above(threshold), coord)
                 period = max(64, live // max(1, len(active)))
                 since_compaction = 0
 
 
-def _always(_value: Any) -> bool:
-    return True
-
-
 def _above(threshold: Any) -> Callable[[Any], bool]:
     return lambda best: bool(best > threshold)
-
-
-def _start_above(coords: Sequence[Any], threshold: Any) -> Callable[[int], bool]:
-    return lambda i: bool(coords[i] > threshold)
 
 
 def _dedupe(edges: list[Edge]) -> list[Edge]:
