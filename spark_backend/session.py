@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from acel.errors import AcelError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+"""Log4j 2 settings of the embedded session: errors only (no start-up chatter)."""
 
 FAULT_CONF = "spark.acel.test.failFirstAttempt"
 """Runtime conf flag (tests only): every executor task fails on its first attempt."""
@@ -55,7 +62,7 @@ def get_session(
     if active is not None:
         running = active.sparkContext.master
         if master is not None and master != running:
-            raise RuntimeError(
+            raise AcelError(
                 f"a Spark session with master {running!r} is already running; "
                 f"stop it before asking for {master!r}"
             )
@@ -63,8 +70,18 @@ def get_session(
     # Executors must run the same interpreter (and so the same installed acel).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    local = master is None or master.startswith("local")
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # pyspark 4 warns on every import under pandas 3; the Arrow paths used here are fine.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     builder = SparkSession.builder.master(master or "local[*]").appName(app_name)
-    for key, value in {**default_settings(shuffle_partitions), **(extra or {})}.items():
+    settings = {**default_settings(shuffle_partitions), **(extra or {})}
+    if local and LOG_CONFIG.exists():
+        quiet = f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}"
+        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+            settings[key] = (settings.get(key, "") + " " + quiet).strip()
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level)
