@@ -308,6 +308,18 @@ class CompiledTransition:
     from the event alone), evaluated once per event instead of once per
     configuration; ``fire`` assumes they hold, so callers must check them
     (:meth:`CompiledAutomaton.ready`)."""
+    identity: bool = False
+    """A non-emitting ``TRUE`` self-loop copying every live register: ``fire``
+    returns ``(tau, None)`` with ``tau`` unchanged, so callers may skip it."""
+
+
+def is_skip_loop(transition: Transition, live: dict[int, tuple[str, ...]]) -> bool:
+    """``TRUE``, non-emitting, ``x := x`` for every register live at its (own) state."""
+    t = transition
+    if t.source != t.target or t.output or not isinstance(t.predicate, TrueP):
+        return False
+    assignment = dict(t.assignment)
+    return all(assignment.get(x) == Reg(x) for x in live[t.source])
 
 
 def compile_transition(
@@ -371,6 +383,7 @@ def compile_transition(
         source,
         namespace.get("guard"),
         _guard_key(guard_lines, index),
+        items is None and is_skip_loop(transition, live),
     )
 
 
@@ -455,6 +468,8 @@ class CompiledAutomaton:
     """Per state: event type → transitions that may fire (key ``None``: untyped)."""
     any_type: tuple[tuple[CompiledTransition, ...], ...]
     """Per state: the transitions that test no type (fire on every event)."""
+    guarded: tuple[bool, ...] = ()
+    """Per state: whether some outgoing transition has a ``guard``."""
 
     def candidates(self, state: int, event_type: str | None) -> tuple[CompiledTransition, ...]:
         """Transitions of ``state`` that may fire on an event of ``event_type``
@@ -475,10 +490,14 @@ class CompiledAutomaton:
         """
         found = cache.get(state)
         if found is None:
+            candidates = self.by_type[state].get(attrs.get("type"), self.any_type[state])
+            if self.guarded and not self.guarded[state]:
+                found = cache[state] = candidates
+                return found
             kept = []
             # key -1 of the per-event cache holds the guards' shared verdicts
             verdicts: dict[str, bool] = cache.setdefault(-1, {})  # type: ignore[arg-type, assignment]
-            for ct in self.candidates(state, attrs.get("type")):
+            for ct in candidates:
                 if ct.guard is not None:
                     ok = verdicts.get(ct.guard_key)
                     if ok is None:
@@ -521,6 +540,10 @@ def compile_automaton(
         compiled,
         tuple(by_type),
         tuple(tuple(lst) for lst in any_type),
+        tuple(
+            any(ct.guard is not None and ct.transition.source == s for ct in compiled)
+            for s in range(n)
+        ),
     )
 
 

@@ -152,12 +152,21 @@ def enumerate_partition(
         attrs = dict(event.attrs)
         cache: dict[int, tuple[CompiledTransition, ...]] = {}
         pending: dict[tuple[int, tuple[Any, ...]], list[Edge]] = {}
-        for (state, tau), node in active.items():
+        for config, node in active.items():
+            state = config[0]
             transitions = cache.get(state)
             if transitions is None:
                 transitions = ready(state, attrs, k, cache)
             for ct in transitions:
-                res = ct.fire(tau, attrs, k)
+                if ct.identity:
+                    # a skip loop: same configuration, nothing emitted
+                    edges = pending.get(config)
+                    if edges is None:
+                        pending[config] = [(node, None)]
+                    else:
+                        edges.append((node, None))
+                    continue
+                res = ct.fire(config[1], attrs, k)
                 if res is None:
                     continue
                 key = (ct.target, res[0])
