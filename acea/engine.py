@@ -563,6 +563,7 @@ def run(
     *,
     start_positions: range | None = None,
     trend_mode: str = "auto",
+    progress: Progress | None = None,
 ) -> list[Match] | list[TrendRow]:
     """Evaluate a checked query (spec §6) with the optimized engine.
 
@@ -571,9 +572,22 @@ def run(
     ``trend_mode`` (RETURN queries): ``"auto"`` propagates when that is exact
     (:func:`propagation_applies`) and enumerates otherwise; ``"enumerate"``
     always enumerates (for tests and measurements).
+    ``progress(events_done, results_so_far)`` is called after each partition
+    and every few thousand complex events, for long runs on the command line.
     """
     with _gc_paused():
-        return _run(query, stream, schema, start_positions, trend_mode)
+        return _run(query, stream, schema, start_positions, trend_mode, progress or _silent)
+
+
+Progress = Callable[[int, int], None]
+"""A progress callback: events of finished partitions, results found so far."""
+
+PROGRESS_EVERY = 4096
+"""Complex events between two progress calls inside one partition."""
+
+
+def _silent(_events: int, _found: int) -> None:
+    """The default progress callback: say nothing."""
 
 
 @contextmanager
@@ -603,6 +617,7 @@ def _run(
     schema: Schema,
     start_positions: range | None,
     trend_mode: str,
+    progress: Progress,
 ) -> list[Match] | list[TrendRow]:
     partitions = split_partitions(stream, query.partition_by)
     for partition in partitions:
@@ -611,6 +626,7 @@ def _run(
         automaton, ca = compiled_for(query.formula, schema)
         dedupe = not _unambiguous(automaton)
         matches: list[Match] = []
+        done = 0
         for partition in partitions:
             plan = WindowPlan.of(query, partition.events)
             positions = partition.positions
@@ -622,9 +638,13 @@ def _run(
                 if not identity:
                     ce = _relabel(ce, positions, memo)
                 matches.append(Match(partition.key, ce))
+                if len(matches) % PROGRESS_EVERY == 0:
+                    progress(done, len(matches))
+            done += len(partition.events)
+            progress(done, len(matches))
         return sort_matches(matches)
     return sorted(
-        _trend(query, schema, partitions, start_positions, trend_mode == "auto"),
+        _trend(query, schema, partitions, start_positions, trend_mode == "auto", progress),
         key=TrendRow.sort_key,
     )
 
@@ -706,8 +726,10 @@ def _trend(
     partitions: Sequence[Partition],
     start_positions: range | None,
     allow_propagation: bool = True,
+    progress: Progress = _silent,
 ) -> list[TrendRow]:
     rows: list[TrendRow] = []
+    done = 0
     automaton, ca = compiled_for(query.formula, schema)
     if allow_propagation and propagation_applies(query, automaton):
         items = trend_items(query)
@@ -717,9 +739,13 @@ def _trend(
             aggregate = aggregate_single if plan.single_class() else aggregate_partition
             vectors = aggregate(ca, items, partition.events, plan, start_positions)
             rows.extend(_rows_from_vectors(query, partition, items, vectors))
+            done += len(partition.events)
+            progress(done, len(rows))
         return rows
     for partition in partitions:
         plan = WindowPlan.of(query, partition.events)
         kept = list(enumerate_partition(ca, partition.events, plan, start_positions))
         rows.extend(trend_rows(query, partition, kept))
+        done += len(partition.events)
+        progress(done, len(rows))
     return rows

@@ -349,7 +349,15 @@ def _run_acel(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], 
         run = getattr(module, "run", None)
         if run is None:
             raise UsageError(f"engine {args.engine} is not available in this build")
-        results = run(query, events, schema)
+        if args.engine == "optimized":
+            def report(done: int, found: int) -> None:
+                rate = done / max(progress.elapsed(), 1e-9)
+                progress.note(f"{done:,} of {len(events):,} events done, {found:,} results so far, "
+                              f"{rate:,.0f} events/s")
+
+            results = run(query, events, schema, progress=report)
+        else:
+            results = run(query, events, schema)
     return list(results), len(events)
 
 
