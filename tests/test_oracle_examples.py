@@ -245,15 +245,7 @@ def test_d2_hadoop_mappers_per_job() -> None:
     schema = Schema.of(
         {"JobStart": ["job_id"], "Mapper": ["job_id", "period"], "JobEnd": ["job_id"]}
     )
-    s = stream(
-        ev("JobStart", job_id=1),
-        ev("Mapper", job_id=1, period=10),
-        ev("JobStart", job_id=2),
-        ev("Mapper", job_id=2, period=7),
-        ev("Mapper", job_id=1, period=20),
-        ev("JobEnd", job_id=1),
-        ev("JobEnd", job_id=2),
-    )
+    s = stream(*HADOOP_JOBS)
     formula = agg(
         "r",
         [("avg", "AVG", "b", "period"), ("mx", "MAX", "b", "period")],
@@ -464,6 +456,18 @@ def test_texts_parse_to_the_same_formulas(name: str) -> None:
     assert parser.parse_formula(text) == formula
 
 
+
+HADOOP_JOBS = (
+        ev("JobStart", job_id=1),
+        ev("Mapper", job_id=1, period=10),
+        ev("JobStart", job_id=2),
+        ev("Mapper", job_id=2, period=7),
+        ev("Mapper", job_id=1, period=20),
+        ev("JobEnd", job_id=1),
+        ev("JobEnd", job_id=2),
+)
+"""Two interleaved Hadoop jobs (Example D.2): job 1 has mappers of 10 and 20, job 2 of 7."""
+
 # ------------------------------------------- examples/paper/*.acel on the oracle
 
 PAPER = Path(__file__).resolve().parent.parent / "examples" / "paper"
@@ -524,15 +528,7 @@ def test_paper_file_d1_bad_news_volume() -> None:
 
 def test_paper_file_d2_hadoop_mappers() -> None:
     query, schema = paper_query("d2_sase_hadoop_mappers")
-    s = with_ts(
-        ev("JobStart", job_id=1),
-        ev("Mapper", job_id=1, period=10),
-        ev("JobStart", job_id=2),
-        ev("Mapper", job_id=2, period=7),
-        ev("Mapper", job_id=1, period=20),
-        ev("JobEnd", job_id=1),
-        ev("JobEnd", job_id=2),
-    )
+    s = with_ts(*HADOOP_JOBS)
     got = sorted(
         (m.event.start, m.event.end, times(m.event, "b"), m.event.bag("r"))
         for m in matches(run(query, s, schema))
