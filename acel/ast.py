@@ -6,6 +6,8 @@ so that ``parse(print(ast)) == ast`` holds without any normalisation.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal, Union
 
@@ -350,3 +352,22 @@ __all__ = [
     "Window",
     "neg",
 ]
+
+
+# -------------------------------------------------------------------- traversal
+
+
+def walk(node: object) -> Iterator[object]:
+    """Every AST node below ``node`` (dataclass fields and tuples), ``node`` first."""
+    yield node
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            yield from _walk_value(getattr(node, f.name))
+
+
+def _walk_value(value: object) -> Iterator[object]:
+    if isinstance(value, tuple):
+        for item in value:
+            yield from _walk_value(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        yield from walk(value)

@@ -11,13 +11,12 @@ a missing file) is printed on stderr with exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import inspect
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,29 +126,13 @@ def load_schema(args: argparse.Namespace) -> tuple[Schema | None, list[Event] | 
     return schema, None
 
 
-def walk(node: object) -> Iterator[object]:
-    """Every AST node below ``node`` (dataclass fields and tuples), ``node`` first."""
-    yield node
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            yield from _walk_value(getattr(node, f.name))
-
-
-def _walk_value(value: object) -> Iterator[object]:
-    if isinstance(value, tuple):
-        for item in value:
-            yield from _walk_value(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        yield from walk(value)
-
-
 def describe(query: Any) -> str:
     """``types A, B; variables x, y`` and the clauses, for ``acel check``."""
     from acel import ast
 
     types: dict[str, None] = {}
     variables: dict[str, None] = {}
-    for node in walk(query.formula):
+    for node in ast.walk(query.formula):
         if isinstance(node, (ast.Atom, ast.Next)):
             types.setdefault(node.type, None)
         elif isinstance(node, (ast.As, ast.Agg)):
@@ -483,8 +466,8 @@ def _schema_of_query(query: Any) -> Schema:
     """A schema naming only the query's types (enough to compile without data)."""
     from acel import ast
 
-    types: dict[str, list[str]] = {node.type: [] for node in walk(query.formula) if isinstance(node, (ast.Atom, ast.Next))}
-    if any(isinstance(node, ast.Next) for node in walk(query.formula)):
+    types: dict[str, list[str]] = {node.type: [] for node in ast.walk(query.formula) if isinstance(node, (ast.Atom, ast.Next))}
+    if any(isinstance(node, ast.Next) for node in ast.walk(query.formula)):
         raise UsageError("NEXT(R) expands over every type of the schema: give --schema or --data")
     return Schema.of(types)
 

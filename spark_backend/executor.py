@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
+import numpy as np
 import pyarrow as pa
 
 from acel import aggregates
@@ -41,7 +42,9 @@ POS = "__acel_pos"
 OWN = "__acel_own"
 """True when the row's slice owns it (complex events starting there are reported)."""
 SLICE = "__acel_slice"
-"""The slice a row was copied into."""
+"""The unit (time slice or key bucket) a row was copied into."""
+TASK = "__acel_task"
+"""The Spark task (shuffle partition) that runs a row's unit."""
 STATE = "__acel_state"
 """A pickled list of partial monoid states (one per RETURN item)."""
 WINDOW_LO = "window_lo"
@@ -198,6 +201,17 @@ def evaluate_unit(table: pa.Table, spec: UnitSpec) -> pa.Table:
         results = _engine_run(spec.query, events, spec.schema, owned)
         return _rows_table(spec, [r for r in results if isinstance(r, TrendRow)])
     return _partial_table(spec, events, positions, owned)
+
+
+def evaluate_units(table: pa.Table, spec: UnitSpec) -> pa.Table:
+    """Run every unit (``SLICE`` value) of one task's table; their results concatenated."""
+    if table.num_rows == 0:
+        return spec.out_schema.empty_table()
+    table = table.sort_by([(SLICE, "ascending"), (POS, "ascending")])
+    units = table.column(SLICE).to_numpy()
+    cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]
+    parts = [evaluate_unit(table.slice(a, b - a), spec) for a, b in zip(cuts, cuts[1:])]
+    return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
 
 
 def vars_json(match: Match) -> str:

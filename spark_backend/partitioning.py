@@ -16,7 +16,9 @@ Three strategies (papers/spark.md proves each exact):
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -135,3 +137,21 @@ def slicing_for(
     if length_v <= 0:
         length_v = 1
     return Slicing(length_v, 0, w)
+
+
+def balance(sizes: Sequence[int], bins: int) -> list[int]:
+    """A bin for each item so that bins hold similar totals (LPT: largest first).
+
+    Used for PARTITION BY keys: ``sizes`` are the keys' event counts, a bin is
+    one Spark task.  Every bin total is at most 4/3 of the best possible
+    maximum (Graham's bound); hashing gives no such bound for a few keys.
+    """
+    if bins < 1:
+        raise ValueError(f"need at least one bin, got {bins}")
+    out = [0] * len(sizes)
+    heap = [(0, b) for b in range(bins)]
+    for index in sorted(range(len(sizes)), key=lambda i: (-sizes[i], i)):
+        total, b = heapq.heappop(heap)
+        out[index] = b
+        heapq.heappush(heap, (total + sizes[index], b))
+    return out

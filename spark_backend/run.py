@@ -10,13 +10,15 @@ and each unit is run through Arrow by ``executor.evaluate_unit``.
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from acel.ast import CountStar, Query, ReturnAttr, ReturnItem
+from acel import aggregates
+from acel.ast import Agg, AggOutput, CountStar, Query, ReturnAttr, ReturnItem, walk
 from acel.clauses import Key, Match, TrendRow, item_name
 from acel.errors import AcelError, DataError
 from acel.output import match_from_json
@@ -28,27 +30,30 @@ from .executor import (
     POS,
     SLICE,
     STATE,
+    TASK,
     WINDOW_HI,
     WINDOW_LO,
     Mode,
     UnitSpec,
     ValueKind,
     evaluate_unit,
+    evaluate_units,
     identity_row,
     item_columns,
     merge_partials,
     python_value,
     typed_value,
 )
-from .partitioning import Strategy, choose, slicing_for
+from .partitioning import Strategy, balance, choose, slicing_for
 from .session import FAULT_CONF, get_session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-BUCKETS_PER_TASK = 4
-"""PARTITION BY keys are hashed into this many groups per Spark task."""
+UNITS_PER_CORE = 4
+"""Units (key buckets or time slices) per core: small enough tasks that Spark's
+scheduler balances uneven units, few enough that per-task costs stay small."""
 
 
 class NotParallelWarning(UserWarning):
@@ -112,6 +117,46 @@ _VALUE_OF_KIND: dict[str | None, ValueKind] = {
     "str": "string",
     "bool": "bool",
 }
+
+
+def _output_kind(output: AggOutput, kinds: dict[str, str]) -> str | None:
+    """The value kind of an AGG output (None: always NULL; ``mixed``: unknown)."""
+    func = output.func.upper()
+    if aggregates.lookup(func) is not getattr(aggregates, func, None):
+        return "mixed"  # a user's aggregate: any value
+    source = kinds.get(output.attr) if output.attr is not None else None
+    if func == "COUNT":
+        return "int"
+    if func == "AVG":
+        return "float"
+    if func == "SUM":
+        return "int" if source is None else source if source in ("int", "float") else "mixed"
+    if func in ("MIN", "MAX"):
+        return source
+    return "mixed"
+
+
+def attribute_kinds(query: Query, columns: dict[str, str]) -> dict[str, str]:
+    """Value kinds of every attribute the query can see: columns and AGG outputs.
+
+    An attribute created by ``AGG`` (say ``n := AVG(C.k)``) has the kind of its
+    function, whatever the stream's columns are; a name with two kinds is
+    ``mixed`` (its RETURN values travel as JSON text).  Repeated to a fixpoint,
+    since an AGG output may aggregate another AGG's output.
+    """
+    kinds = dict(columns)
+    outputs = [o for node in walk(query.formula) if isinstance(node, Agg) for o in node.outputs]
+    changed = True
+    while changed:
+        changed = False
+        for output in outputs:
+            kind = _output_kind(output, kinds)
+            old = kinds.get(output.name)
+            new = kind if old in (None, kind) else "mixed" if kind is not None else old
+            if new != old and new is not None:
+                kinds[output.name] = new
+                changed = True
+    return kinds
 
 
 def item_kind(item: ReturnItem, kinds: dict[str, str]) -> ValueKind:
@@ -201,7 +246,8 @@ def plan(
     mode: Mode = "matches" if parsed.returns is None else "rows"
     items = tuple(parsed.returns or ())
     shown = item_columns(items, keys)
-    item_kinds = tuple(item_kind(items[i], stream.kinds) for i in shown)
+    kinds = attribute_kinds(parsed, stream.kinds)
+    item_kinds = tuple(item_kind(items[i], kinds) for i in shown)
     window_kind = _window_kind(parsed)
     if mode == "matches":
         fields = key_fields + [("start", "bigint"), ("end", "bigint"), ("vars", "string")]
@@ -232,14 +278,13 @@ def plan(
         spec = base
 
         def run_keys(table: pa.Table) -> pa.Table:
-            return evaluate_unit(table, spec)
+            return evaluate_units(table, spec)
 
-        # Keys are hashed into a few buckets per task; one engine call per bucket
-        # splits its keys itself (one compilation per bucket, not per key).
-        cols = [F.col(f"`{k}`") for k in keys]
-        buckets = BUCKETS_PER_TASK * n_parts
-        bucketed = scoped.withColumn(SLICE, F.pmod(F.xxhash64(*cols), F.lit(buckets)))
-        result = bucketed.repartitionByRange(n_parts, SLICE).groupBy(SLICE).applyInArrow(
+        # Keys go into a few buckets per core, one task each; one engine call per
+        # bucket splits its keys itself (one compilation per bucket, not per key).
+        buckets = UNITS_PER_CORE * n_parts
+        bucketed = _bucketed(spark, scoped, keys, buckets)
+        result = _placed(bucketed, 0, buckets).groupBy(TASK).applyInArrow(
             run_keys, result_struct
         )
     elif strategy.kind == "single":
@@ -266,6 +311,61 @@ def plan(
     return Planned(result, parsed, strategy, layout, stream)
 
 
+MAX_BALANCED_KEYS = 100_000
+"""Up to this many PARTITION BY keys are placed by size; more are hashed."""
+
+KEY_EVENTS = "__acel_key_events"
+
+
+def _bucketed(
+    spark: SparkSession, frame: DataFrame, keys: tuple[str, ...], buckets: int
+) -> DataFrame:
+    """Column ``SLICE``: the bucket of each row's PARTITION BY key.
+
+    With few keys (the usual case: airports, stocks, machines) one small job
+    counts each key's events and ``balance`` spreads them over the buckets by
+    size, joined back as a broadcast table; a hash of a hundred keys onto eight
+    buckets left one bucket with over twice the events of another.  Beyond
+    ``MAX_BALANCED_KEYS`` keys a hash is balanced enough on its own.
+    """
+    from pyspark.sql import functions as F
+
+    cols = [F.col(f"`{k}`") for k in keys]
+    sizes = frame.groupBy(*cols).agg(F.count(F.lit(1)).alias(KEY_EVENTS))
+    rows = sizes.limit(MAX_BALANCED_KEYS + 1).collect()
+    if len(rows) > MAX_BALANCED_KEYS:
+        return frame.withColumn(SLICE, F.pmod(F.xxhash64(*cols), F.lit(buckets)))
+    bins = balance([row[KEY_EVENTS] for row in rows], buckets)
+    fields = [(k, frame.schema[k].dataType.simpleString()) for k in keys] + [(SLICE, "bigint")]
+    table = spark.createDataFrame(
+        [(*(row[k] for k in keys), b) for row, b in zip(rows, bins)], _struct(fields)
+    )
+    return frame.join(F.broadcast(table), on=list(keys), how="inner")
+
+
+MAX_TASKS_PER_CORE = 64
+"""A cap on slice tasks (a tiny ``slice_size`` shares tasks between slices)."""
+
+
+def _placed(frame: DataFrame, first_unit: int, units: int, tasks: int | None = None) -> DataFrame:
+    """Units ``first_unit .. first_unit + units - 1`` (column ``SLICE``) in ``tasks`` tasks.
+
+    Column ``TASK`` = ``⌊(u − first) · tasks / units⌋`` and ``repartitionById``
+    puts each task's rows in its own partition: neighbouring units share a
+    task, every task gets as many units as any other, and there is no
+    sampling job (range partitioning of a few distinct ids could put three
+    quarters of the work on one task).  Grouping by ``TASK`` afterwards needs
+    no further shuffle; ``evaluate_units`` splits a task into its units.
+    """
+    from pyspark.sql import functions as F
+
+    tasks = max(1, min(tasks or units, units))
+    task = F.floor(
+        (F.col(SLICE) - F.lit(first_unit)).cast("double") * F.lit(tasks) / F.lit(max(units, 1))
+    )
+    return frame.withColumn(TASK, task.cast("int")).repartitionById(tasks, TASK)
+
+
 def _sliced(
     stream: frames.Stream,
     query: Query,
@@ -282,32 +382,39 @@ def _sliced(
 
     assert query.within is not None
     slicing = slicing_for(
-        query, count=stream.count, span=span, slices=2 * n_parts, slice_size=slice_size
+        query,
+        count=stream.count,
+        span=span,
+        slices=UNITS_PER_CORE * n_parts,
+        slice_size=slice_size,
     )
     events_axis = query.within.attr is None
     v = F.col(POS) if events_axis else F.col(f"`{query.within.attr}`").cast("double")
     length, before, after = slicing.length, slicing.before, slicing.after
+    # The slices that own events: those of the axis' smallest and largest values
+    # (the same floor of a double division as Spark's ``owner`` below).
+    lo_v, hi_v = (0, max(stream.count - 1, 0)) if events_axis else (span or (0, 0))
+    k_lo = math.floor(float(lo_v) / float(length))
+    k_hi = max(math.floor(float(hi_v) / float(length)), k_lo)
     # Float axes: widen the data range by a hair so rounding never loses an event
     # (more contiguous context never changes the complex events a slice owns).
     eps = 0.0 if events_axis else 1e-9
-    first = F.floor((v - F.lit(after)) / F.lit(length) - F.lit(eps))
-    last = F.floor((v + F.lit(before)) / F.lit(length))
+    first = F.greatest(F.floor((v - F.lit(after)) / F.lit(length) - F.lit(eps)), F.lit(k_lo))
+    last = F.least(F.floor((v + F.lit(before)) / F.lit(length)), F.lit(k_hi))
     owner = F.floor(v / F.lit(length))
     sliced = (
         stream.frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
         .withColumn(OWN, owner.cast("long") == F.col(SLICE))
     )
-    # Range partitioning keeps neighbouring slices together and balances tasks
-    # (hashing a handful of slice ids onto a few tasks can put most on one).
+    units = k_hi - k_lo + 1
+    placed = _placed(sliced, k_lo, units, MAX_TASKS_PER_CORE * n_parts)
     spec = replace(base, sliced=True, shift_windows=events_axis and query.slide is not None)
     if query.returns is None:
 
         def run_slice(table: pa.Table) -> pa.Table:
-            return evaluate_unit(table, spec)
+            return evaluate_units(table, spec)
 
-        return sliced.repartitionByRange(n_parts, SLICE).groupBy(SLICE).applyInArrow(
-            run_slice, result_struct
-        )
+        return placed.groupBy(TASK).applyInArrow(run_slice, result_struct)
     window_type = _SPARK_OF[base.window_kind] if base.window_kind is not None else "bigint"
     partial_struct = _struct(
         [(WINDOW_LO, window_type), (WINDOW_HI, window_type), (STATE, "binary")]
@@ -316,14 +423,12 @@ def _sliced(
     merge_spec = base
 
     def run_partial(table: pa.Table) -> pa.Table:
-        return evaluate_unit(table, partial_spec)
+        return evaluate_units(table, partial_spec)
 
     def merge(table: pa.Table) -> pa.Table:
         return merge_partials(table, merge_spec)
 
-    partials = sliced.repartitionByRange(n_parts, SLICE).groupBy(SLICE).applyInArrow(
-        run_partial, partial_struct
-    )
+    partials = placed.groupBy(TASK).applyInArrow(run_partial, partial_struct)
     return partials.groupBy(WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
 
 

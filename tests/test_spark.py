@@ -153,6 +153,34 @@ def test_spark_equals_engine_on_generated_trend_queries(
     assert _approx(got) == _approx(expected)
 
 
+def test_sum_of_an_agg_average_is_a_float_column(spark: Any) -> None:
+    """Regression (Hypothesis): ``SUM(z.n)`` with ``n := AVG(..)`` was typed DECIMAL."""
+    query = parse_query(
+        "RETURN SUM(z.n) PATTERN AGG z[n := AVG(C.k), s := SUM(C.k)]"
+        "(AGG z[n := SUM(C.k)](NEXT(C)))"
+    )
+    stream = [Event.make(i, {"type": "A"}) for i in range(4)] + [
+        Event.make(4, {"type": "C"}),
+        Event.make(5, {"type": "C", "k": 0}),
+    ]
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    assert _spark(spark, query, stream, TEST_SCHEMA) == expected
+
+
+def test_attribute_kinds_follow_agg_outputs() -> None:
+    from acel.spark_backend.run import attribute_kinds, item_kind
+
+    query = parse_query(
+        "RETURN SUM(z.n), SUM(z.c), MAX(z.m), SUM(z.k) PATTERN "
+        "AGG z[n := AVG(C.k), c := COUNT(C), m := MAX(C.k), k := AVG(C.k)](C AS C)"
+    )
+    kinds = attribute_kinds(query, {"k": "int", "type": "str"})
+    assert kinds == {"k": "mixed", "type": "str", "n": "float", "c": "int", "m": "mixed"}
+    assert [item_kind(i, kinds) for i in query.returns or ()] == [
+        "double", "decimal", "json", "json",
+    ]
+
+
 def _straddling_stream(n: int) -> list[Event]:
     """A, B alternating with x = position mod 4: matches cross every slice edge."""
     return [

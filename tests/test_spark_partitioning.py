@@ -210,3 +210,27 @@ def test_default_slices_are_never_shorter_than_a_window() -> None:
     assert slicing_for(query, count=10_000, span=None, slices=8).length == 1250
     with pytest.raises(ValueError):
         Slicing(0, 0, 0)
+
+
+def test_balance_spreads_keys_by_size() -> None:
+    from acel.spark_backend.partitioning import balance
+
+    sizes = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
+    bins = balance(sizes, 3)
+    totals = [sum(s for s, b in zip(sizes, bins) if b == k) for k in range(3)]
+    assert sorted(totals) == [18, 18, 19]
+    assert balance([], 4) == []
+    assert balance([5, 5], 4) == [0, 1]
+    with pytest.raises(ValueError):
+        balance([1], 0)
+
+
+@given(st.lists(st.integers(0, 1000), max_size=60), st.integers(1, 8))
+def test_balance_is_within_the_list_scheduling_bound(sizes: list[int], bins: int) -> None:
+    """No bin exceeds the mean by more than one item (greedy to the lightest bin)."""
+    from acel.spark_backend.partitioning import balance
+
+    placed = balance(sizes, bins)
+    assert len(placed) == len(sizes) and all(0 <= b < bins for b in placed)
+    totals = [sum(s for s, b in zip(sizes, placed) if b == k) for k in range(bins)]
+    assert bins * max(totals) <= sum(sizes) + (bins - 1) * max(sizes, default=0)
