@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
@@ -43,8 +43,6 @@ OWN = "__acel_own"
 """True when the row's slice owns it (complex events starting there are reported)."""
 SLICE = "__acel_slice"
 """The unit (time slice or key bucket) a row was copied into."""
-TASK = "__acel_task"
-"""The Spark task (shuffle partition) that runs a row's unit."""
 STATE = "__acel_state"
 """A pickled list of partial monoid states (one per RETURN item)."""
 WINDOW_LO = "window_lo"
@@ -203,15 +201,16 @@ def evaluate_unit(table: pa.Table, spec: UnitSpec) -> pa.Table:
     return _partial_table(spec, events, positions, owned)
 
 
-def evaluate_units(table: pa.Table, spec: UnitSpec) -> pa.Table:
-    """Run every unit (``SLICE`` value) of one task's table; their results concatenated."""
-    if table.num_rows == 0:
-        return spec.out_schema.empty_table()
-    table = table.sort_by([(SLICE, "ascending"), (POS, "ascending")])
+def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator[pa.RecordBatch]:
+    """Run every unit (``SLICE`` value) of one Spark task's rows; their results in turn."""
+    received = list(batches)
+    if not received or not any(batch.num_rows for batch in received):
+        return
+    table = pa.Table.from_batches(received).sort_by([(SLICE, "ascending"), (POS, "ascending")])
     units = table.column(SLICE).to_numpy()
     cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]
-    parts = [evaluate_unit(table.slice(a, b - a), spec) for a, b in zip(cuts, cuts[1:])]
-    return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    for a, b in zip(cuts, cuts[1:]):
+        yield from evaluate_unit(table.slice(a, b - a), spec).to_batches()
 
 
 def vars_json(match: Match) -> str:

@@ -140,18 +140,51 @@ def _time_key(frame: DataFrame, time_col: str) -> Column:
     return F.lit(None).cast("double")
 
 
-def _partition_counts(
-    frame: DataFrame, id_col: str, extra: dict[str, Column] | None = None
-) -> tuple[dict[int, int], dict[str, int]]:
-    """Rows per id partition (the high bits of the id) and sums of ``extra`` flags."""
+@dataclass(frozen=True)
+class Summary:
+    """What one pass over the numbered frame tells the driver."""
+
+    counts: dict[int, int]
+    """Rows per id partition (the high bits of the id)."""
+    flags: dict[str, int]
+    """How many rows meet each flag condition."""
+    present: dict[str, tuple[str, ...]]
+    """Per event type, the columns holding a value on at least one of its events."""
+
+
+def summarise(
+    frame: DataFrame,
+    id_col: str,
+    flags: dict[str, Column] | None = None,
+    columns: Sequence[str] | None = None,
+) -> Summary:
+    """One job: rows per id partition, flag sums and, per type, the non-NULL ``columns``.
+
+    ``columns=None`` skips the per-type part (the schema is known).
+
+    Grouping by (partition, type) gives all three at once: the numbering, the
+    bad-row check and schema inference cost one pass over the data, not three
+    (each Spark job also costs a round of scheduling on the driver).
+    """
     from pyspark.sql import functions as F
 
     part = F.shiftrightunsigned(F.col(id_col), LOW_BITS).alias("p")
-    flags = [F.sum(c.cast("long")).alias(name) for name, c in (extra or {}).items()]
-    rows = frame.groupBy(part).agg(F.count(F.lit(1)).alias("n"), *flags).collect()
-    counts = {int(row["p"]): int(row["n"]) for row in rows}
-    sums = {name: sum(int(row[name] or 0) for row in rows) for name in (extra or {})}
-    return counts, sums
+    sums = [F.sum(c.cast("long")).alias(name) for name, c in (flags or {}).items()]
+    present = [F.count(F.col(f"`{c}`")).alias(f"c{i}") for i, c in enumerate(columns or ())]
+    group = [part] if columns is None else [part, F.col("type")]
+    rows = frame.groupBy(*group).agg(F.count(F.lit(1)).alias("n"), *sums, *present).collect()
+    counts: dict[int, int] = {}
+    for row in rows:
+        counts[int(row["p"])] = counts.get(int(row["p"]), 0) + int(row["n"])
+    totals = {name: sum(int(row[name] or 0) for row in rows) for name in (flags or {})}
+    seen: dict[str, set[str]] = {}
+    for row in rows if columns is not None else ():
+        if row["type"] is None:
+            continue
+        held = seen.setdefault(str(row["type"]), set())
+        held.update(c for i, c in enumerate(columns or ()) if row[f"c{i}"])
+    by_type = {t: tuple(c for c in columns or () if c in held) for t, held in seen.items()}
+    return Summary(counts, totals, by_type)
 
 
 def _with_positions(frame: DataFrame, id_col: str, counts: dict[int, int]) -> DataFrame:
@@ -204,7 +237,7 @@ def report_bad_rows(
     """
     if not sums.get("bad_type") and not sums.get("bad_time"):
         return
-    counts, _ = _partition_counts(frame, IN)
+    counts = summarise(frame, IN).counts
     frame = _with_positions(frame.drop(POS), IN, counts)
     conditions = _bad_conditions(time_col)
     shown = ["type"] + ([time_col] if time_col is not None and time_col != "type" else [])
@@ -223,16 +256,9 @@ def report_bad_rows(
     raise DataError(f"{source}: bad input rows, nothing was run:\n  " + "\n  ".join(problems))
 
 
-def infer_schema(frame: DataFrame, columns: Sequence[str], kinds: dict[str, str]) -> Schema:
+def infer_schema(present: dict[str, tuple[str, ...]], kinds: dict[str, str]) -> Schema:
     """Per type, the columns with a non-NULL value; kinds from the column types."""
-    from pyspark.sql import functions as F
-
-    others = [c for c in columns if c != "type"]
-    aggs = [F.count(F.col(f"`{c}`")).alias(f"c{i}") for i, c in enumerate(others)]
-    rows = frame.groupBy("type").agg(F.count(F.lit(1)).alias("n"), *aggs).collect()
-    types = {
-        str(row["type"]): [c for i, c in enumerate(others) if row[f"c{i}"]] for row in rows
-    }
+    types = {t: list(columns) for t, columns in present.items()}
     return Schema.of(types, {c: k for c, k in kinds.items() if c != "type"})
 
 
@@ -276,16 +302,18 @@ def prepare(
     else:
         frame = frame.withColumn(ID, F.col(IN))
     cached = _persist(frame)
-    counts, sums = _partition_counts(cached, ID, _bad_conditions(time_col))
+    others = [c for c in columns if c != "type"] if schema is None else None
+    summary = summarise(cached, ID, _bad_conditions(time_col), others)
     try:
-        report_bad_rows(cached, sums, source, type_col, time_col)
+        report_bad_rows(cached, summary.flags, source, type_col, time_col)
     except DataError:
         cached.unpersist()
         raise
-    numbered = _with_positions(cached, ID, counts).drop(ID, IN, TKEY)
+    numbered = _with_positions(cached, ID, summary.counts).drop(ID, IN, TKEY)
     if schema is None:
-        schema = infer_schema(numbered, columns, kinds)
-    return Stream(numbered, sum(counts.values()), columns, kinds, schema, source, (cached,))
+        schema = infer_schema(summary.present, kinds)
+    count = sum(summary.counts.values())
+    return Stream(numbered, count, columns, kinds, schema, source, (cached,))
 
 
 def _persist(frame: DataFrame) -> DataFrame:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,14 +31,12 @@ from .executor import (
     POS,
     SLICE,
     STATE,
-    TASK,
     WINDOW_HI,
     WINDOW_LO,
     Mode,
     UnitSpec,
     ValueKind,
-    evaluate_unit,
-    evaluate_units,
+    evaluate_task,
     identity_row,
     item_columns,
     merge_partials,
@@ -275,30 +274,13 @@ def plan(
             frame = frame.withColumn(k, F.lit(None).cast("string"))
     if strategy.kind == "partition":
         scoped = frame.filter(frames.present(stream, keys))
-        spec = base
-
-        def run_keys(table: pa.Table) -> pa.Table:
-            return evaluate_units(table, spec)
-
         # Keys go into a few buckets per core, one task each; one engine call per
         # bucket splits its keys itself (one compilation per bucket, not per key).
         buckets = UNITS_PER_CORE * n_parts
         bucketed = _bucketed(spark, scoped, keys, buckets)
-        result = _placed(bucketed, 0, buckets).groupBy(TASK).applyInArrow(
-            run_keys, result_struct
-        )
+        result = _run_units(bucketed, 0, buckets, buckets, base, result_struct)
     elif strategy.kind == "single":
-        spec = base
-
-        def run_all(table: pa.Table) -> pa.Table:
-            return evaluate_unit(table, spec)
-
-        result = (
-            frame.withColumn(SLICE, F.lit(0))
-            .repartition(1)
-            .groupBy(SLICE)
-            .applyInArrow(run_all, result_struct)
-        )
+        result = _run_units(frame.withColumn(SLICE, F.lit(0)), 0, 1, 1, base, result_struct)
     else:
         result = _sliced(stream, parsed, base, result_struct, n_parts, span, slice_size)
     if (
@@ -347,23 +329,29 @@ MAX_TASKS_PER_CORE = 64
 """A cap on slice tasks (a tiny ``slice_size`` shares tasks between slices)."""
 
 
-def _placed(frame: DataFrame, first_unit: int, units: int, tasks: int | None = None) -> DataFrame:
-    """Units ``first_unit .. first_unit + units - 1`` (column ``SLICE``) in ``tasks`` tasks.
+def _run_units(
+    frame: DataFrame, first_unit: int, units: int, tasks: int, spec: UnitSpec, struct: Any
+) -> DataFrame:
+    """Run units ``first_unit .. first_unit + units - 1`` (column ``SLICE``) in ``tasks`` tasks.
 
-    Column ``TASK`` = ``⌊(u − first) · tasks / units⌋`` and ``repartitionById``
-    puts each task's rows in its own partition: neighbouring units share a
-    task, every task gets as many units as any other, and there is no
-    sampling job (range partitioning of a few distinct ids could put three
-    quarters of the work on one task).  Grouping by ``TASK`` afterwards needs
-    no further shuffle; ``evaluate_units`` splits a task into its units.
+    Unit ``u`` goes to task ``⌊(u − first) · tasks / units⌋`` by
+    ``repartitionById``: neighbouring units share a task, every task gets as
+    many units as any other, and there is no sampling job (range
+    partitioning of a few distinct ids could put three quarters of the work
+    on one task).  Each task is one ``mapInArrow`` call, so the JVM does not
+    sort the rows either; ``evaluate_task`` splits a task into its units.
     """
     from pyspark.sql import functions as F
 
-    tasks = max(1, min(tasks or units, units))
+    tasks = max(1, min(tasks, units))
     task = F.floor(
         (F.col(SLICE) - F.lit(first_unit)).cast("double") * F.lit(tasks) / F.lit(max(units, 1))
     )
-    return frame.withColumn(TASK, task.cast("int")).repartitionById(tasks, TASK)
+
+    def run_task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return evaluate_task(batches, spec)
+
+    return frame.repartitionById(tasks, task.cast("int")).mapInArrow(run_task, struct)
 
 
 def _sliced(
@@ -407,14 +395,10 @@ def _sliced(
         .withColumn(OWN, owner.cast("long") == F.col(SLICE))
     )
     units = k_hi - k_lo + 1
-    placed = _placed(sliced, k_lo, units, MAX_TASKS_PER_CORE * n_parts)
+    tasks = MAX_TASKS_PER_CORE * n_parts
     spec = replace(base, sliced=True, shift_windows=events_axis and query.slide is not None)
     if query.returns is None:
-
-        def run_slice(table: pa.Table) -> pa.Table:
-            return evaluate_units(table, spec)
-
-        return placed.groupBy(TASK).applyInArrow(run_slice, result_struct)
+        return _run_units(sliced, k_lo, units, tasks, spec, result_struct)
     window_type = _SPARK_OF[base.window_kind] if base.window_kind is not None else "bigint"
     partial_struct = _struct(
         [(WINDOW_LO, window_type), (WINDOW_HI, window_type), (STATE, "binary")]
@@ -422,13 +406,10 @@ def _sliced(
     partial_spec = replace(spec, mode="partial", out_schema=_arrow(partial_struct))
     merge_spec = base
 
-    def run_partial(table: pa.Table) -> pa.Table:
-        return evaluate_units(table, partial_spec)
-
     def merge(table: pa.Table) -> pa.Table:
         return merge_partials(table, merge_spec)
 
-    partials = placed.groupBy(TASK).applyInArrow(run_partial, partial_struct)
+    partials = _run_units(sliced, k_lo, units, tasks, partial_spec, partial_struct)
     return partials.groupBy(WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
 
 

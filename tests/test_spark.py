@@ -332,6 +332,32 @@ def test_type_column_and_iso_times(spark: Any) -> None:
     assert got[0].event.bag("a")[0].get("x") == 3
 
 
+def test_inferred_schema_equals_the_file_readers(spark: Any, tmp_path: Path) -> None:
+    """Types and their attributes come out of the same job that numbers the stream."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from acel.spark_backend.frames import prepare
+
+    lines = [
+        {"type": "A", "x": 1, "y": None}, {"type": "B", "x": None, "y": "u"},
+        {"type": "A", "x": 2, "y": None}, {"type": "C", "x": None, "y": None},
+    ]
+    path = tmp_path / "events.parquet"
+    pq.write_table(pa.Table.from_pylist(lines), path)
+    _, expected = read_events(path)
+    stream = prepare(spark, str(path))
+    try:
+        assert stream.schema == expected and stream.count == 4
+        assert stream.schema.attributes("C") == ("type",)
+    finally:
+        stream.release()
+    only_types = prepare(spark, spark.createDataFrame([("A",), ("B",)], "type string"))
+    try:
+        assert only_types.schema == Schema.of({"A": [], "B": []})
+    finally:
+        only_types.release()
+
+
 # ------------------------------------------------------------------ bad input
 
 
