@@ -291,7 +291,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     output_format(args.out)  # reject a bad --out before any work
     n_events: int | None
     if args.engine == "spark":
-        results, n_events = _run_spark(args)
+        results, n_events = _run_spark(args, progress)
     elif args.sase:
         results, n_events = _run_sase_file(args, progress)
     else:
@@ -371,7 +371,7 @@ def _run_sase_file(args: argparse.Namespace, progress: Progress) -> tuple[list[A
     return list(module.run_sase(sase_query, events)), len(events)
 
 
-def _run_spark(args: argparse.Namespace) -> tuple[list[Any], int | None]:
+def _run_spark(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int | None]:
     module = _import(ENGINE_MODULES["spark"], "engine spark")
     run_to_results = getattr(module, "run_to_results", None)
     if run_to_results is None:
@@ -384,8 +384,10 @@ def _run_spark(args: argparse.Namespace) -> tuple[list[Any], int | None]:
 
         schema = read_schema(args.schema)
         check(query, schema, text, locations)
+    progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
     results = run_to_results(query, args.data, type_col=args.type_col, time_col=args.time_col,
-                             master=args.master, partitions=args.partitions, schema=schema)
+                             master=args.master, partitions=args.partitions, schema=schema,
+                             progress=lambda line: progress.note(line, force=True))
     return list(results), None
 
 

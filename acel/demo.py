@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,19 @@ def example_text(name: str) -> str:
 
 def _say(message: str) -> None:
     print(message, flush=True)
+
+
+def _every(seconds: float) -> Callable[[str], None]:
+    """A progress printer that says something at most every ``seconds``."""
+    last = [time.perf_counter()]
+
+    def say(line: str) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= seconds:
+            _say(f"   ... {line}")
+            last[0] = now
+
+    return say
 
 
 def _created(match: Match, var: str) -> dict[str, Any]:
@@ -72,6 +86,7 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
     from acel.io import events_from_dataframe
     from acel.parser import parse_query
     from acel.spark_backend import get_session, plan
+    from acel.spark_backend.progress import watch
     from acel.spark_backend.run import results_of, write
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -102,10 +117,11 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
     _say("\n4. Running it with the Spark backend (embedded local session) ...")
     started = time.perf_counter()
     session = get_session(master)
-    planned = plan(match_text, str(data_path), time_col="ts", session=session)
-    result_frame = planned.frame.cache()
-    write(result_frame, str(out_dir / "delay_propagation.parquet"), "parquet")
-    matches = results_of(planned, result_frame.collect())
+    with watch(session, _every(10.0)):
+        planned = plan(match_text, str(data_path), time_col="ts", session=session)
+        result_frame = planned.frame.cache()
+        write(result_frame, str(out_dir / "delay_propagation.parquet"), "parquet")
+        matches = results_of(planned, result_frame.collect())
     assert all(isinstance(m, Match) for m in matches)
     spark_seconds = time.perf_counter() - started
     figures["complex_events"] = len(matches)
@@ -128,8 +144,9 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
     trend_text = example_text(TREND_QUERY)
     _say(f"\n5. Trend aggregation (examples/{TREND_QUERY}): increasing-delay trends per carrier, origin and day ...")
     started = time.perf_counter()
-    trend_planned = plan(trend_text, str(data_path), time_col="ts", session=session)
-    trend_rows = results_of(trend_planned, trend_planned.frame.collect())
+    with watch(session, _every(10.0)):
+        trend_planned = plan(trend_text, str(data_path), time_col="ts", session=session)
+        trend_rows = results_of(trend_planned, trend_planned.frame.collect())
     trend_seconds = time.perf_counter() - started
     rows_out = [r for r in trend_rows if isinstance(r, TrendRow)]
     (out_dir / "daily_delay_trends.jsonl").write_text("\n".join(output.to_json_lines(rows_out)) + "\n")

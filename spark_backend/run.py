@@ -44,6 +44,7 @@ from .executor import (
     typed_value,
 )
 from .partitioning import Strategy, balance, choose, slicing_for
+from .progress import Report, watch
 from .session import FAULT_CONF, get_session
 
 if TYPE_CHECKING:
@@ -511,16 +512,25 @@ def run_to_results(
     master: str | None = None,
     partitions: int | None = None,
     slice_size: int | float | None = None,
+    progress: Report | None = None,
 ) -> list[Match] | list[TrendRow]:
-    """``run`` collected into the single-process engines' objects, sorted (spec §12)."""
-    planned = plan(
-        query, data, type_col=type_col, time_col=time_col, schema=schema, session=session,
-        master=master, partitions=partitions, slice_size=slice_size,
-    )
-    try:
-        return results_of(planned, _collect(planned.frame))
-    finally:
-        planned.stream.release()
+    """``run`` collected into the single-process engines' objects, sorted (spec §12).
+
+    ``progress`` (say ``print``) hears the plan and, about once a second, how
+    many Spark tasks are done.
+    """
+    spark = session or get_session(master)
+    with watch(spark, progress):
+        planned = plan(
+            query, data, type_col=type_col, time_col=time_col, schema=schema, session=spark,
+            partitions=partitions, slice_size=slice_size,
+        )
+        try:
+            if progress is not None:
+                progress(f"{planned.stream.count:,} events numbered; {planned.strategy.reason}")
+            return results_of(planned, _collect(planned.frame))
+        finally:
+            planned.stream.release()
 
 
 def write(frame: DataFrame, path: str, fmt: str = "parquet") -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,6 +143,24 @@ def test_run_example_3_2_on_every_local_engine(capsys: pytest.CaptureFixture[str
     assert code == 0
     assert intervals(out) == EXAMPLE_3_2
     assert err.startswith(f"acel run [{engine}]: 7 events read, 6 complex events written")
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_run_on_spark_shows_progress_and_prints_the_same_results(
+    capsys: pytest.CaptureFixture[str], spark: Any
+) -> None:
+    """The command line reuses the active session (here the tests' own)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code, out, err = run(capsys, "run", QUERY, "--data", STOCKS, "--engine", "spark")
+    assert code == 0, err
+    assert out == run(capsys, "run", QUERY, "--data", STOCKS)[1]
+    assert intervals(out) == EXAMPLE_3_2
+    assert "acel run: 7 events numbered; the query has neither PARTITION BY nor WITHIN" in err
+    assert "acel run [spark]: 6 complex events written" in err
 
 
 def test_run_default_engine_time_column_and_schema(capsys: pytest.CaptureFixture[str]) -> None:

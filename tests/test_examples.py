@@ -3,7 +3,6 @@ engine and the Spark backend give the same results (issue 8)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,6 @@ from acel.output import to_json_lines
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 pytestmark = [pytest.mark.spark]
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from acel.spark_backend import get_session
-
-    yield get_session("local[2,2]", shuffle_partitions=2)
 
 
 @pytest.fixture(scope="module")

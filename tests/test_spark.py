@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import warnings
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -53,14 +52,6 @@ EXAMPLE_3_2 = (
     "FILTER msft[name = 'MSFT' AND price > 100] AND intel[name = 'INTL'] "
     "AND amzn[name = 'AMZN' AND price < 2000]"
 )
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    from acel.spark_backend import get_session
-
-    session = get_session("local[2,2]", shuffle_partitions=2)
-    yield session
 
 
 def _frame(spark: Any, events: list[Event]) -> Any:
