@@ -11,7 +11,10 @@ SparkContext): after a warm-up on a small file, the timed run reads the
 Parquet file, numbers the stream, runs the engine on the executors and
 collects the results; the same run is then timed again in the same session
 (``repeat_s``: the JVM's code is compiled by then, as in a long-lived
-session or on a cluster).  The single-process figure reads the same file with
+session or on a cluster).  ``local[1]`` runs one task at a time, but the JVM's
+compiler and collector threads and the Python worker still use the second CPU;
+``spark_1_core_pinned`` runs ``local[1]`` with the whole process tree bound to one
+CPU (``sched_setaffinity``), as on a one-CPU machine.  The single-process figure reads the same file with
 ``acel.io.read_events`` and runs ``acel.acea.engine.run``; the engine alone
 is reported too.  Goals: 2 cores >= 1.6x faster than 1 core; Spark on one
 core <= 2x the single-process engine.
@@ -74,8 +77,10 @@ def single(path: Path, query_name: str) -> dict[str, float]:
     return {"read_s": read, "engine_s": run, "total_s": read + run, "rows": len(rows)}
 
 
-def spark(path: Path, small: Path, query_name: str, master: str) -> dict[str, float]:
+def spark(path: Path, small: Path, query_name: str, master: str, pin: bool) -> dict[str, float]:
     warnings.simplefilter("ignore")
+    if pin:  # the JVM and the Python workers inherit the affinity: a 1-CPU machine
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     from acel.spark_backend import get_session, run_to_results
 
     t0 = time.perf_counter()
@@ -132,11 +137,11 @@ def main() -> None:
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        kind, path, small, query_name, master = (args.child + [""] * 5)[:5]
+        kind, path, small, query_name, master, pin = (args.child + [""] * 6)[:6]
         if kind == "single":
             result = single(Path(path), query_name)
         else:
-            result = spark(Path(path), Path(small), query_name, master)
+            result = spark(Path(path), Path(small), query_name, master, pin == "pin")
         print(json.dumps(result))
         return
     report: dict[str, object] = {
@@ -153,14 +158,18 @@ def main() -> None:
             one = _child(["single", str(path), str(small), name, ""])
             s1 = _child(["spark", str(path), str(small), name, "local[1]"])
             s2 = _child(["spark", str(path), str(small), name, "local[2]"])
-            assert one["rows"] == s1["rows"] == s2["rows"], (one, s1, s2)
+            p1 = _child(["spark", str(path), str(small), name, "local[1]", "pin"])
+            assert one["rows"] == s1["rows"] == s2["rows"] == p1["rows"], (one, s1, s2, p1)
             entry = {
                 "query": QUERIES[name],
                 "single": one,
                 "spark_1_core": s1,
                 "spark_2_cores": s2,
+                "spark_1_core_pinned": p1,
                 "speedup_2_vs_1_core": s1["total_s"] / s2["total_s"],
                 "speedup_2_vs_1_core_repeat": s1["repeat_s"] / s2["repeat_s"],
+                "speedup_2_vs_1_pinned_cpu": p1["total_s"] / s2["total_s"],
+                "speedup_2_vs_1_pinned_cpu_repeat": p1["repeat_s"] / s2["repeat_s"],
                 "spark_1_core_vs_single_total": s1["total_s"] / one["total_s"],
                 "spark_1_core_vs_engine_only": s1["total_s"] / one["engine_s"],
             }
