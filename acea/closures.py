@@ -50,7 +50,7 @@ from acel.acea.model import ACEA, Transition
 
 from acel import aggregates
 from acel.events import Event
-from acel.predicates import arith, compare
+from acel.predicates import OPERATORS, arith, compare
 
 Tau = tuple[Any, ...]
 """Registers of a configuration: values in the order of ``live(state)``."""
@@ -106,16 +106,7 @@ _FAST = (int, float, str)
 
 def _fast_compare(op: str) -> Callable[[Any, Any], Any]:
     """``compare(op, ·, ·)`` with a fast path for two ints, floats or strings."""
-    import operator
-
-    fn = {
-        "=": operator.eq,
-        "!=": operator.ne,
-        "<": operator.lt,
-        "<=": operator.le,
-        ">": operator.gt,
-        ">=": operator.ge,
-    }[op]
+    fn = OPERATORS[op]
 
     def cmp(left: Any, right: Any) -> Any:
         tl = type(left)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable
-from typing import Optional
+from typing import Any, Optional
 
 from acel.ast import (
     Attr,
@@ -80,7 +80,7 @@ def arith(op: str, left: OptValue, right: OptValue) -> OptValue:
     raise ValueError(f"unknown arithmetic operator {op!r}")
 
 
-_CMP = {
+OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "=": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -88,6 +88,7 @@ _CMP = {
     ">": operator.gt,
     ">=": operator.ge,
 }
+"""The comparison operators of spec §5 on two non-NULL values of one kind."""
 
 
 def compare(op: str, left: OptValue, right: OptValue) -> Truth:
@@ -99,9 +100,9 @@ def compare(op: str, left: OptValue, right: OptValue) -> Truth:
     if left is None or right is None:
         return None
     if _is_number(left) and _is_number(right):
-        return bool(_CMP[op](left, right))
+        return bool(OPERATORS[op](left, right))
     if type(left) is type(right) and isinstance(left, (str, bool)):
-        return bool(_CMP[op](left, right))
+        return bool(OPERATORS[op](left, right))
     return None
 
 

@@ -65,6 +65,21 @@ from acel.events import Event, Value
 from acel.schema import Schema
 
 TEST_SCHEMA = Schema.of({"A": ["x", "y", "k"], "B": ["x", "y", "k"], "C": ["x", "k"]})
+
+SPEC_STOCK_ROWS = [
+    ("SELL", "MSFT", 101),
+    ("SELL", "MSFT", 102),
+    ("SELL", "INTL", 80),
+    ("BUY", "INTL", 80),
+    ("SELL", "AMZN", 1900),
+    ("SELL", "INTL", 81),
+    ("SELL", "AMZN", 1920),
+]
+"""The stock stream of spec §10 (Examples 3.2 and 5.1) as (type, name, price), by position."""
+SPEC_STOCK_SCHEMA = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
+SPEC_STOCK_EVENTS = [
+    Event.make(i, {"type": t, "name": n, "price": p}) for i, (t, n, p) in enumerate(SPEC_STOCK_ROWS)
+]
 """A(x, y, k), B(x, y, k), C(x, k); x, y in 0..3 and k in 0..1."""
 
 DOMAINS: dict[str, list[Value]] = {"x": [0, 1, 2, 3], "y": [0, 1, 2, 3], "k": [0, 1]}

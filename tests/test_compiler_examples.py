@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from acel.acea import naive
 from acel.compiler import compile_formula, compile_query
-from strategies import TEST_SCHEMA
+from strategies import SPEC_STOCK_EVENTS, TEST_SCHEMA
 from test_compiler_oracle import check_formula
 from test_render import EXAMPLES, SCHEMA
 
@@ -12,20 +12,7 @@ from acel.ast import Query, Window
 from acel.events import Event
 from acel.parser import parse_formula, parse_query
 
-STREAM = [
-    Event.make(i, {"type": t, "name": n, "price": p})
-    for i, (t, n, p) in enumerate(
-        [
-            ("SELL", "MSFT", 101),
-            ("SELL", "MSFT", 102),
-            ("SELL", "INTL", 80),
-            ("BUY", "INTL", 80),
-            ("SELL", "AMZN", 1900),
-            ("SELL", "INTL", 81),
-            ("SELL", "AMZN", 1920),
-        ]
-    )
-]
+STREAM = SPEC_STOCK_EVENTS
 
 
 def test_example_3_2() -> None:

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import SPEC_STOCK_ROWS
 
 from acel.errors import DataError
 from acel.events import Event
@@ -33,15 +34,7 @@ from acel.schema import Schema
 
 DATA = Path(__file__).parent / "data"
 
-SPEC_STREAM = [
-    ("SELL", "MSFT", 101),
-    ("SELL", "MSFT", 102),
-    ("SELL", "INTL", 80),
-    ("BUY", "INTL", 80),
-    ("SELL", "AMZN", 1900),
-    ("SELL", "INTL", 81),
-    ("SELL", "AMZN", 1920),
-]
+SPEC_STREAM = SPEC_STOCK_ROWS
 
 
 def spec_events(**extra: list[object]) -> list[Event]:

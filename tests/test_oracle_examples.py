@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from acel.reference.oracle import evaluate, run
 from oracle_support import agg, as_, atom, bag, cmp, ev, fand, on, pand, seq, shape, stream, times
+from strategies import SPEC_STOCK_EVENTS, SPEC_STOCK_SCHEMA
 
 from acel.ast import (
     ContigPlus,
@@ -35,16 +36,8 @@ from acel.schema import Schema
 
 # ------------------------------------------------------------ spec §10 stream
 
-STOCKS = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
-S10 = stream(
-    ev("SELL", name="MSFT", price=101),
-    ev("SELL", name="MSFT", price=102),
-    ev("SELL", name="INTL", price=80),
-    ev("BUY", name="INTL", price=80),
-    ev("SELL", name="AMZN", price=1900),
-    ev("SELL", name="INTL", price=81),
-    ev("SELL", name="AMZN", price=1920),
-)
+STOCKS = SPEC_STOCK_SCHEMA
+S10 = SPEC_STOCK_EVENTS
 
 EX32_FILTER = fand(
     on("msft", pand(cmp("name", "=", "MSFT"), cmp("price", ">", 100))),

@@ -18,7 +18,14 @@ import pytest
 from acel.acea import engine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, queries, streams, trend_queries
+from strategies import (
+    SPEC_STOCK_EVENTS,
+    SPEC_STOCK_SCHEMA,
+    TEST_SCHEMA,
+    queries,
+    streams,
+    trend_queries,
+)
 
 from acel.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, ReturnAttr, Seq, Window
 from acel.clauses import TrendRow
@@ -39,14 +46,8 @@ SPARK_SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
-PAPER = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
-PAPER_ROWS = [
-    ("SELL", "MSFT", 101), ("SELL", "MSFT", 102), ("SELL", "INTL", 80), ("BUY", "INTL", 80),
-    ("SELL", "AMZN", 1900), ("SELL", "INTL", 81), ("SELL", "AMZN", 1920),
-]
-PAPER_EVENTS = [
-    Event.make(i, {"type": t, "name": n, "price": p}) for i, (t, n, p) in enumerate(PAPER_ROWS)
-]
+PAPER = SPEC_STOCK_SCHEMA
+PAPER_EVENTS = SPEC_STOCK_EVENTS
 EXAMPLE_3_2 = (
     "(SELL AS msft ; SELL AS intel ; SELL AS amzn) "
     "FILTER msft[name = 'MSFT' AND price > 100] AND intel[name = 'INTL'] "
