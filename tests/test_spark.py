@@ -191,6 +191,19 @@ def test_matches_straddling_small_slices(spark: Any, size: int) -> None:
     assert _spark(spark, query, stream, TEST_SCHEMA, slice_size=size) == expected
 
 
+@pytest.mark.parametrize("returns", [False, True])
+def test_many_slices_share_a_task(spark: Any, returns: bool) -> None:
+    """More slices than the task cap (64 per core): tasks run several slices in turn."""
+    from acel.spark_backend.run import MAX_TASKS_PER_CORE
+
+    text = "(A AS a)+ ; B AS b FILTER a[x < 3] WITHIN 4 EVENTS"
+    query = parse_query(("RETURN COUNT(*), SUM(a.x) PATTERN " if returns else "") + text)
+    stream = _straddling_stream(3 * MAX_TASKS_PER_CORE)
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    assert expected
+    assert _spark(spark, query, stream, TEST_SCHEMA, slice_size=1, partitions=1) == expected
+
+
 @pytest.mark.parametrize("slide", [None, 1, 2, 4])
 def test_trend_rows_straddling_small_slices(spark: Any, slide: int | None) -> None:
     text = (
