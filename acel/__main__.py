@@ -2,6 +2,6 @@
 
 import sys
 
-from acel.cli import main
+from acel.app.cli import main
 
 sys.exit(main())

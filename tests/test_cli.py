@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from acel import cli
-from acel.cli import main
+from acel.app import cli
+from acel.app.cli import main
 from acel.output import from_json_lines, read_table
 
 DATA = Path(__file__).parent / "data"

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from acel import conform as conform_mod
+from acel.app import conform as conform_mod
 from acel.events import Event
 from acel.parser import parse_query
 from acel.schema import Schema

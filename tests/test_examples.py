@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.spark]
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
-    from acel.datasets import flights_stream, stocks_stream
+    from acel.app.datasets import flights_stream, stocks_stream
 
     folder = tmp_path_factory.mktemp("examples")
     flights = folder / "flights.parquet"
@@ -71,7 +71,7 @@ def test_demo_runs_end_to_end_on_two_days(tmp_path: Path, spark: Any, capsys: py
 
     import pyarrow.parquet as pq
 
-    from acel.demo import run_demo
+    from acel.app.demo import run_demo
 
     figures = run_demo(tmp_path, days=2)
     printed = capsys.readouterr().out

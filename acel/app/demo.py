@@ -20,7 +20,7 @@ from typing import Any
 from acel.clauses import Match, TrendRow
 from acel.errors import AcelError
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MATCH_QUERY = "flights/delay_propagation.acel"
 TREND_QUERY = "flights/daily_delay_trends.acel"
 

@@ -1,6 +1,6 @@
 """The subcommands that sit on top of every engine: ``conform``, ``bench``, ``demo``.
 
-They join the command registry of :mod:`acel.cli` with ``add_command``.
+They join the command registry of :mod:`acel.app.cli` with ``add_command``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from acel.cli import (
+from acel.app.cli import (
     UsageError,
     _eprint,
     add_command,
@@ -19,7 +19,7 @@ from acel.cli import (
     parse_text,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------ conform
@@ -44,7 +44,7 @@ def _setup_conform(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_conform(args: argparse.Namespace) -> int:
-    from acel.conform import ORACLE_LIMIT, conform
+    from acel.app.conform import ORACLE_LIMIT, conform
     from acel.io import read_events, read_schema
 
     text = load_query_text(args.query)
@@ -109,7 +109,7 @@ def _setup_demo(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from acel.demo import run_demo
+    from acel.app.demo import run_demo
 
     run_demo(Path(args.out), days=args.days, master=args.master)
     return 0

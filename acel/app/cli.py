@@ -502,7 +502,7 @@ add_command(
 )
 
 
-EXTENSIONS = ("acel.commands",)
+EXTENSIONS = ("acel.app.commands",)
 """Modules that register more commands with :func:`add_command` when imported
 (``conform``, ``bench``, ``demo``); a module missing from the build is skipped."""
 
