@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from acel.acea.closures import required_types
-from acel.acea.model import ACEA, Transition
+from acel.acea.model import ACEA, Transition, required_types
 
 
 def coreachable_states(automaton: ACEA) -> set[int]:

@@ -20,6 +20,11 @@ from typing import Any
 
 from acel.acea.expressions import (
     TIME,
+    Cmp,
+    Const,
+    In,
+    PAnd,
+    Reg,
     RExpr,
     RPred,
     TrueP,
@@ -220,3 +225,31 @@ def validate(automaton: ACEA) -> None:
                         f"transition {t.source} -> {t.target}: renaming for {var!r} reads "
                         f"{sorted(missing)}, which its assignment does not write"
                     )
+
+
+def required_types(transition: Transition) -> frozenset[str] | None:
+    """The event types a transition can read, ``None`` when it reads any type.
+
+    Recognises conjuncts ``r = 'T'`` or ``r IN ('T', ...)`` where ``r := type``.
+    """
+    copies = {reg for reg, expr in transition.assignment if expr == Reg("type")}
+    pred = transition.predicate
+    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    allowed: frozenset[str] | None = None
+    for c in conjuncts:
+        found: frozenset[str] | None = None
+        if isinstance(c, Cmp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if (
+                    isinstance(a, Reg)
+                    and a.name in copies
+                    and isinstance(b, Const)
+                    and isinstance(b.value, str)
+                ):
+                    found = frozenset([b.value])
+        elif isinstance(c, In) and not c.negated:
+            if isinstance(c.operand, Reg) and c.operand.name in copies:
+                found = frozenset(v for v in c.values if isinstance(v, str))
+        if found is not None:
+            allowed = found if allowed is None else allowed & found
+    return allowed

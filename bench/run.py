@@ -212,8 +212,8 @@ def memory_child(n: int) -> None:
     import resource
 
     from acel.acea import engine
-    from acel.acea.closures import compile_automaton
-    from acel.acea.windows import WindowPlan
+    from acel.acea.engine.closures import compile_automaton
+    from acel.acea.engine.windows import WindowPlan
 
     from acel.parser import parse_query
 

@@ -3,12 +3,12 @@ trimming, sizes and strongly connected components."""
 
 from __future__ import annotations
 
-from acel.acea.cea import CEA, CEATransition, cea_to_acea, evaluate_cea
 from acel.acea.expressions import Cmp, Combine, Const, Finish, Lift, Reg, TrueP
 from acel.acea.graph import iterations, sizes, strongly_connected_components, to_networkx, trim
 from acel.acea.model import ACEA, Renaming, Transition
 from acel.acea.naive import evaluate
 from acel.compiler import compile_formula
+from acel.compiler.cea import CEA, CEATransition, cea_to_acea, evaluate_cea
 from acel.reference import oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st

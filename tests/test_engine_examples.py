@@ -159,7 +159,7 @@ def test_indexed_trend_equals_scan_on_a_long_stream() -> None:
     )
     query = parse_query(text)
     _, ca = engine.compiled_for(query.formula, STOCK, engine.trend_items(query))
-    from acel.acea.windows import WindowPlan
+    from acel.acea.engine.windows import WindowPlan
 
     events = _stocks(prices)
     plan = WindowPlan.of(query, events)

@@ -28,22 +28,22 @@ from functools import lru_cache
 from typing import Any
 
 from acel.acea.ambiguity import coreachable_states, is_unambiguous
-from acel.acea.closures import (
+from acel.acea.engine.closures import (
     CompiledAutomaton,
     CompiledTransition,
     TrendItem,
     compile_automaton,
 )
-from acel.acea.dag import Edge, Node, compact, enumerate_within, make_node
-from acel.acea.indexed import Classes, Group, plan_indexes
-from acel.acea.model import ACEA
-from acel.acea.trend import (
+from acel.acea.engine.dag import Edge, Node, compact, enumerate_within, make_node
+from acel.acea.engine.indexed import Classes, Group, plan_indexes
+from acel.acea.engine.trend import (
     identity_vector,
     needs_unambiguity,
     supported,
     vector_ops,
 )
-from acel.acea.windows import Row, WindowPlan
+from acel.acea.engine.windows import Row, WindowPlan
+from acel.acea.model import ACEA
 
 from acel.ast import CountStar, Formula, Next, Query, ReturnAgg, Window
 from acel.clauses import (

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acel.acea.closures import (
+from acel.acea.engine.closures import (
     CompiledAutomaton,
     CompiledTransition,
     FireFn,
@@ -42,6 +42,7 @@ from acel.acea.closures import (
     compile_event_expr,
     compile_range_transition,
 )
+from acel.acea.engine.fenwick import RankedIndex
 from acel.acea.expressions import (
     Cmp,
     PAnd,
@@ -53,7 +54,6 @@ from acel.acea.expressions import (
     names_in_expr,
     names_in_pred,
 )
-from acel.acea.fenwick import RankedIndex
 from acel.acea.model import Transition
 
 from acel.predicates import compare

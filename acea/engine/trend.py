@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from acel.acea.closures import TrendItem
+from acel.acea.engine.closures import TrendItem
 
 Vec = tuple[Any, ...]
 

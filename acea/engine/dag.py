@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Union
 
-from acel.acea.closures import Emission
+from acel.acea.engine.closures import Emission
 
 from acel.events import ComplexEvent, Event
 

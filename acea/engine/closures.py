@@ -46,7 +46,7 @@ from acel.acea.expressions import (
     names_in_expr,
     names_in_pred,
 )
-from acel.acea.model import ACEA, Transition
+from acel.acea.model import ACEA, Transition, required_types
 
 from acel import aggregates
 from acel.events import Event
@@ -68,34 +68,6 @@ def live_registers(automaton: ACEA) -> dict[int, tuple[str, ...]]:
         for _, expr in t.assignment:
             live[t.source] |= {n for n in names_in_expr(expr) if is_register(n)}
     return {q: tuple(sorted(regs)) for q, regs in live.items()}
-
-
-def required_types(transition: Transition) -> frozenset[str] | None:
-    """The event types a transition can read, ``None`` when it reads any type.
-
-    Recognises conjuncts ``r = 'T'`` or ``r IN ('T', ...)`` where ``r := type``.
-    """
-    copies = {reg for reg, expr in transition.assignment if expr == Reg("type")}
-    pred = transition.predicate
-    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
-    allowed: frozenset[str] | None = None
-    for c in conjuncts:
-        found: frozenset[str] | None = None
-        if isinstance(c, Cmp) and c.op == "=":
-            for a, b in ((c.left, c.right), (c.right, c.left)):
-                if (
-                    isinstance(a, Reg)
-                    and a.name in copies
-                    and isinstance(b, Const)
-                    and isinstance(b.value, str)
-                ):
-                    found = frozenset([b.value])
-        elif isinstance(c, In) and not c.negated:
-            if isinstance(c.operand, Reg) and c.operand.name in copies:
-                found = frozenset(v for v in c.values if isinstance(v, str))
-        if found is not None:
-            allowed = found if allowed is None else allowed & found
-    return allowed
 
 
 # ------------------------------------------------------------- code generation
