@@ -211,21 +211,16 @@ def memory_child(n: int) -> None:
     """Run in a subprocess: enumerate Example 3.2 on ``n`` events, print peak RSS (bytes)."""
     import resource
 
-    from acel.acea import engine
-    from acel.acea.engine.closures import compile_automaton
-    from acel.acea.engine.windows import WindowPlan
+    from acel.acea.engine import Runner
 
     from acel.parser import parse_query
 
     query = parse_query(EXAMPLE_3_2)
-    automaton = engine.trim(engine.compile_for_engine(query.formula, SELL_SCHEMA))
-    ca = compile_automaton(automaton)
-    rnd_stream = _LazyStream(n)
-    plan = WindowPlan.build(rnd_stream, query.within)  # type: ignore[arg-type]
+    runner = Runner(query, SELL_SCHEMA)
     count = 0
     w0 = time.perf_counter()
-    for _ in engine.enumerate_partition(ca, rnd_stream, plan):  # type: ignore[arg-type]
-        count += 1
+    for event in _LazyStream(n):
+        count += len(runner.push(dict(event.attrs)))
     wall = time.perf_counter() - w0
     # VmHWM is this process's own peak (ru_maxrss may carry the parent's over exec)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -158,14 +158,22 @@ def test_indexed_trend_equals_scan_on_a_long_stream() -> None:
         "FILTER s[DEC(price)] WITHIN 50 EVENTS SLIDE 20 EVENTS"
     )
     query = parse_query(text)
-    _, ca = engine.compiled_for(query.formula, STOCK, engine.trend_items(query))
-    from acel.acea.engine.windows import WindowPlan
+    items = engine.trend_items(query)
+    _, ca = engine.compiled_for(query.formula, STOCK, items)
+    from acel.acea.engine.aggregate import Propagator
+    from acel.acea.engine.windows import WindowRule
 
     events = _stocks(prices)
-    plan = WindowPlan.of(query, events)
-    items = engine.trend_items(query)
-    with_index = engine.aggregate_partition(ca, items, events, plan)
-    without = engine.aggregate_partition(ca, items, events, plan, use_index=False)
+    rule = WindowRule(query.within, query.slide)
+
+    def rows(use_index: bool) -> dict[object, object]:
+        propagator = Propagator(ca, items, rule, use_index=use_index)
+        for k, event in enumerate(events):
+            propagator.step(dict(event.attrs), k, k)
+        return propagator.rows
+
+    with_index = rows(True)
+    without = rows(False)
     assert with_index == without
     assert len(with_index) == 15  # windows [20k, 20k + 50) holding events
 

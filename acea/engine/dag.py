@@ -85,11 +85,12 @@ def enumerate_complex_events(
 
 
 def enumerate_within(
-    node: Node, end: int, threshold: Any, coords: Sequence[Any]
+    node: Node, end: int, threshold: Any, coords: Any
 ) -> Iterator[ComplexEvent]:
     """:func:`enumerate_complex_events` for a window: ``alive(best)`` is
-    ``best > threshold`` and ``start_ok(i)`` is ``coords[i] > threshold``
-    (``threshold`` ``None``: no window), inlined because this loop is the
+    ``best > threshold`` and ``start_ok(i)`` is ``coords.get(i) > threshold``
+    (``coords`` maps the starts still in the window to their coordinate;
+    ``threshold`` ``None``: no window), inlined because this loop is the
     engine's output path.
     """
     if threshold is None:
@@ -105,12 +106,15 @@ def enumerate_within(
                 emitted.append(emission or ())
                 stack.append(iter(pred.edges))
                 break
-            if coords[pred] > threshold:
+            if coords.get(pred, _EXPIRED) > threshold:
                 yield _build(pred, end, emitted, emission)
         else:
             stack.pop()
             if emitted and len(emitted) >= len(stack):
                 emitted.pop()
+
+
+_EXPIRED = float("-inf")
 
 
 def _always(_value: Any) -> bool:

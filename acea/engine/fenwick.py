@@ -12,7 +12,8 @@ ranks rather than ``total - prefix``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 Merge = Callable[[Any, Any], Any]
@@ -99,3 +100,89 @@ class RankedIndex:
         """The merge of the items of ranks ``first ..`` (the largest values)."""
         tree = self.high if self.high is not None else self._tree(True, source)
         return tree.prefix(len(self.values) - first)
+
+
+class GrowingIndex:
+    """Prefix and suffix merges by value over a universe that grows as values arrive.
+
+    A streaming engine does not know beforehand every value a register will
+    take, so it cannot rank them once.  The values are kept in a few sorted
+    *levels*, each a :class:`RankedIndex` (the logarithmic method of Bentley
+    and Saxe): a new value starts a level of its own, and the two smallest
+    levels are merged while the smaller one is at least ``1/FACTOR`` of the
+    other, so there are ``O(log m)`` levels, each value is re-indexed
+    ``O(log m)`` times in all, and a query merges one prefix per level.  A
+    universe known beforehand (a whole stream in memory) is one level from
+    the start, so a batch run costs what a single :class:`RankedIndex` does.
+    Values must be numbers (not NaN); callers keep others aside.
+    """
+
+    FACTOR = 4
+
+    __slots__ = ("merge", "levels", "where", "entries")
+
+    def __init__(self, merge: Merge, entries: dict[Any, Any], seed: Iterable[Any] = ()) -> None:
+        self.merge = merge
+        self.entries = entries
+        """value → merged item, shared with the caller (the source of lazy trees)."""
+        self.levels: list[RankedIndex] = []
+        self.where: dict[Any, RankedIndex] = {}
+        values = sorted(set(seed))
+        if values:
+            self._add_level(values)
+
+    def _add_level(self, values: list[Any]) -> RankedIndex:
+        level = RankedIndex(values, self.merge)
+        self.levels.append(level)
+        for v in values:
+            self.where[v] = level
+        return level
+
+    def add(self, value: Any, item: Any) -> None:
+        """Fold ``item`` into ``value`` (already merged into ``entries[value]`` by the caller)."""
+        level = self.where.get(value)
+        if level is not None:
+            level.add(value, item)
+            return
+        self._add_level([value])
+        levels = self.levels
+        while len(levels) >= 2 and len(levels[-1].values) * self.FACTOR >= len(levels[-2].values):
+            small = levels.pop()
+            large = levels.pop()
+            self._add_level(sorted(large.values + small.values))
+
+    def _source(self, level: RankedIndex) -> Iterator[tuple[Any, Any]]:
+        entries = self.entries
+        return ((v, entries[v]) for v in level.values if v in entries)
+
+    def below(self, y: Any, inclusive: bool) -> Any:
+        """The merge of the items of values ``< y`` (``<= y`` when ``inclusive``)."""
+        acc: Any = None
+        merge = self.merge
+        cut = bisect_right if inclusive else bisect_left
+        for level in self.levels:
+            part = level.below(cut(level.values, y), self._source(level))
+            if part is not None:
+                acc = part if acc is None else merge(acc, part)
+        return acc
+
+    def above(self, y: Any, inclusive: bool) -> Any:
+        """The merge of the items of values ``> y`` (``>= y`` when ``inclusive``)."""
+        acc: Any = None
+        merge = self.merge
+        cut = bisect_left if inclusive else bisect_right
+        for level in self.levels:
+            part = level.from_rank(cut(level.values, y), self._source(level))
+            if part is not None:
+                acc = part if acc is None else merge(acc, part)
+        return acc
+
+    def total(self) -> Any:
+        """The merge of every item."""
+        acc: Any = None
+        merge = self.merge
+        for level in self.levels:
+            part = level.below(len(level.values), self._source(level))
+            if part is not None:
+                acc = part if acc is None else merge(acc, part)
+        return acc

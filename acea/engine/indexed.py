@@ -29,7 +29,6 @@ Final states are never indexed (a run may end at every step).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +41,7 @@ from acel.acea.engine.closures import (
     compile_event_expr,
     compile_range_transition,
 )
-from acel.acea.engine.fenwick import RankedIndex
+from acel.acea.engine.fenwick import GrowingIndex
 from acel.acea.expressions import (
     Cmp,
     PAnd,
@@ -215,14 +214,16 @@ def plan_indexes(
 class Group:
     """The configurations of an indexed state that agree on every non-key register."""
 
-    __slots__ = ("entries", "index", "side", "merge", "values", "inserted", "rebuilt_size")
+    __slots__ = ("entries", "index", "side", "merge", "seed", "inserted", "rebuilt_size")
 
-    def __init__(self, values: list[Any], merge: Callable[[Classes, Classes], Classes]) -> None:
-        self.values = values
+    def __init__(self, seed: Sequence[Any], merge: Callable[[Classes, Classes], Classes]) -> None:
+        self.seed = seed
+        """Values known beforehand (a whole stream in memory): indexed as one level."""
         self.merge = merge
         self.entries: dict[Any, Classes] = {}
-        self.index = RankedIndex(values, merge)
+        self.index = GrowingIndex(merge, self.entries, seed)
         self.side: set[Any] = set()
+        """Keys that are not numbers (NULL, strings, NaN): scanned per query."""
         self.inserted = 0
         self.rebuilt_size = 0
 
@@ -231,7 +232,9 @@ class Group:
         old = self.entries.get(value)
         self.entries[value] = classes if old is None else self.merge(old, classes)
         tv = type(value)
-        if not ((tv is int or tv is float) and value == value and self.index.add(value, classes)):
+        if (tv is int or tv is float) and value == value:
+            self.index.add(value, classes)
+        else:
             self.side.add(value)
         self.inserted += 1
 
@@ -243,7 +246,7 @@ class Group:
             if alive:
                 entries[value] = alive
         self.entries = {}
-        self.index = RankedIndex(self.values, self.merge)
+        self.index = GrowingIndex(self.merge, self.entries, self.seed)
         self.side = set()
         for value, classes in entries.items():
             self.add(value, classes)
@@ -259,14 +262,13 @@ class Group:
         merge = self.merge
         acc: Classes | None = None
         index = self.index
-        n = len(self.values)
-        if _is_number(y):
+        if _is_number(y) and y == y:
             if w1 and w0:
-                acc = index.below(n, self.entries.items())
+                acc = index.total()
             elif w1 or w0:
                 acc = self._range(op if w1 else NEGATE[op], y)
         elif wn:
-            acc = index.below(n, self.entries.items())
+            acc = index.total()
         for value in self.side:
             truth = compare(op, value, y)
             if (w1 and truth is True) or (w0 and truth is False) or (wn and truth is None):
@@ -275,22 +277,19 @@ class Group:
         return acc
 
     def _range(self, op: str, y: Any) -> Classes | None:
-        values, index = self.values, self.index
+        index = self.index
         if op == "<":
-            return index.below(bisect_left(values, y), self.entries.items())
+            return index.below(y, False)  # type: ignore[no-any-return]
         if op == "<=":
-            return index.below(bisect_right(values, y), self.entries.items())
+            return index.below(y, True)  # type: ignore[no-any-return]
         if op == ">":
-            return index.from_rank(bisect_right(values, y), self.entries.items())
+            return index.above(y, False)  # type: ignore[no-any-return]
         if op == ">=":
-            return index.from_rank(bisect_left(values, y), self.entries.items())
+            return index.above(y, True)  # type: ignore[no-any-return]
         if op == "=":
-            lo, hi = bisect_left(values, y), bisect_right(values, y)
-            if lo == hi:
-                return None
-            return self.entries.get(values[lo])
-        below = index.below(bisect_left(values, y), self.entries.items())
-        above = index.from_rank(bisect_right(values, y), self.entries.items())
+            return self.entries.get(y) if y in index.where else None
+        below = index.below(y, False)
+        above = index.above(y, False)
         if below is None:
             return above
         return below if above is None else self.merge(below, above)

@@ -1,68 +1,68 @@
-"""Where a run's start may still count: the WITHIN/SLIDE plan of one partition.
+"""WITHIN and SLIDE on a partition's window axis, one event at a time (spec §6).
 
-Both engine modes see a window through the *coordinate* of a position (the
-position itself for ``EVENTS``, the attribute value for ``ON attr``) and a
-*monotone* flag: when coordinates never decrease along the partition (always
-for ``EVENTS``; checked on the data for ``ON attr``), a start that is out of
-the window for the current event is out of it for every later event, so its
-work can be dropped for good (spec §6, memory bounded by the window).
+Both engine modes see a window through the *coordinate* of an event: its
+position inside the partition for ``EVENTS``, the attribute's value for
+``ON attr``.  The axis is *monotone* when coordinates never decrease along the
+partition (always for ``EVENTS``; for ``ON attr`` when the data says so, see
+:class:`acel.acea.engine.runner.Runner`): then a start that is out of the
+window for the current event is out of it for every later event, so its
+work can be dropped for good, and a SLIDE window is final as soon as the
+axis passes its end (memory follows the window, not the stream).
 
 Trend mode groups run starts into *classes* that every later end treats
-alike: one class without WITHIN, the start itself with WITHIN only, and the
-SLIDE index ``⌊coord/s⌋`` with monotone sliding windows (a run with start
-class ``c`` ending at ``j`` counts in windows ``k`` with
-``kmin(j) ≤ k ≤ c``).  Non-monotone ``ON`` windows fall back to one class per
-start.
+alike, and a class is always a coordinate-derived value, so no per-event
+table is kept: one class (0) without WITHIN; the start's coordinate itself
+with WITHIN only (or with a non-monotone axis); the SLIDE index
+``⌊coord/s⌋`` with monotone sliding windows (a run of class ``c`` ending at
+coordinate ``v`` counts in windows ``kmin(v) … c``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acel.ast import Query, Window
-from acel.clauses import window_value
-from acel.events import Event
+from acel.ast import Window
+from acel.errors import DataError
 
 Row = Any
 """A trend output row id: ``None`` (one row per key) or a window index ``k``."""
 
 
 @dataclass(frozen=True)
-class WindowPlan:
-    """Coordinates of a partition and the WITHIN/SLIDE rules on them."""
+class WindowRule:
+    """The WITHIN/SLIDE clauses of a query and whether its axis is monotone."""
 
-    coords: Sequence[Any]
-    """Coordinate per position: a ``range`` for EVENTS (no per-event memory)."""
     within: Window | None
     slide: Window | None
-    monotone: bool
+    monotone: bool = True
 
-    @staticmethod
-    def of(query: Query, events: Sequence[Event]) -> WindowPlan:
-        return WindowPlan.build(events, query.within, query.slide)
+    # ------------------------------------------------------------ coordinates
 
-    @staticmethod
-    def build(
-        events: Sequence[Event], within: Window | None = None, slide: Window | None = None
-    ) -> WindowPlan:
+    def coordinate(self, attrs: Mapping[str, Any], local: int, position: int) -> Any:
+        """The coordinate of an event: its partition index, or its ``ON`` attribute."""
+        within = self.within
         if within is None or within.attr is None:
-            coords: Sequence[Any] = range(len(events))
-            monotone = True
-        else:
-            coords = tuple(window_value(within, events, k) for k in range(len(events)))
-            monotone = all(a <= b for a, b in zip(coords, coords[1:]))
-        return WindowPlan(coords, within, slide, monotone)
+            return local
+        value = attrs.get(within.attr)
+        if type(value) is int or type(value) is float:
+            if value == value:  # NaN is no coordinate
+                return value
+        raise DataError(
+            f"event at position {position} has no numeric {within.attr!r}, "
+            f"which WITHIN/SLIDE ... ON {within.attr} needs (found {value!r})"
+        )
 
-    # ------------------------------------------------------ enumeration mode
+    @property
+    def windowed(self) -> bool:
+        return self.within is not None
 
-    def threshold(self, k: int) -> Any:
-        """Starts with coordinate ``> threshold(k)`` are within the window of an end at ``k``."""
-        if self.within is None:
-            return None
-        return self.coords[k] - self.within.size
+    def threshold(self, coord: Any) -> Any:
+        """Starts with coordinate ``> threshold(coord)`` are in the window of an end there."""
+        assert self.within is not None
+        return coord - self.within.size
 
     # ------------------------------------------------------------ trend mode
 
@@ -70,60 +70,76 @@ class WindowPlan:
         """Whether at most one start class is alive at any step (no WITHIN, or
         monotone windows that do not overlap: ``SLIDE s ≥ WITHIN w``).
 
-        Then trend vectors need no per-class maps: all work is simply reset
-        when the current position enters another window (GRETA's tumbling
-        windows).
+        Then trend vectors need no per-class maps: all work is reset when the
+        axis enters another window (GRETA's tumbling windows).
         """
         if self.within is None:
             return self.slide is None
         return self.slide is not None and self.monotone and self.slide.size >= self.within.size
 
-    def window_of(self, k: int) -> Any:
-        """In single-class mode: the one window holding position ``k`` (or ``None``)."""
+    def window_of(self, coord: Any) -> Any:
+        """In single-class mode: the one window holding ``coord`` (or ``None``)."""
         if self.within is None:
             return 0
         assert self.slide is not None
-        v = self.coords[k]
-        if v < 0:
+        if coord < 0:
             return None
-        c = math.floor(v / self.slide.size)
-        return c if v - c * self.slide.size < self.within.size else None
+        c = math.floor(coord / self.slide.size)
+        return c if coord - c * self.slide.size < self.within.size else None
 
-    def class_of(self, i: int) -> Any:
-        """The start class of a run starting at ``i`` (``None``: it counts nowhere)."""
+    def class_of(self, coord: Any) -> Any:
+        """The start class of a run starting at ``coord`` (``None``: it counts nowhere)."""
         if self.within is None:
             return 0
         if self.slide is None or not self.monotone:
-            return i
-        v = self.coords[i]
-        if v < 0:
+            return coord
+        if coord < 0:
             return None
-        return math.floor(v / self.slide.size)
+        return math.floor(coord / self.slide.size)
 
-    def kmin(self, v: Any) -> int:
-        """The first window index whose window still holds coordinate ``v``."""
+    def kmin(self, coord: Any) -> int:
+        """The first window index whose window still holds ``coord``."""
         assert self.within is not None and self.slide is not None
-        return max(0, math.floor((v - self.within.size) / self.slide.size) + 1)
+        return max(0, math.floor((coord - self.within.size) / self.slide.size) + 1)
 
-    def class_alive(self, c: Any, k: int) -> bool:
-        """Whether runs of class ``c`` can still count for an end at ``k`` or later."""
+    def kmax(self, coord: Any) -> int:
+        """The last window index whose window holds ``coord`` (``coord ≥ 0``)."""
+        assert self.slide is not None
+        return math.floor(coord / self.slide.size)
+
+    def class_alive(self, c: Any, coord: Any) -> bool:
+        """Whether runs of class ``c`` can still count for an end at ``coord`` or later."""
         if self.within is None or not self.monotone:
             return True
         if self.slide is None:
-            return bool(self.coords[c] > self.coords[k] - self.within.size)
-        return bool(c >= self.kmin(self.coords[k]))
+            return bool(c > coord - self.within.size)
+        return bool(c >= self.kmin(coord))
 
-    def targets(self, c: Any, j: int) -> Sequence[Row]:
-        """The rows a run of class ``c`` ending at ``j`` counts in."""
+    def targets(self, c: Any, coord: Any) -> Sequence[Row]:
+        """The rows a run of class ``c`` ending at ``coord`` counts in."""
         if self.within is None:
             return (None,)
-        vj = self.coords[j]
         if self.slide is None:
-            return (None,) if vj - self.coords[c] < self.within.size else ()
+            return (None,) if coord - c < self.within.size else ()
         if self.monotone:
-            return range(self.kmin(vj), c + 1)
-        vi = self.coords[c]
-        lo, hi = min(vi, vj), max(vi, vj)
+            return range(self.kmin(coord), c + 1)
+        lo, hi = min(c, coord), max(c, coord)
         if lo < 0:
             return ()
         return range(self.kmin(hi), math.floor(lo / self.slide.size) + 1)
+
+    def windows_holding(self, coord: Any) -> range:
+        """The SLIDE windows ``[k·s, k·s + w)`` that hold an event at ``coord``."""
+        if coord < 0:
+            return range(0)
+        return range(self.kmin(coord), self.kmax(coord) + 1)
+
+    def closed_before(self, coord: Any) -> int:
+        """With a monotone axis at ``coord``: every window below this index is final."""
+        return self.kmin(coord)
+
+    def bounds(self, k: int) -> tuple[int | float, int | float]:
+        """``[lo, hi)`` of window ``k``."""
+        assert self.within is not None and self.slide is not None
+        lo = k * self.slide.size
+        return (lo, lo + self.within.size)

@@ -79,8 +79,9 @@ def _trend_table(rows: list[TrendRow], top: int) -> str:
 
 def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = None, top: int = 10) -> dict[str, Any]:
     """Run the main job; returns the figures it printed (for tests)."""
-    from acel import datasets, output
+    from acel import output
     from acel.acea.render import render
+    from acel.app import datasets
     from acel.checker import check_query
     from acel.compiler import compile_query
     from acel.io import events_from_dataframe

@@ -1,0 +1,210 @@
+"""Complex-event mode, one event at a time: the configurations of one partition.
+
+The set of configurations ``(state, τ)`` is kept per step; runs reaching the
+same configuration are merged and their pasts live in the shared DAG of
+:mod:`acel.acea.engine.dag`.  :meth:`Enumerator.step` reads one event and
+returns the complex events that end at it (deduplicated: the semantics is a
+set), already labelled with global stream positions: the engine passes each
+event's global position as its time, so emitted events carry it and nothing
+has to be relabelled.
+
+A run's start is recorded in the DAG as its global position (an ``int``
+edge).  Its window coordinate is the position itself when the partition is
+the whole stream and the window counts events; otherwise a small table maps
+the starts still inside the window to their coordinate (expired ones are
+dropped as the axis moves on, when it is monotone).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
+from acel.acea.engine.dag import Edge, Node, compact, enumerate_within, make_node
+from acel.acea.engine.windows import WindowRule
+
+from acel.events import ComplexEvent
+
+Config = tuple[int, tuple[Any, ...]]
+
+EXPIRED = float("-inf")
+"""The coordinate of a start that has left the window (compares below every threshold)."""
+
+
+class _Identity:
+    """The coordinate table of the whole stream with an ``EVENTS`` window: a start's
+    coordinate is its position."""
+
+    __slots__ = ()
+
+    def get(self, position: int, default: Any = None) -> Any:
+        return position
+
+    def __getitem__(self, position: int) -> Any:
+        return position
+
+
+IDENTITY = _Identity()
+
+
+class Enumerator:
+    """The configurations of one partition and the DAG of their pasts."""
+
+    __slots__ = (
+        "ca",
+        "rule",
+        "dedupe",
+        "active",
+        "coords",
+        "recent",
+        "since_compaction",
+        "period",
+        "local",
+        "starts",
+    )
+
+    def __init__(
+        self,
+        ca: CompiledAutomaton,
+        rule: WindowRule,
+        *,
+        dedupe: bool = True,
+        identity_coords: bool = False,
+        starts: range | None = None,
+    ) -> None:
+        self.ca = ca
+        self.rule = rule
+        self.dedupe = dedupe
+        self.active: dict[Config, Node] = {}
+        self.coords: Any = IDENTITY if identity_coords or not rule.windowed else {}
+        self.recent: deque[int] = deque()
+        self.since_compaction = 0
+        self.period = 64
+        self.local = 0
+        self.starts = starts
+
+    def exhausted(self) -> bool:
+        """No run is alive and none may start: later events cannot change the output."""
+        return self.starts is not None and self.local >= self.starts.stop and not self.active
+
+    def coord_of(self, position: int) -> Any:
+        """The window coordinate of a start still in the window (``EXPIRED`` otherwise)."""
+        return self.coords.get(position, EXPIRED)
+
+    def step(self, attrs: dict[str, Any], position: int, coord: Any) -> list[ComplexEvent]:
+        """Read one event (``coord`` on the window axis); the complex events ending at it."""
+        k = position
+        local = self.local
+        self.local = local + 1
+        ca = self.ca
+        ready = ca.ready
+        active = self.active
+        cache: dict[int, tuple[CompiledTransition, ...]] = {}
+        pending: dict[Config, list[Edge]] = {}
+        for config, node in active.items():
+            state = config[0]
+            transitions = cache.get(state)
+            if transitions is None:
+                transitions = ready(state, attrs, k, cache)
+            for ct in transitions:
+                if ct.identity:
+                    # a skip loop: same configuration, nothing emitted
+                    edges = pending.get(config)
+                    if edges is None:
+                        pending[config] = [(node, None)]
+                    else:
+                        edges.append((node, None))
+                    continue
+                res = ct.fire(config[1], attrs, k)
+                if res is None:
+                    continue
+                key = (ct.target, res[0])
+                edges = pending.get(key)
+                if edges is None:
+                    pending[key] = [(node, res[1])]
+                else:
+                    edges.append((node, res[1]))
+        starts = self.starts
+        coords = self.coords
+        if starts is None or local in starts:
+            started = False
+            for ct in ready(ca.automaton.initial, attrs, k, cache):
+                res = ct.fire((), attrs, k)
+                if res is None:
+                    continue
+                started = True
+                key = (ct.target, res[0])
+                edges = pending.get(key)
+                if edges is None:
+                    pending[key] = [(k, res[1])]
+                else:
+                    edges.append((k, res[1]))
+            if started and coords is not IDENTITY:
+                coords[k] = coord
+                self.recent.append(k)
+        rule = self.rule
+        windowed = rule.windowed
+        monotone = windowed and rule.monotone
+        threshold = rule.threshold(coord) if windowed else None
+        if monotone and coords is not IDENTITY:
+            recent = self.recent
+            while recent and coords[recent[0]] <= threshold:
+                del coords[recent.popleft()]
+        finals = ca.automaton.finals
+        new_active: dict[Config, Node] = {}
+        ends: list[Node] = []
+        for key, edges in pending.items():
+            if len(edges) == 1:
+                # make_node inlined for the common single edge
+                pred, emission = edges[0]
+                if isinstance(pred, Node):
+                    node = pred if emission is None else Node(edges, pred.best)
+                else:
+                    node = Node(edges, coord)
+            else:
+                node = make_node(_dedupe(edges), self.coord_of)
+            if monotone and node.best <= threshold:
+                continue
+            new_active[key] = node
+            if key[0] in finals:
+                ends.append(node)
+        self.active = new_active
+        out: list[ComplexEvent] = []
+        if ends:
+            if self.dedupe:
+                seen: set[ComplexEvent] = set()
+                for node in ends:
+                    for ce in enumerate_within(node, k, threshold, coords):
+                        if ce not in seen:
+                            seen.add(ce)
+                            out.append(ce)
+            else:
+                for node in ends:
+                    out.extend(enumerate_within(node, k, threshold, coords))
+        if monotone:
+            self.since_compaction += 1
+            if self.since_compaction >= self.period:
+                live = compact(list(new_active.values()), _above(threshold), self.coord_of)
+                self.period = max(64, live // max(1, len(new_active)))
+                self.since_compaction = 0
+        return out
+
+
+def _above(threshold: Any) -> Callable[[Any], bool]:
+    return lambda best: bool(best > threshold)
+
+
+def _dedupe(edges: list[Edge]) -> list[Edge]:
+    """Identical edges (same predecessor, same emission) stand for one run."""
+    if len(edges) < 2:
+        return edges
+    seen: set[tuple[int, Any]] = set()
+    out: list[Edge] = []
+    for pred, emission in edges:
+        marker = (id(pred) if isinstance(pred, Node) else -1 - pred, emission)
+        if marker not in seen:
+            seen.add(marker)
+            out.append((pred, emission))
+    return out
