@@ -5,7 +5,7 @@ into the single-process engines' ``Match``/``TrendRow`` objects;
 ``get_session`` starts the embedded local session.  See papers/spark.md.
 """
 
-from .run import NotParallelWarning, plan, run, run_to_results, write
+from .run import NotParallelWarning, plan, run, run_events, run_to_results, write
 from .session import get_session
 
-__all__ = ["NotParallelWarning", "get_session", "plan", "run", "run_to_results", "write"]
+__all__ = ["NotParallelWarning", "get_session", "plan", "run", "run_events", "run_to_results", "write"]

@@ -34,7 +34,7 @@ from acel.clauses import (
 )
 from acel.errors import DataError
 from acel.events import Event, OptValue, Value
-from acel.output import event_json
+from acel.io.results import event_json
 from acel.schema import Schema
 
 POS = "__acel_pos"

@@ -22,7 +22,7 @@ from acel import aggregates
 from acel.ast import Agg, AggOutput, CountStar, Query, ReturnAttr, ReturnItem, walk
 from acel.clauses import Key, Match, TrendRow, item_name
 from acel.errors import AcelError, DataError
-from acel.output import match_from_json
+from acel.io.results import match_from_json
 from acel.schema import Schema
 
 from . import frames
@@ -543,4 +543,19 @@ def write(frame: DataFrame, path: str, fmt: str = "parquet") -> None:
         raise AcelError(f"unknown output format {fmt!r} (use parquet or jsonl)")
 
 
-__all__ = ["NotParallelWarning", "Planned", "plan", "run", "run_to_results", "write"]
+__all__ = ["NotParallelWarning", "Planned", "plan", "run", "run_events", "run_to_results", "write"]
+
+
+def run_events(query: Query, stream: Any, schema: Schema) -> list[Match] | list[TrendRow]:
+    """:func:`run_to_results` on events held in memory (the engines' batch signature)."""
+    import tempfile
+    from pathlib import Path
+
+    from acel.io.lines import object_json
+
+    with tempfile.TemporaryDirectory(prefix="acel-spark-") as folder:
+        path = Path(folder) / "stream.jsonl"
+        with open(path, "wb") as handle:
+            for event in stream:
+                handle.write(object_json(event.as_dict()) + b"\n")
+        return run_to_results(query, str(path), schema=schema)

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from acel.app import conform as conform_mod
+from acel.engines import ENGINES, Engine
 from acel.events import Event
 from acel.parser import parse_query
 from acel.schema import Schema
@@ -30,10 +31,10 @@ def test_agreeing_engines_report_no_disagreement() -> None:
 def test_disagreement_is_shrunk_to_a_minimal_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     # A broken engine: it loses every complex event whose x holds v == 3.
     def broken(query, stream, schema):  # type: ignore[no-untyped-def]
-        good = conform_mod.ENGINES["oracle"](query, stream, schema)
+        good = ENGINES["oracle"].batch(query, stream, schema)
         return [m for m in good if all(e.get("v") != 3 for e in m.event.bag("x"))]
 
-    monkeypatch.setitem(conform_mod.ENGINES, "broken", broken)
+    monkeypatch.setitem(ENGINES, "broken", Engine("broken", "loses v = 3", fn=broken))
     compared, found = conform_mod.conform(QUERY, SCHEMA, ["oracle", "broken"], stream=_stream(10))
     assert compared == 1 and found is not None
     # Smallest disagreeing stream: an A with v = 3 followed by a B.

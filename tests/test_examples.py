@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from acel.output import to_json_lines
+from acel.io.results import to_json_lines
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

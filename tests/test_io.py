@@ -19,11 +19,9 @@ from strategies import SPEC_STOCK_ROWS
 from acel.errors import DataError
 from acel.events import Event
 from acel.io import (
-    _arrow_rows,
     events_from_arrow,
     events_from_dataframe,
     events_from_records,
-    events_from_rows,
     infer_cell_kind,
     read_events,
     read_schema,
@@ -423,11 +421,12 @@ def test_arrow_fast_path_equals_the_row_path(
     columns = ["type", *dict(schema.kinds)]
     table = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in records])
     time_col = "t" if sort else None
-    fast = events_from_arrow(table, time_col=time_col)
     if not records:
         return
-    assert fast is not None
-    slow = events_from_rows(_arrow_rows(table), source="x", time_col=time_col)
+    fast = events_from_arrow(table, time_col=time_col)
+    slow = events_from_records(
+        [{k: v for k, v in r.items() if v is not None} for r in table.to_pylist()], time_col=time_col
+    )
     assert fast[0] == slow[0]
     assert [e.attrs for e in fast[0]] == [e.attrs for e in slow[0]]  # same value types too
     assert _same_schema(fast[1], slow[1])
@@ -435,11 +434,10 @@ def test_arrow_fast_path_equals_the_row_path(
 
 def test_arrow_fast_path_sort_is_stable_and_nan_is_null() -> None:
     table = pa.table({"type": ["A", "B", "C", "D"], "t": [1, 0, 1, 0], "x": [1.5, math.nan, None, 2.0]})
-    result = events_from_arrow(table, time_col="t")
-    assert result is not None
-    events, schema = result
+    events, schema = events_from_arrow(table, time_col="t")
     assert [e.type for e in events] == ["B", "D", "A", "C"]
     assert events[0] == Event.make(0, {"type": "B", "t": 0})
     assert schema.attributes("B") == ("type", "t") and schema.attributes("A") == ("type", "t", "x")
-    # a NULL type is left to the row path, which reports it
-    assert events_from_arrow(pa.table({"type": ["A", None]})) is None
+    # a NULL type is reported with its row
+    with pytest.raises(DataError, match="row 2, column 'type': event type is NULL"):
+        events_from_arrow(pa.table({"type": ["A", None]}))

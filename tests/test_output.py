@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from acel.clauses import Match, TrendRow
 from acel.errors import DataError
 from acel.events import ComplexEvent, Event
-from acel.output import (
+from acel.io.results import (
     from_json_lines,
     matches_from_table,
     read_results,

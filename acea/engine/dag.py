@@ -89,7 +89,8 @@ def enumerate_within(
 ) -> Iterator[ComplexEvent]:
     """:func:`enumerate_complex_events` for a window: ``alive(best)`` is
     ``best > threshold`` and ``start_ok(i)`` is ``coords.get(i) > threshold``
-    (``coords`` maps the starts still in the window to their coordinate;
+    (``coords`` maps the starts still in the window to their coordinate,
+    ``None`` when a start's coordinate is its position;
     ``threshold`` ``None``: no window), inlined because this loop is the
     engine's output path.
     """
@@ -106,7 +107,7 @@ def enumerate_within(
                 emitted.append(emission or ())
                 stack.append(iter(pred.edges))
                 break
-            if coords.get(pred, _EXPIRED) > threshold:
+            if (pred if coords is None else coords.get(pred, _EXPIRED)) > threshold:
                 yield _build(pred, end, emitted, emission)
         else:
             stack.pop()

@@ -33,20 +33,6 @@ EXPIRED = float("-inf")
 """The coordinate of a start that has left the window (compares below every threshold)."""
 
 
-class _Identity:
-    """The coordinate table of the whole stream with an ``EVENTS`` window: a start's
-    coordinate is its position."""
-
-    __slots__ = ()
-
-    def get(self, position: int, default: Any = None) -> Any:
-        return position
-
-    def __getitem__(self, position: int) -> Any:
-        return position
-
-
-IDENTITY = _Identity()
 
 
 class Enumerator:
@@ -78,7 +64,9 @@ class Enumerator:
         self.rule = rule
         self.dedupe = dedupe
         self.active: dict[Config, Node] = {}
-        self.coords: Any = IDENTITY if identity_coords or not rule.windowed else {}
+        self.coords: dict[int, Any] | None = None if identity_coords or not rule.windowed else {}
+        """Start position → coordinate, for starts still in the window (``None``: the
+        coordinate of a start is its position)."""
         self.recent: deque[int] = deque()
         self.since_compaction = 0
         self.period = 64
@@ -91,7 +79,8 @@ class Enumerator:
 
     def coord_of(self, position: int) -> Any:
         """The window coordinate of a start still in the window (``EXPIRED`` otherwise)."""
-        return self.coords.get(position, EXPIRED)
+        coords = self.coords
+        return position if coords is None else coords.get(position, EXPIRED)
 
     def step(self, attrs: dict[str, Any], position: int, coord: Any) -> list[ComplexEvent]:
         """Read one event (``coord`` on the window axis); the complex events ending at it."""
@@ -141,14 +130,14 @@ class Enumerator:
                     pending[key] = [(k, res[1])]
                 else:
                     edges.append((k, res[1]))
-            if started and coords is not IDENTITY:
+            if started and coords is not None:
                 coords[k] = coord
                 self.recent.append(k)
         rule = self.rule
         windowed = rule.windowed
         monotone = windowed and rule.monotone
         threshold = rule.threshold(coord) if windowed else None
-        if monotone and coords is not IDENTITY:
+        if monotone and coords is not None:
             recent = self.recent
             while recent and coords[recent[0]] <= threshold:
                 del coords[recent.popleft()]

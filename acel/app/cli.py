@@ -207,22 +207,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------- run
 
-ENGINES = ("oracle", "automaton", "optimized", "sase", "spark")
-ENGINE_MODULES = {
-    "oracle": "acel.reference.oracle",
-    "automaton": "acel.acea.naive",
-    "optimized": "acel.acea.engine",
-    "sase": "acel.reference.sase",
-    "spark": "acel.spark_backend",
-}
 
 
 def _setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", metavar="QUERY", nargs="?",
                    help="a query file or the query text (omit with --engine sase --sase FILE)")
     p.add_argument("--data", metavar="FILE", required=True,
-                   help="events: .jsonl/.ndjson/.json, .csv or .parquet")
-    p.add_argument("--engine", choices=ENGINES, default="optimized",
+                   help="events: .jsonl/.ndjson/.json, .csv or .parquet; '-' reads JSON Lines "
+                        "from standard input as they arrive")
+    p.add_argument("--engine", choices=_engine_names(), default="optimized",
                    help="oracle (definition, small inputs), automaton (naive ACEA runs), "
                         "optimized (default), sase (two-step SASE+ baseline), spark")
     _type_col(p)
@@ -235,10 +228,22 @@ def _setup_run(p: argparse.ArgumentParser) -> None:
                    help="write at most the first N results (in output order)")
     p.add_argument("--max-events", metavar="N", type=_non_negative,
                    help="use only the first N events of the stream (after sorting)")
+    p.add_argument("--max-delay", metavar="D", type=float,
+                   help="with --data - and --time-col: how late (in time units) an event may "
+                        "arrive after a later one; later ones are reported, never reordered silently")
+    p.add_argument("--max-memory", metavar="MIB", type=float,
+                   help="stop with a message when the run uses more memory than this "
+                        "(default: three quarters of the machine's memory)")
     p.add_argument("--sase", metavar="FILE", help="with --engine sase: a SASE+ query file")
     p.add_argument("--master", metavar="URL", help="with --engine spark: the Spark master")
     p.add_argument("--partitions", metavar="N", type=_positive,
                    help="with --engine spark: number of partitions")
+
+
+def _engine_names() -> list[str]:
+    from acel.engines import ENGINES
+
+    return list(ENGINES)
 
 
 def _non_negative(text: str) -> int:
@@ -276,7 +281,7 @@ class Progress:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run a query on an event file with one engine; write JSON Lines/CSV/Parquet."""
+    """Run a query on an event file (or standard input); write results as they become final."""
     progress = Progress()
     if args.engine != "sase" and args.sase:
         raise UsageError("--sase FILE needs --engine sase")
@@ -286,17 +291,161 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--max-events is not supported with --engine spark (slice the data instead)")
     if args.query is None and not (args.engine == "sase" and args.sase):
         raise UsageError("give a QUERY (or --engine sase --sase FILE)")
-    from acel.output import output_format
+    if args.data == "-" and args.engine in ("spark",):
+        raise UsageError("--data - (standard input) needs an engine that reads a stream, not spark")
+    if args.max_delay is not None and (args.data != "-" or args.time_col is None):
+        raise UsageError("--max-delay is for --data - with --time-col (a live stream's reorder bound)")
+    from acel.io.results import check_output
 
-    output_format(args.out)  # reject a bad --out before any work
-    n_events: int | None
+    check_output(args.out, [args.data])  # a bad --out is reported before any work
     if args.engine == "spark":
         results, n_events = _run_spark(args, progress)
-    elif args.sase:
+        return _write_all(args, results, n_events, progress)
+    if args.sase:
         results, n_events = _run_sase_file(args, progress)
-    else:
-        results, n_events = _run_acel(args, progress)
-    return _finish(args, results, n_events, progress)
+        return _write_all(args, results, n_events, progress)
+    return _run_stream(args, progress)
+
+
+def _load_query(args: argparse.Namespace) -> tuple[Any, Schema | None]:
+    """The parsed query and the ``--schema`` (checked against each other), before any data."""
+    text = load_query_text(args.query)
+    query, locations = parse_text(text)  # syntax errors before any data is read
+    given = None
+    if args.schema:
+        from acel.io import read_schema
+
+        given = read_schema(args.schema)
+        check(query, given, text, locations)  # names checked before any data is read
+    args._query_text, args._locations = text, locations
+    return query, given
+
+
+def _open_stream(args: argparse.Namespace, query: Any, given: Schema | None) -> Any:
+    """The event stream of ``--data``, and the query checked against its schema."""
+    from acel.io import open_events
+
+    watch = [query.within.attr] if query.within is not None and query.within.attr else []
+    stream = open_events(
+        args.data, type_col=args.type_col, time_col=args.time_col, schema=given,
+        watch=watch, max_delay=args.max_delay,
+    )
+    if given is None:
+        if stream.facts is not None and stream.facts.count == 0:
+            raise DataError(
+                f"{args.data}: the file holds no events, so there is no schema to check the "
+                "query against (give --schema to run it on an empty stream)"
+            )
+        check(query, stream.schema, args._query_text, args._locations)
+    return stream
+
+
+def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
+    """Events in batches, results written as soon as they are final (spec §12 order)."""
+    from acel.engines import engine as engine_named
+    from acel.io.results import ResultWriter
+    from acel.running import result_groups
+
+    query, given = _load_query(args)
+    stream = _open_stream(args, query, given)
+    engine = engine_named(args.engine)
+    total = stream.facts.count if stream.facts is not None else None
+    if total is not None and args.max_events is not None:
+        total = min(total, args.max_events)
+
+    fed = [0]
+
+    def report(done: int, found: int) -> None:
+        fed[0] = done
+        rate = done / max(progress.elapsed(), 1e-9)
+        of = f" of {total:,}" if total else ""
+        progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
+
+    guard = MemoryGuard(args.max_memory)
+    writer = ResultWriter(args.out, live=args.data == "-", limit=args.limit)
+    found = 0
+    try:
+        for group in result_groups(
+            query, stream.schema, stream, engine, max_events=args.max_events,
+            progress=report, memory_check=guard.check,
+        ):
+            found += len(group)
+            writer.add(group)
+            writer.flush()
+            if writer.full:
+                break
+        written = writer.close()
+    except KeyboardInterrupt:
+        _eprint(f"acel run: interrupted; {writer.abort()}")
+        return 130
+    except BaseException:
+        _eprint(f"acel run: stopped; {writer.abort()}")
+        raise
+    what = "complex events" if query.returns is None else "rows"
+    _summary(args, progress, fed[0], f"{written:,} {what} written"
+             + (f" (stopped at --limit {args.limit:,})" if writer.full else ""))
+    return 0
+
+
+def _summary(args: argparse.Namespace, progress: Progress, n_events: int | None, written: str) -> None:
+    """The last line on stderr: events, results, time, rate, peak memory, output."""
+    seconds = progress.elapsed()
+    parts = []
+    if n_events is not None:
+        parts.append(f"{n_events:,} events read")
+    parts.append(written)
+    parts.append(f"{seconds:.2f} s")
+    if n_events:
+        parts.append(f"{n_events / max(seconds, 1e-9):,.0f} events/s")
+    parts.append(f"peak RSS {peak_rss_mib():,.0f} MiB")
+    _eprint(f"acel run [{args.engine}]: " + ", ".join(parts) + (f" -> {args.out}" if args.out else ""))
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory, in MiB (Linux ``VmHWM``, else ``ru_maxrss``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class MemoryGuard:
+    """Stops a run whose memory passes a limit, with a message instead of the kernel's kill.
+
+    The limit is ``--max-memory`` MiB, by default three quarters of the machine's memory.
+    """
+
+    def __init__(self, limit_mib: float | None) -> None:
+        if limit_mib is None:
+            try:
+                total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+                limit_mib = 0.75 * total / 2**20
+            except (ValueError, OSError, AttributeError):
+                limit_mib = float("inf")
+        self.limit = limit_mib
+        self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+    def current_mib(self) -> float:
+        try:
+            with open("/proc/self/statm", encoding="ascii") as handle:
+                return int(handle.read().split()[1]) * self.page / 2**20
+        except (OSError, ValueError, IndexError):
+            return peak_rss_mib()
+
+    def check(self) -> None:
+        used = self.current_mib()
+        if used > self.limit:
+            raise AcelError(
+                f"memory limit reached: the run uses {used:,.0f} MiB (limit {self.limit:,.0f} MiB); "
+                "a query without WITHIN keeps every run alive, and per-match output can be "
+                "exponential: add WITHIN, use RETURN, or raise --max-memory"
+            )
 
 
 def _read_for_run(args: argparse.Namespace, schema: Schema | None,
@@ -311,107 +460,50 @@ def _read_for_run(args: argparse.Namespace, schema: Schema | None,
     return events, schema
 
 
-def _run_acel(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int]:
-    text = load_query_text(args.query)
-    query, locations = parse_text(text)  # syntax errors before any data is read
-    given = None
-    if args.schema:
-        from acel.io import read_schema
-
-        given = read_schema(args.schema)
-        check(query, given, text, locations)  # names checked before any data is read
-    events, schema = _read_for_run(args, given, progress)
-    if given is None:
-        check(query, schema, text, locations)
-    module = _import(ENGINE_MODULES[args.engine], f"engine {args.engine}")
-    if len(events) >= 50_000:
-        progress.note(f"running engine {args.engine} on {len(events)} events", force=True)
-    if args.engine == "sase":
-        results = _sase_acel(module, query, events, schema)
-    else:
-        run = getattr(module, "run", None)
-        if run is None:
-            raise UsageError(f"engine {args.engine} is not available in this build")
-        if args.engine == "optimized":
-            def report(done: int, found: int) -> None:
-                rate = done / max(progress.elapsed(), 1e-9)
-                progress.note(f"{done:,} of {len(events):,} events done, {found:,} results so far, "
-                              f"{rate:,.0f} events/s")
-
-            results = run(query, events, schema, progress=report)
-        else:
-            results = run(query, events, schema)
-    return list(results), len(events)
-
-
-def _sase_acel(module: Any, query: Any, events: list[Event], schema: Schema) -> Any:
-    """ACEL queries on the SASE+ baseline: RETURN queries of the translatable fragment."""
-    if hasattr(module, "run"):
-        return module.run(query, events, schema)
-    if query.returns is None or not hasattr(module, "two_step_trend"):
-        raise UsageError(
-            "engine sase runs SASE+ queries (--sase FILE) and ACEL RETURN queries; "
-            "this query has no RETURN"
-        )
-    return module.two_step_trend(query, events, schema)
-
-
 def _run_sase_file(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int]:
+    from acel.reference import sase
+
     if args.query is not None:
         raise UsageError("give either QUERY or --sase FILE, not both")
-    module = _import(ENGINE_MODULES["sase"], "engine sase")
     text = Path(args.sase).read_text(encoding="utf-8")
-    sase_query = module.parse_sase(text)
+    sase_query = sase.parse_sase(text)
     schema = None
     if args.schema:
         from acel.io import read_schema
 
         schema = read_schema(args.schema)
     events, _ = _read_for_run(args, schema, progress)
-    return list(module.run_sase(sase_query, events)), len(events)
+    return list(sase.run_sase(sase_query, events)), len(events)
 
 
 def _run_spark(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int | None]:
-    module = _import(ENGINE_MODULES["spark"], "engine spark")
-    run_to_results = getattr(module, "run_to_results", None)
-    if run_to_results is None:
-        raise UsageError("engine spark is not available in this build")
-    text = load_query_text(args.query)
-    query, locations = parse_text(text)
-    schema = None
-    if args.schema:
-        from acel.io import read_schema
+    from acel.spark_backend import run_to_results
 
-        schema = read_schema(args.schema)
-        check(query, schema, text, locations)
+    query, given = _load_query(args)
     progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
     results = run_to_results(query, args.data, type_col=args.type_col, time_col=args.time_col,
-                             master=args.master, partitions=args.partitions, schema=schema,
+                             master=args.master, partitions=args.partitions, schema=given,
                              progress=lambda line: progress.note(line, force=True))
     return list(results), None
 
 
-def _finish(args: argparse.Namespace, results: list[Any], n_events: int | None,
-            progress: Progress) -> int:
-    from acel.output import sort_results, write_results
+def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | None,
+               progress: Progress) -> int:
+    """Write results computed all at once (Spark, SASE+ files) in the order of spec §12."""
+    from acel.io.results import ResultWriter
 
-    total = len(results)
-    if args.limit is not None and total > args.limit:
-        results = sort_results(results)[: args.limit]
-    written = write_results(results, args.out)
-    seconds = progress.elapsed()
+    writer = ResultWriter(args.out, limit=args.limit)
+    try:
+        writer.add(results)
+        written = writer.close()
+    except BaseException:
+        _eprint(f"acel run: stopped; {writer.abort()}")
+        raise
     what = "rows" if results and not hasattr(results[0], "event") else "complex events"
-    parts = []
-    if n_events is not None:
-        parts.append(f"{n_events} events read")
-    parts.append(f"{written} {what} written" + (f" (of {total})" if written != total else ""))
-    parts.append(f"{seconds:.2f} s")
-    if n_events:
-        parts.append(f"{n_events / max(seconds, 1e-9):,.0f} events/s")
-    _eprint(f"acel run [{args.engine}]: " + ", ".join(parts)
-            + (f" -> {args.out}" if args.out else ""))
+    total = len(results)
+    _summary(args, progress, n_events,
+             f"{written:,} {what} written" + (f" (of {total:,})" if written != total else ""))
     return 0
-
 
 
 # ----------------------------------------------------------------- compile

@@ -9,14 +9,10 @@ is printed with each engine's answer.
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from acel.ast import (
     Compare,
@@ -34,53 +30,21 @@ from acel.ast import (
     Query,
     VarPred,
 )
+from acel.engines import engine as engine_named
 from acel.errors import AcelError
 from acel.events import Event, Value
 from acel.schema import Schema
-
-Engine = Callable[[Query, Sequence[Event], Schema], list[Any]]
 
 ORACLE_LIMIT = 12
 """Streams longer than this are not given to the (exponential) oracle by default."""
 
 
-def _module_run(module: str, attr: str = "run") -> Engine:
-    def run(query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
-        return list(getattr(importlib.import_module(module), attr)(query, stream, schema))
-
-    return run
-
-
-def _sase(query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
-    sase = importlib.import_module("acel.reference.sase")
-    if query.returns is None:
-        raise AcelError("engine sase compares only RETURN queries of the SASE+ fragment")
-    return list(sase.two_step_trend(query, stream, schema))
-
-
-def _spark(query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
-    spark = importlib.import_module("acel.spark_backend")
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "stream.jsonl"
-        path.write_text("".join(json.dumps(e.as_dict()) + "\n" for e in stream))
-        return list(spark.run_to_results(query, str(path), schema=schema))
-
-
-ENGINES: dict[str, Engine] = {
-    "oracle": _module_run("acel.reference.oracle"),
-    "automaton": _module_run("acel.acea.naive"),
-    "optimized": _module_run("acel.acea.engine"),
-    "sase": _sase,
-    "spark": _spark,
-}
-
-
 def answer(engine: str, query: Query, stream: Sequence[Event], schema: Schema) -> list[str]:
     """An engine's answer as sorted JSON Lines, or one line naming its error."""
-    from acel.output import to_json_lines
+    from acel.io.results import to_json_lines
 
     try:
-        return to_json_lines(ENGINES[engine](query, stream, schema))
+        return to_json_lines(engine_named(engine).batch(query, stream, schema))
     except AcelError as error:
         return [f"error: {error}"]
 
@@ -237,8 +201,7 @@ def conform(
     Returns how many streams were compared and the first disagreement, shrunk.
     """
     for name in engines:
-        if name not in ENGINES:
-            raise AcelError(f"unknown engine {name!r} (choose from {', '.join(ENGINES)})")
+        engine_named(name)  # an unknown name is an error naming the choices
     if len(engines) < 2:
         raise AcelError("conform needs at least two engines")
     compared = 0

@@ -79,7 +79,7 @@ def _trend_table(rows: list[TrendRow], top: int) -> str:
 
 def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = None, top: int = 10) -> dict[str, Any]:
     """Run the main job; returns the figures it printed (for tests)."""
-    from acel import output
+    from acel.io import results as output
     from acel.acea.render import render
     from acel.app import datasets
     from acel.checker import check_query

@@ -25,7 +25,7 @@ from acel.reference.sase.parser import parse_sase
 from acel import aggregates
 from acel.clauses import Match, TrendRow, check_window_attribute, split_partitions
 from acel.events import ComplexEvent, Event, OptValue
-from acel.output import to_json_lines
+from acel.io.results import to_json_lines
 
 
 def sase_matches(query: SaseQuery, stream: Sequence[Event]) -> list[Match]:

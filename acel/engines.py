@@ -1,0 +1,89 @@
+"""The engines a query can run on, behind one declared protocol.
+
+Every engine answers a checked query on a stream (spec §6) with the same
+results; they differ in how.  An :class:`Engine` says what it can do: run a
+whole stream held in memory (``batch``), or follow a stream event by event
+(``incremental``: a :class:`acel.acea.engine.Runner`, results as soon as they
+are final).  ``ENGINES`` is the one registry the command line, ``acel
+conform`` and :func:`acel.run` use.  Modules load on first use, so a missing
+optional piece (Spark) only affects its own engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from acel.ast import Query
+from acel.clauses import Match, TrendRow
+from acel.errors import AcelError
+from acel.events import Event
+from acel.schema import Schema
+
+Result = Any
+"""A :class:`~acel.clauses.Match` or a :class:`~acel.clauses.TrendRow`."""
+
+
+class BatchRun(Protocol):
+    def __call__(
+        self, query: Query, stream: Sequence[Event], schema: Schema
+    ) -> list[Match] | list[TrendRow]: ...
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One way of evaluating queries (see the module doc)."""
+
+    name: str
+    description: str
+    module: str = ""
+    function: str = "run"
+    incremental: bool = False
+    """Whether :func:`runner` follows a stream event by event (else: batch only)."""
+    fn: BatchRun | None = None
+    """The batch function itself (an engine defined outside the project), else
+    ``module.function``, imported on first use."""
+
+    def batch(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
+        """Every result of ``query`` on a stream held in memory, in the order of spec §12."""
+        fn: Callable[..., Any] | None = self.fn
+        if fn is None:
+            fn = getattr(importlib.import_module(self.module), self.function)
+        return list(fn(query, stream, schema))
+
+    def runner(self, query: Query, schema: Schema, **options: Any) -> Any:
+        """An incremental runner (:class:`acel.acea.engine.Runner`) for ``query``."""
+        if not self.incremental:
+            raise AcelError(f"engine {self.name} has no incremental runner")
+        from acel.acea.engine import Runner
+
+        return Runner(query, schema, **options)
+
+
+ENGINES: dict[str, Engine] = {
+    engine.name: engine
+    for engine in (
+        Engine(
+            "optimized",
+            "the streaming engine: shared runs, trend aggregation without enumeration (default)",
+            "acel.acea.engine",
+            incremental=True,
+        ),
+        Engine("oracle", "the definition, operator by operator (small inputs only)", "acel.reference.oracle"),
+        Engine("automaton", "naive runs of the compiled ACEA", "acel.acea.naive"),
+        Engine("sase", "the two-step SASE+ baseline (its fragment of ACEL)", "acel.reference.sase"),
+        Engine("spark", "the optimized engine on Apache Spark, partition by partition", "acel.spark_backend",
+               function="run_events"),
+    )
+}
+"""The registry of engines, by name."""
+
+
+def engine(name: str) -> Engine:
+    """The engine called ``name``; an error naming the choices otherwise."""
+    found = ENGINES.get(name)
+    if found is None:
+        raise AcelError(f"unknown engine {name!r} (choose from {', '.join(ENGINES)})")
+    return found

@@ -1,0 +1,264 @@
+"""Event file formats: raw records out of JSON Lines, CSV and Parquet, in batches.
+
+Each reader yields lists of :class:`acel.io.records.Row` (or, for Parquet,
+Arrow record batches) without holding the file in memory, and reports what
+it cannot read with the row and line (spec §9): a line that is not JSON, a
+JSON object with a key twice (the second value would silently win), a CSV
+row with the wrong number of fields or an unclosed quote, bytes that are not
+UTF-8.  A UTF-8 byte order mark at the start of a file is accepted.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from acel.errors import DataError
+from acel.io.records import Row
+from acel.io.values import int_from_digits
+
+BATCH = 8192
+"""Records per batch."""
+
+FORMATS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+"""File extension → reader."""
+
+BOM = b"\xef\xbb\xbf"
+_BIG = 9.2e18
+"""Floats this large may be integers orjson read as floats (it has 64-bit ints only)."""
+
+
+def file_format(path: str | Path) -> str:
+    """``jsonl``, ``csv`` or ``parquet`` from the extension; DataError otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise DataError(
+            f"{path}: unknown event file format {suffix or '(no extension)'!r}; "
+            "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
+        )
+    return FORMATS[suffix]
+
+
+# ------------------------------------------------------------------ JSON
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(f"key {key!r} appears twice ({out[key]!r}, then {value!r})")
+        out[key] = value
+    return out
+
+
+def parse_json_object(line: bytes) -> Any:
+    """One JSON Lines record: orjson's fast path, checked; the standard library otherwise.
+
+    Raises ``ValueError`` with a message for a record that is not JSON, not
+    UTF-8, or names a key twice.  Integers of any size are exact (orjson reads
+    integers beyond 64 bits as floats, so such lines are read again exactly).
+    """
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _slow(line)
+    if type(value) is dict:
+        if line.count(b'":') != len(value):
+            return _slow(line)  # maybe a key twice (or '":' inside a string): decide exactly
+        for v in value.values():
+            if type(v) is float and (v >= _BIG or v <= -_BIG):
+                return _slow(line)
+    return value
+
+
+def _slow(line: bytes) -> Any:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 text (byte {error.start + 1} of the line)") from None
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_int=int_from_digits)
+    except _Duplicate as error:
+        raise ValueError(f"duplicate key: {error}") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"bad JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        raise ValueError("bad JSON: nested too deeply") from None
+
+
+def json_line_rows(handle: IO[bytes], first_line: int = 1) -> Iterator[list[Row]]:
+    """JSON Lines from a binary handle, in batches (blank lines skipped).
+
+    Rows are numbered from 1 over non-blank lines; lines are physical lines
+    (split on ``\\n`` only: U+2028 inside a string is data).
+    """
+    number = 0
+    batch: list[Row] = []
+    for index, line in enumerate(handle, start=first_line):
+        if index == first_line and line.startswith(BOM):
+            line = line[3:]
+        if not line.strip():
+            continue
+        number += 1
+        try:
+            value = parse_json_object(line.rstrip(b"\r\n"))
+        except ValueError as error:
+            batch.append(Row(number, index, {}, str(error)))
+        else:
+            if type(value) is dict:
+                batch.append(Row(number, index, value))
+            else:
+                batch.append(
+                    Row(number, index, {}, f"expected a JSON object, found {type(value).__name__}")
+                )
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def json_rows(path: str | Path) -> Iterator[list[Row]]:
+    """A ``.jsonl`` file, or a ``.json`` file holding one array of objects."""
+    source = str(path)
+    with open(path, "rb") as handle:
+        head = handle.read(64)
+        stripped = head[3:] if head.startswith(BOM) else head
+        if stripped.lstrip().startswith(b"["):
+            data = _json_array(source, (head + handle.read()))
+            rows = [
+                Row(n, None, item)
+                if isinstance(item, dict)
+                else Row(n, None, {}, f"expected a JSON object, found {type(item).__name__}")
+                for n, item in enumerate(data, start=1)
+            ]
+            for start in range(0, len(rows), BATCH):
+                yield rows[start : start + BATCH]
+            return
+        handle.seek(0)
+        yield from json_line_rows(handle)
+
+
+def _json_array(source: str, data: bytes) -> list[Any]:
+    if data.startswith(BOM):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise DataError(f"{source}: not UTF-8 text (byte {error.start + 1})") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_int=int_from_digits)
+    except _Duplicate as error:
+        raise DataError(f"{source}: duplicate key: {error}") from None
+    except json.JSONDecodeError as error:
+        raise DataError(
+            f"{source}: bad JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+    if not isinstance(value, list):
+        raise DataError(f"{source}: a JSON file holds one object per line or one array of objects")
+    return value
+
+
+# ------------------------------------------------------------------ CSV
+
+
+def csv_header(path: str | Path) -> list[str]:
+    """The header of a CSV file, checked (empty or duplicate names are errors)."""
+    source = str(path)
+    with _open_text(path) as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader, None)
+        except csv.Error as error:
+            raise DataError(f"{source}: line 1: {error}") from None
+        except UnicodeDecodeError as error:
+            raise DataError(f"{source}: line 1: not UTF-8 text ({error.reason})") from None
+    if header is None:
+        raise DataError(f"{source}: empty CSV file (a header line naming the columns is needed)")
+    header = [h.strip() for h in header]
+    empty = [i + 1 for i, h in enumerate(header) if not h]
+    if empty:
+        raise DataError(f"{source}: line 1: empty column name in the header at position {empty[0]}")
+    duplicates = sorted({h for h in header if header.count(h) > 1})
+    if duplicates:
+        raise DataError(f"{source}: line 1: duplicate column name {duplicates[0]!r} in the header")
+    return header
+
+
+def csv_cells(path: str | Path, width: int) -> Iterator[list[tuple[int, int, list[str] | str]]]:
+    """The data records of a CSV file as ``(row, line, cells)`` in batches.
+
+    ``cells`` is a failure message instead for a record with the wrong number
+    of fields; an unclosed quote ends the file with a :class:`DataError`
+    naming the line where the quoted field starts.
+    """
+    source = str(path)
+    with _open_text(path) as handle:
+        reader = csv.reader(handle, strict=True)
+        batch: list[tuple[int, int, list[str] | str]] = []
+        number = 0
+        last_line = 1
+        try:
+            next(reader, None)
+            last_line = reader.line_num
+            for cells in reader:
+                if not cells:
+                    last_line = reader.line_num
+                    continue
+                number += 1
+                line = reader.line_num
+                if len(cells) != width:
+                    batch.append((number, line, f"{len(cells)} fields, but the header has {width}"))
+                else:
+                    batch.append((number, line, cells))
+                last_line = line
+                if len(batch) >= BATCH:
+                    yield batch
+                    batch = []
+        except csv.Error as error:
+            message = str(error)
+            if "unexpected end of data" in message or "EOF" in message:
+                raise DataError(
+                    f"{source}: line {last_line + 1}: a quoted field is never closed "
+                    "(an unmatched '\"')"
+                ) from None
+            raise DataError(f"{source}: line {reader.line_num}: {message}") from None
+        except UnicodeDecodeError as error:
+            raise DataError(
+                f"{source}: after line {last_line}: not UTF-8 text ({error.reason})"
+            ) from None
+        if batch:
+            yield batch
+
+
+def _open_text(path: str | Path) -> IO[str]:
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+# ------------------------------------------------------------------ Parquet
+
+
+def parquet_file(path: str | Path) -> Any:
+    """A ``pyarrow.parquet.ParquetFile``; a clear DataError when it cannot be opened."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except (OSError, ValueError) as error:
+        raise DataError(f"{path}: cannot read Parquet: {error}") from None

@@ -1,0 +1,137 @@
+"""The canonical JSON text of spec §12, built fast and once per line.
+
+Every line is compact (``,`` and ``:`` without spaces), its object keys
+sorted, UTF-8 without ``\\u`` escapes except for U+0085, U+2028 and U+2029
+(line breaks to ``str.splitlines``, escaped so that every reader sees one
+object per line).  NaN and ±infinity are written as ``null`` (JSON has no
+such numbers); integers are exact at any size; floats are written as
+Python's ``repr`` (as the standard library's ``json`` does).
+
+A complex event's line is assembled from the JSON of its events, and an
+event emitted by the engine is shared by many complex events (every run
+through it), so :class:`LineEncoder` keeps each event's JSON until the
+window has moved on.  Nothing here depends on an engine: results are
+:class:`acel.clauses.Match` and :class:`acel.clauses.TrendRow` objects.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from acel.io.values import int_text
+
+_BREAKS = ((b"\xc2\x85", b"\\u0085"), (b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
+
+
+def string_json(text: str) -> bytes:
+    """A JSON string (escapes as spec §12 wants)."""
+    out = orjson.dumps(text)
+    if b"\xc2\x85" in out or b"\xe2\x80" in out:
+        for raw, escaped in _BREAKS:
+            out = out.replace(raw, escaped)
+    return out
+
+
+def value_json(value: Any) -> bytes:
+    """One JSON value: str, int (any size), float, bool, NULL, or nested lists/dicts."""
+    t = type(value)
+    if t is str:
+        return string_json(value)
+    if t is int:
+        return int_text(value).encode()
+    if t is bool:
+        return b"true" if value else b"false"
+    if value is None:
+        return b"null"
+    if t is float:
+        return repr(value).encode() if math.isfinite(value) else b"null"
+    if isinstance(value, Mapping):
+        return object_json(value)
+    if isinstance(value, (list, tuple)):
+        return b"[" + b",".join(value_json(v) for v in value) + b"]"
+    if isinstance(value, bool):
+        return b"true" if value else b"false"
+    if isinstance(value, int):
+        return int_text(int(value)).encode()
+    if isinstance(value, float):
+        return value_json(float(value))
+    return string_json(str(value))
+
+
+def object_json(obj: Mapping[str, Any]) -> bytes:
+    """A JSON object with its keys sorted."""
+    return (
+        b"{"
+        + b",".join(string_json(k) + b":" + value_json(obj[k]) for k in sorted(obj))
+        + b"}"
+    )
+
+
+def clean(value: Any) -> Any:
+    """A value as written: NaN and ±infinity become NULL (JSON has no such numbers)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+class LineEncoder:
+    """Lines of complex events and RETURN rows, with each event's JSON cached."""
+
+    __slots__ = ("events", "names", "limit", "workload")
+
+    def __init__(self, limit: int = 200_000, workload: bool = False) -> None:
+        self.events: dict[int, tuple[Any, bytes]] = {}
+        self.names: dict[str, bytes] = {}
+        self.limit = limit
+        self.workload = workload
+
+    def event(self, event: Any) -> bytes:
+        """``{"attrs":{...},"time":t}`` (the event is kept alive while cached)."""
+        entry = self.events.get(id(event))
+        if entry is not None and entry[0] is event:
+            return entry[1]
+        names = self.names
+        parts = []
+        for name, value in event.attrs:
+            key = names.get(name)
+            if key is None:
+                key = names[name] = string_json(name) + b":"
+            parts.append(key + value_json(value))
+        text = b'{"attrs":{' + b",".join(parts) + b'},"time":' + str(event.time).encode() + b"}"
+        if len(self.events) >= self.limit:
+            self.events.clear()
+        self.events[id(event)] = (event, text)
+        return text
+
+    def match(self, match: Any, query: str | None = None) -> bytes:
+        """One complex event's line (spec §12), without the newline."""
+        ce = match.event
+        bags = []
+        names = self.names
+        event = self.event
+        for name, bag in ce.vars:
+            key = names.get(name)
+            if key is None:
+                key = names[name] = string_json(name) + b":"
+            bags.append(key + b"[" + b",".join([event(e) for e in bag]) + b"]")
+        head = b'{"end":' + str(ce.end).encode()
+        if match.key:
+            head += b',"key":' + object_json(dict(match.key))
+        if query is not None:
+            head += b',"query":' + string_json(query)
+        return head + b',"start":' + str(ce.start).encode() + b',"vars":{' + b",".join(bags) + b"}}"
+
+    def row(self, row: Any, query: str | None = None) -> bytes:
+        """One RETURN row's line: its items, ``"key"`` and ``"window"`` when it has them."""
+        obj: dict[str, Any] = {name: value for name, value in row.values}
+        if row.key:
+            obj["key"] = dict(row.key)
+        if row.window is not None:
+            obj["window"] = [row.window[0], row.window[1]]
+        if query is not None:
+            obj["query"] = query
+        return object_json(obj)

@@ -1,0 +1,630 @@
+"""Results in the interchange formats of spec §12: written as they come, read back.
+
+Complex events (:class:`~acel.clauses.Match`) and RETURN rows
+(:class:`~acel.clauses.TrendRow`) become canonical JSON Lines
+(:mod:`acel.io.lines`), CSV or Parquet.  A :class:`ResultWriter` takes the
+results of a run in the order they become final — complex events grouped by
+the position that ends them, which is the order of §12 once each group is
+sorted — and writes them at once, never holding more than one group; RETURN
+rows are few and are sorted by key and window at the end (or written as
+their window closes, for a live stream).  A file is written under a
+temporary name in its own folder and renamed when complete, so a crash, a
+full disk or Ctrl-C never leaves a file that looks finished (nor destroys
+the previous one).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Union
+
+from acel.clauses import Key, Match, TrendRow, key_sort_key
+from acel.errors import DataError
+from acel.events import ComplexEvent, Event, OptValue, Value
+from acel.io.lines import LineEncoder, clean, value_json
+
+Results = Union[Sequence[Match], Sequence[TrendRow]]
+
+OUTPUT_FORMATS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+PARTIAL = ".partial"
+"""Suffix of a result file being written (renamed away when complete)."""
+
+
+# ----------------------------------------------------------------- dict forms
+
+
+def event_json(event: Event) -> dict[str, object]:
+    """``{"time": t, "attrs": {...}}``: the time apart so an attribute ``time`` never collides."""
+    return {"time": event.time, "attrs": {k: clean(v) for k, v in event.attrs}}
+
+
+def key_json(key: Key) -> dict[str, OptValue]:
+    return {name: clean(value) for name, value in key}
+
+
+def match_json(match: Any) -> dict[str, object]:
+    """One complex event as a JSON object (``"key"`` only when partitioned)."""
+    ce = match.event
+    obj: dict[str, object] = {
+        "start": ce.start,
+        "end": ce.end,
+        "vars": {name: [event_json(e) for e in bag] for name, bag in ce.vars},
+    }
+    if match.key:
+        obj["key"] = key_json(match.key)
+    return obj
+
+
+def row_json(row: Any) -> dict[str, object]:
+    """One RETURN row; ``"key"``/``"window"`` only with PARTITION BY/SLIDE, and they win
+    over a RETURN item of the same name."""
+    obj: dict[str, object] = {name: clean(value) for name, value in row.values}
+    if row.key:
+        obj["key"] = key_json(row.key)
+    if row.window is not None:
+        obj["window"] = [clean(row.window[0]), clean(row.window[1])]
+    return obj
+
+
+# ----------------------------------------------------------------- order
+
+
+def _is_match(item: object) -> bool:
+    return hasattr(item, "event")
+
+
+def row_order(row: Any) -> tuple[object, ...]:
+    """The order of RETURN rows (spec §12): key, then window."""
+    return (key_sort_key(row.key), row.window or ())
+
+
+def ordered_lines(results: Iterable[Any], encoder: LineEncoder | None = None) -> list[bytes]:
+    """Canonical lines (no newline) of complex events or rows, in the order of spec §12."""
+    encoder = encoder or LineEncoder()
+    items = list(results)
+    if all(_is_match(item) for item in items):
+        keyed = [(m.event.end, m.event.start, encoder.match(m)) for m in items]
+        keyed.sort()
+        return [line for _, _, line in keyed]
+    if all(hasattr(item, "values") and not _is_match(item) for item in items):
+        rows = [(row_order(r), encoder.row(r)) for r in items]
+        rows.sort(key=lambda pair: (pair[0], pair[1]))
+        return [line for _, line in rows]
+    raise TypeError("results must be all complex events (Match) or all rows (TrendRow)")
+
+
+def sort_results(results: Iterable[Any]) -> list[Any]:
+    """Results in the order of their JSON Lines (spec §12).
+
+    Complex events by (end, start, the rest of the line); rows by key then
+    window.  Row-like objects (``key``, ``window``, ``values``, e.g. the SASE+
+    per-match rows) are accepted beside :class:`TrendRow`.
+    """
+    encoder = LineEncoder()
+    items = list(results)
+    if all(_is_match(item) for item in items):
+        keyed = [((m.event.end, m.event.start, encoder.match(m)), m) for m in items]
+        keyed.sort(key=lambda pair: pair[0])
+        return [m for _, m in keyed]
+    if all(hasattr(item, "values") and not _is_match(item) for item in items):
+        return [
+            item[1]
+            for item in sorted(
+                (((row_order(r), encoder.row(r)), r) for r in items), key=lambda pair: pair[0]
+            )
+        ]
+    raise TypeError("results must be all complex events (Match) or all rows (TrendRow)")
+
+
+def to_json_lines(results: Iterable[Match] | Iterable[TrendRow]) -> list[str]:
+    """Canonical JSON Lines (no newline characters), in the order of spec §12."""
+    return [line.decode("utf-8") for line in ordered_lines(results)]
+
+
+# ----------------------------------------------------------------- reading back
+
+
+def _key_from(data: object, partition_by: Sequence[str] | None, where: str) -> Key:
+    if data is None:
+        return ()
+    if not isinstance(data, dict):
+        raise DataError(f"{where}: \"key\" must be an object")
+    names = list(partition_by) if partition_by is not None else sorted(data)
+    return tuple((name, data[name]) for name in names if data.get(name) is not None)
+
+
+def match_from_json(obj: Mapping[str, Any], partition_by: Sequence[str] | None = None,
+                    where: str = "line") -> Match:
+    """One complex-event object back into a :class:`Match`."""
+    try:
+        mu = {
+            name: [Event.make(int(e["time"]), e["attrs"]) for e in events]
+            for name, events in obj["vars"].items()
+        }
+        ce = ComplexEvent.make(int(obj["start"]), int(obj["end"]), mu)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise DataError(f"{where}: not a complex event of spec §12 ({error!r})") from None
+    return Match(_key_from(obj.get("key"), partition_by, where), ce)
+
+
+def _objects(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
+    from acel.io.values import int_from_digits
+
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, parse_int=int_from_digits)
+        except json.JSONDecodeError as error:
+            raise DataError(f"line {number}: bad JSON: {error.msg} at column {error.colno}") from None
+        if not isinstance(obj, dict):
+            raise DataError(f"line {number}: expected a JSON object")
+        yield number, obj
+
+
+def from_json_lines(lines: Iterable[str], partition_by: Sequence[str] | None = None) -> list[Match]:
+    """Complex-event JSON Lines back into matches, sorted like :func:`to_json_lines`.
+
+    JSON objects lose the PARTITION BY order of a key; pass ``partition_by``
+    to restore it, otherwise key attributes come back sorted by name.
+    """
+    out = [match_from_json(obj, partition_by, f"line {n}") for n, obj in _objects(lines)]
+    return sort_results(out)
+
+
+def rows_from_json_lines(
+    lines: Iterable[str], partition_by: Sequence[str] | None = None
+) -> list[TrendRow]:
+    """RETURN-row JSON Lines back into :class:`TrendRow` objects (items sorted by name)."""
+    out: list[TrendRow] = []
+    for number, obj in _objects(lines):
+        key = _key_from(obj.pop("key", None), partition_by, f"line {number}")
+        window = obj.pop("window", None)
+        bounds = None if window is None else (window[0], window[1])
+        out.append(TrendRow(key, bounds, tuple(sorted(obj.items()))))
+    return sorted(out, key=TrendRow.sort_key)
+
+
+def read_results(path: str | Path, partition_by: Sequence[str] | None = None) -> list[Match]:
+    """Complex events from a JSON Lines result file."""
+    with open(path, encoding="utf-8") as handle:
+        return from_json_lines(handle, partition_by)
+
+
+# ----------------------------------------------------------------- tables
+
+
+def row_table(rows: Sequence[Any]) -> tuple[list[str], list[list[OptValue]]]:
+    """RETURN rows as a flat table in output order: the key attributes,
+    ``window_lo, window_hi`` (with SLIDE), then the items not already written."""
+    ordered = sort_results(rows)
+    header: list[str] = []
+    for r in ordered:
+        for name, _ in r.key:
+            if name not in header:
+                header.append(name)
+    if any(r.window is not None for r in ordered):
+        header += ["window_lo", "window_hi"]
+    for r in ordered:
+        for name, _ in r.values:
+            if name not in header:
+                header.append(name)
+    table: list[list[OptValue]] = []
+    for r in ordered:
+        cells: dict[str, OptValue] = dict(r.values)
+        cells.update(r.key)
+        if r.window is not None:
+            cells["window_lo"], cells["window_hi"] = r.window
+        table.append([clean(cells.get(name)) for name in header])
+    return header, table
+
+
+def table_columns(results: Results) -> tuple[list[str], list[list[OptValue]]]:
+    """Flat columns and rows for CSV, in output order.
+
+    Complex events: ``start, end, key, vars`` (key and vars as canonical JSON).
+    RETURN rows: see :func:`row_table`.
+    """
+    items = list(results)
+    if not items:
+        return [], []
+    if _is_match(items[0]):
+        encoder = LineEncoder()
+        body = [_match_cells(encoder, m) for m in sort_results(items)]
+        return ["start", "end", "key", "vars"], body  # type: ignore[return-value]
+    return row_table(items)
+
+
+def _match_cells(encoder: LineEncoder, m: Any) -> list[Any]:
+    line = json.loads(encoder.match(m))
+    return [
+        m.event.start,
+        m.event.end,
+        json.dumps(line.get("key", {}), separators=(",", ":"), sort_keys=True, ensure_ascii=False),
+        json.dumps(line["vars"], separators=(",", ":"), sort_keys=True, ensure_ascii=False),
+    ]
+
+
+def _csv_cell(value: OptValue) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        from acel.io.values import int_text
+
+        return int_text(value)
+    return str(value)
+
+
+def output_format(path: str | Path | None, fmt: str | None = None) -> str:
+    """``jsonl``, ``csv`` or ``parquet`` from ``fmt`` or the file extension (default jsonl)."""
+    if fmt is not None:
+        if fmt not in ("jsonl", "csv", "parquet"):
+            raise DataError(f"unknown output format {fmt!r}; use jsonl, csv or parquet")
+        return fmt
+    if path is None:
+        return "jsonl"
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise DataError(f"{path}: unknown output format {suffix or '(no extension)'!r}; "
+                        "use .jsonl, .csv or .parquet")
+    return OUTPUT_FORMATS[suffix]
+
+
+def check_output(path: str | Path | None, inputs: Iterable[str | Path] = ()) -> str:
+    """The output format, after checking that ``path`` can be written and is no input.
+
+    Done before any data is read: a missing folder or an output that would
+    overwrite the events is reported at once.
+    """
+    kind = output_format(path)
+    if path is None:
+        return kind
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise DataError(f"{path}: cannot write results: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise DataError(f"{path}: cannot write results: the folder {str(folder)!r} is not writable")
+    if target.is_dir():
+        raise DataError(f"{path}: cannot write results: it is a folder")
+    for source in inputs:
+        if str(source) == "-":
+            continue
+        try:
+            same = target.exists() and Path(source).exists() and target.samefile(source)
+        except OSError:
+            same = False
+        if same or target.resolve() == Path(source).resolve():
+            raise DataError(f"{path}: the output would overwrite the input {source}; choose another --out")
+    return kind
+
+
+# ----------------------------------------------------------------- writing
+
+
+class ResultWriter:
+    """Writes results as they become final (see the module doc).
+
+    :meth:`add` takes complex events that all end at one position (or that
+    end at increasing positions, group after group) or RETURN rows;
+    :meth:`close` finishes the file (rows sorted, temporary file renamed);
+    :meth:`abort` keeps what was written under the ``.partial`` name and
+    says so.  ``stream`` writes text to an open binary handle (stdout)
+    instead of a file; ``live`` writes RETURN rows as they come and flushes
+    after every batch (following a live stream).  ``workload`` tags every
+    line with its query (spec §6.1): call :meth:`add` with ``query=``.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        fmt: str | None = None,
+        *,
+        stream: IO[bytes] | None = None,
+        live: bool = False,
+        workload: bool = False,
+        limit: int | None = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        self.limit = limit
+        """Write at most this many results (the first ones in output order)."""
+        self.kind = output_format(path, fmt)
+        if self.kind == "parquet" and self.path is None:
+            raise DataError("Parquet output needs a file (--out FILE.parquet)")
+        self.live = live
+        self.workload = workload
+        self.encoder = LineEncoder()
+        self.written = 0
+        self.rows: list[tuple[Any, str | None]] = []
+        self.pending: list[tuple[Any, str | None]] = []
+        self.partial: Path | None = None
+        self.handle: IO[bytes] | None = None
+        self.csv_header: list[str] | None = None
+        self.parquet: Any = None
+        self.parquet_rows: list[list[Any]] = []
+        if self.path is None:
+            self.handle = stream if stream is not None else sys.stdout.buffer
+            self.own = False
+        else:
+            self.partial = self.path.with_name(self.path.name + PARTIAL)
+            if self.kind != "parquet":
+                self.handle = open(self.partial, "wb")
+            self.own = True
+
+    # -------------------------------------------------------------- adding
+
+    def add(self, results: Sequence[Any], query: str | None = None) -> None:
+        """One group of final results (see the class doc)."""
+        if not results:
+            return
+        if _is_match(results[0]):
+            self.pending.extend((m, query) for m in results)
+        else:
+            for row in results:
+                if self.live and self.kind == "jsonl" and not self.full:
+                    self._lines([self.encoder.row(row, query)])
+                else:
+                    self.rows.append((row, query))
+
+    def flush(self) -> None:
+        """Write the complex events added so far (they end before every later one)."""
+        if self.pending:
+            pending, self.pending = self.pending, []
+            encoder = self.encoder
+            keyed = [
+                (m.event.end, q or "", m.event.start, encoder.match(m, q), m) for m, q in pending
+            ]
+            keyed.sort(key=lambda item: item[:4])
+            if self.limit is not None:
+                keyed = keyed[: max(0, self.limit - self.written)]
+            if self.kind == "jsonl":
+                self._lines([item[3] for item in keyed])
+            elif self.kind == "csv":
+                self._csv_matches([(item[4], item[1] or None) for item in keyed])
+            else:
+                self._parquet_matches([(item[4], item[1] or None, item[3]) for item in keyed])
+        if self.live and self.handle is not None:
+            self.handle.flush()
+
+    @property
+    def full(self) -> bool:
+        """Whether ``limit`` results have been written (complex events: stop reading)."""
+        return self.limit is not None and self.written >= self.limit
+
+    def _lines(self, lines: list[bytes]) -> None:
+        assert self.handle is not None
+        self.handle.write(b"".join(line + b"\n" for line in lines))
+        self.written += len(lines)
+
+    # -------------------------------------------------------------- CSV
+
+    def _csv_matches(self, items: list[tuple[Any, str | None]]) -> None:
+        assert self.handle is not None
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        if self.csv_header is None:
+            self.csv_header = ["start", "end", "key", "vars"] + (["query"] if self.workload else [])
+            writer.writerow(self.csv_header)
+        for match, query in items:
+            cells = _match_cells(self.encoder, match)
+            if self.workload:
+                cells.append(query or "")
+            writer.writerow(cells)
+        self.handle.write(text.getvalue().encode("utf-8"))
+        self.written += len(items)
+
+    # -------------------------------------------------------------- Parquet
+
+    def _parquet_matches(self, items: list[tuple[Any, str | None, bytes]]) -> None:
+        for match, query, line in items:
+            obj = json.loads(line)
+            record = [
+                match.event.start,
+                match.event.end,
+                json.dumps(obj.get("key", {}), separators=(",", ":"), sort_keys=True, ensure_ascii=False),
+                json.dumps(obj["vars"], separators=(",", ":"), sort_keys=True, ensure_ascii=False),
+            ]
+            if self.workload:
+                record.append(query or "")
+            self.parquet_rows.append(record)
+        if len(self.parquet_rows) >= 65536:
+            self._parquet_flush()
+
+    def _parquet_flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self.parquet_rows:
+            return
+        names = ["start", "end", "key", "vars"] + (["query"] if self.workload else [])
+        types = [pa.int64(), pa.int64(), pa.string(), pa.string()] + (
+            [pa.string()] if self.workload else []
+        )
+        columns = list(zip(*self.parquet_rows))
+        table = pa.Table.from_arrays(
+            [pa.array(list(c), t) for c, t in zip(columns, types)], names=names
+        )
+        if self.parquet is None:
+            assert self.partial is not None
+            self.parquet = pq.ParquetWriter(str(self.partial), table.schema)
+        self.parquet.write_table(table)
+        self.written += len(self.parquet_rows)
+        self.parquet_rows = []
+
+    # -------------------------------------------------------------- closing
+
+    def close(self) -> int:
+        """Write what is held (RETURN rows, in order), finish the file; the count written."""
+        self.flush()
+        if self.rows:
+            self._write_rows()
+        if self.kind == "parquet":
+            self._parquet_flush()
+            if self.parquet is not None:
+                self.parquet.close()
+            elif self.written == 0 and self.partial is not None:
+                _empty_parquet(self.partial, self.workload)
+        if self.own and self.handle is not None:
+            self.handle.close()
+        elif self.handle is not None:
+            self.handle.flush()
+        if self.own and self.partial is not None and self.path is not None:
+            os.replace(self.partial, self.path)
+        return self.written
+
+    def abort(self) -> str:
+        """Stop after an error or Ctrl-C: keep what was written as ``FILE.partial``, say so."""
+        try:
+            self.flush()
+        except Exception:  # noqa: BLE001 - the run is failing already; keep what is there
+            pass
+        if self.parquet is not None:
+            try:
+                self.parquet.close()
+            except Exception:  # noqa: BLE001
+                pass
+        if self.own and self.handle is not None:
+            self.handle.close()
+        if self.partial is not None and self.partial.exists():
+            return f"{self.written:,} results written to {self.partial} (incomplete)"
+        return f"{self.written:,} results written (incomplete)"
+
+    def _write_rows(self) -> None:
+        rows = self.rows
+        self.rows = []
+        encoder = self.encoder
+        ordered = sorted(
+            ((q or "", row_order(r), encoder.row(r, q), r, q) for r, q in rows),
+            key=lambda item: item[:3],
+        )
+        if self.limit is not None:
+            ordered = ordered[: max(0, self.limit - self.written)]
+        if self.kind == "jsonl":
+            self._lines([item[2] for item in ordered])
+            return
+        header, table = row_table([item[3] for item in ordered])
+        if self.workload:
+            header = ["query", *header]
+            table = [[item[4], *cells] for item, cells in zip(ordered, table)]
+        if self.kind == "csv":
+            assert self.handle is not None
+            text = io.StringIO()
+            writer = csv.writer(text, lineterminator="\n")
+            writer.writerow(header)
+            for cells in table:
+                writer.writerow([_csv_cell(v) for v in cells])
+            self.handle.write(text.getvalue().encode("utf-8"))
+            self.written += len(table)
+            return
+        _write_row_parquet(header, table, self.partial)  # type: ignore[arg-type]
+        self.written += len(table)
+
+
+def _empty_parquet(path: Path, workload: bool) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = ["start", "end", "key", "vars"] + (["query"] if workload else [])
+    pq.write_table(pa.table({n: pa.array([], pa.string()) for n in names}), str(path))
+
+
+def _write_row_parquet(header: list[str], table: list[list[Any]], path: Path) -> None:
+    """RETURN rows in Parquet with typed columns: exact integers as int64 when they fit,
+    else DECIMAL(38, 0), else their decimal text; a column mixing kinds as JSON text."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = []
+    for index, _name in enumerate(header):
+        column = [cells[index] for cells in table]
+        ints = [v for v in column if isinstance(v, int) and not isinstance(v, bool)]
+        if ints and all(isinstance(v, int) and not isinstance(v, bool) or v is None for v in column):
+            top = max(abs(v) for v in ints)
+            if top < 2**63:
+                arrays.append(pa.array(column, pa.int64()))
+            elif top < 10**38:
+                arrays.append(
+                    pa.array([None if v is None else decimal.Decimal(v) for v in column], pa.decimal128(38, 0))
+                )
+            else:
+                from acel.io.values import int_text
+
+                arrays.append(pa.array([None if v is None else int_text(v) for v in column], pa.string()))
+            continue
+        try:
+            arrays.append(pa.array(column))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            arrays.append(
+                pa.array([None if v is None else value_json(v).decode() for v in column], pa.string())
+            )
+    pq.write_table(pa.Table.from_arrays(arrays, names=header), str(path))
+
+
+def write_results(results: Results, path: str | Path | None = None, *, fmt: str | None = None,
+                  stream: IO[str] | None = None) -> int:
+    """Write results to ``path`` (or ``stream``/stdout when ``None``); returns the count written."""
+    kind = output_format(path, fmt)
+    if path is None and stream is not None:
+        text = results_to_string(results, kind)
+        stream.write(text)
+        return len(results)
+    writer = ResultWriter(path, fmt)
+    try:
+        writer.add(list(results))
+        return writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+
+
+def results_to_string(results: Results, fmt: str = "jsonl") -> str:
+    """The text a file of format ``fmt`` (jsonl or csv) would hold."""
+    buffer = io.BytesIO()
+    writer = ResultWriter(None, fmt, stream=buffer)
+    writer.add(list(results))
+    writer.close()
+    return buffer.getvalue().decode("utf-8")
+
+
+def read_table(path: str | Path) -> list[dict[str, Value | None]]:
+    """A CSV or Parquet result file as plain dictionaries (for round-trip checks)."""
+    kind = output_format(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_table(path).to_pylist())
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [dict(r) for r in csv.DictReader(handle)]
+
+
+def matches_from_table(records: Iterable[Mapping[str, Any]],
+                       partition_by: Sequence[str] | None = None) -> list[Match]:
+    """Complex events back from CSV/Parquet records (``start, end, key, vars``)."""
+    out = []
+    for number, rec in enumerate(records, start=1):
+        obj = {
+            "start": rec["start"],
+            "end": rec["end"],
+            "key": json.loads(rec["key"]) if rec.get("key") else None,
+            "vars": json.loads(rec["vars"]),
+        }
+        out.append(match_from_json(obj, partition_by, f"row {number}"))
+    return sort_results(out)

@@ -1,0 +1,847 @@
+"""A stream of events read from a file, standard input or memory, in batches (spec §1, §9).
+
+:func:`open_events` gives an :class:`EventStream`: the stream's schema, what
+is known about its order, and its events as attribute maps (``type``
+included) in stream order, batch by batch, never all at once.
+
+Without a given schema, a file is read twice: a first pass infers the schema
+(and checks every row: all problems are reported before any work starts,
+spec §9), notes whether the time column is already sorted and whether the
+attributes a window reads never decrease; the second pass streams the events.
+With a given schema a file is read once, and the rows are checked as they
+stream.  Sorting by a time column is stable and bounded in memory
+(:mod:`acel.io.sorting`).  Standard input is read once, as lines arrive: its
+schema is the given one or the one its first lines show (a later event that
+does not fit it is an error naming its line), and with a time column a
+bounded reorder buffer (``max_delay``) restores order.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from acel.errors import DataError
+from acel.events import Event
+from acel.io.formats import (
+    BATCH,
+    csv_cells,
+    csv_header,
+    file_format,
+    json_line_rows,
+    json_rows,
+    parquet_file,
+)
+from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
+from acel.io.sorting import DEFAULT_CHUNK, sort_by_time
+from acel.io.values import parse_cell, time_key
+from acel.schema import Schema
+
+Attrs = dict[str, Any]
+
+STDIN = "-"
+"""The data argument that means standard input."""
+
+
+@dataclass
+class Facts:
+    """What a first pass learned about a stream's order."""
+
+    count: int = 0
+    sorted_by_time: bool = True
+    monotone: dict[str, bool] = field(default_factory=dict)
+    """Watched attribute → whether it never decreases along the file (NULLs ignored)."""
+
+
+class _Order:
+    """Tracks whether the time key and the watched attributes never decrease."""
+
+    def __init__(self, watch: Sequence[str]) -> None:
+        self.watch = tuple(watch)
+        self.last_key: Any = None
+        self.last: dict[str, Any] = {}
+        self.facts = Facts(monotone={a: True for a in watch})
+
+    def note(self, attrs: Mapping[str, Any], key: Any) -> None:
+        facts = self.facts
+        facts.count += 1
+        if facts.sorted_by_time:
+            if self.last_key is not None and key < self.last_key:
+                facts.sorted_by_time = False
+            self.last_key = key
+        for attr in self.watch:
+            value = attrs.get(attr)
+            if type(value) is int or type(value) is float:
+                last = self.last.get(attr)
+                if last is not None and value < last:
+                    facts.monotone[attr] = False
+                self.last[attr] = value
+
+
+class EventStream:
+    """A schema and the events of a stream, read in batches (see the module doc)."""
+
+    def __init__(
+        self,
+        source: str,
+        schema: Schema,
+        batches: Callable[[], Iterator[list[Attrs]]],
+        facts: Facts | None,
+        *,
+        time_col: str | None,
+        sort: bool,
+        chunk: int = DEFAULT_CHUNK,
+        once: bool = False,
+    ) -> None:
+        self.source = source
+        self.schema = schema
+        self.facts = facts
+        self.time_col = time_col
+        self._batches = batches
+        self._once = once
+        self._used = False
+        self.read = 0
+        """Events handed out so far."""
+        self.sort = sort
+        self.chunk = chunk
+
+    def monotone(self, attr: str) -> bool | None:
+        """Whether ``attr`` never decreases along the stream (``None``: unknown, e.g. live)."""
+        if self.time_col == attr:
+            return True
+        if self.facts is None or self.sort or attr not in self.facts.monotone:
+            return None
+        return self.facts.monotone[attr]
+
+    def batches(self) -> Iterator[list[Attrs]]:
+        """The events as attribute maps, in stream order (position = running count)."""
+        if self._once and self._used:
+            raise DataError(f"{self.source}: the stream can be read only once")
+        self._used = True
+        for batch in self._batches():
+            self.read += len(batch)
+            yield batch
+
+    def __iter__(self) -> Iterator[Attrs]:
+        for batch in self.batches():
+            yield from batch
+
+    def events(self, limit: int | None = None) -> list[Event]:
+        """The events numbered ``0..n-1`` (the first ``limit`` only, if given)."""
+        out: list[Event] = []
+        for attrs in self:
+            if limit is not None and len(out) >= limit:
+                break
+            out.append(Event(len(out), tuple(sorted((k, v) for k, v in attrs.items() if v is not None))))
+        return out
+
+
+# ------------------------------------------------------------------ opening
+
+
+def open_events(
+    data: Any,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+    watch: Sequence[str] = (),
+    max_delay: float | None = None,
+    infer_lines: int = 1000,
+    chunk: int = DEFAULT_CHUNK,
+) -> EventStream:
+    """An :class:`EventStream` over a path, ``"-"`` (standard input), a list of
+    dictionaries, a pandas DataFrame or a pyarrow Table.
+
+    ``watch``: attributes whose order the caller needs (``WITHIN … ON attr``).
+    ``max_delay`` (standard input with a time column): how far, in time-column
+    units, an event may arrive after a later one.  ``infer_lines`` (standard
+    input without a schema): how many first lines fix the schema.
+    """
+    if isinstance(data, (str, Path)):
+        if str(data) == STDIN:
+            return _stdin_stream(
+                sys.stdin.buffer, type_col, time_col, schema, max_delay, infer_lines
+            )
+        return _file_stream(Path(data), type_col, time_col, schema, watch, chunk)
+    if isinstance(data, list):
+        rows = [Row(n, None, dict(r)) for n, r in enumerate(data, start=1)]
+        return _rows_stream(
+            "<records>", lambda: iter([rows]), type_col, time_col, schema, watch, chunk
+        )
+    table = _as_arrow(data)
+    if table is not None:
+        return _arrow_stream(
+            "<table>" if not _is_pandas(data) else "<DataFrame>",
+            lambda: iter(table.to_batches(BATCH)),
+            list(table.column_names),
+            type_col,
+            time_col,
+            schema,
+            watch,
+            chunk,
+        )
+    if _is_pandas(data):
+        columns = [str(c) for c in data.columns]
+        _require_columns("<DataFrame>", columns, type_col, time_col)
+        frame_rows = [
+            Row(n, None, {c: v for c, v in zip(columns, values) if not _is_missing(v)})
+            for n, values in enumerate(data.itertuples(index=False, name=None), start=1)
+        ]
+        return _rows_stream(
+            "<DataFrame>", lambda: iter([frame_rows]), type_col, time_col, schema, watch, chunk
+        )
+    raise DataError(
+        f"cannot read events from a {type(data).__name__}: give a file path, '-', a list of "
+        "dictionaries, a pandas DataFrame or a pyarrow Table"
+    )
+
+
+def _is_pandas(data: Any) -> bool:
+    return type(data).__module__.startswith("pandas") and hasattr(data, "itertuples")
+
+
+def _as_arrow(data: Any) -> Any:
+    """A pyarrow Table for a Table, RecordBatch or a DataFrame Arrow can hold, else None."""
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    if _is_pandas(data):
+        try:
+            return pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, TypeError):
+            return None
+    return None
+
+
+def _is_missing(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return type(value).__name__ in ("NaTType", "NAType")
+
+
+def _require_columns(source: str, header: Sequence[str], type_col: str, time_col: str | None) -> None:
+    for column, what in ((type_col, "type"), (time_col, "time")):
+        if column is not None and column not in header:
+            raise DataError(
+                f"{source}: the {what} column {column!r} is not in the header "
+                f"(columns: {', '.join(header) or 'none'})"
+                + ("; name it with --type-col" if what == "type" else "")
+            )
+
+
+# ------------------------------------------------------------------ files
+
+
+def _file_stream(
+    path: Path,
+    type_col: str,
+    time_col: str | None,
+    schema: Schema | None,
+    watch: Sequence[str],
+    chunk: int,
+) -> EventStream:
+    fmt = file_format(path)
+    source = str(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", source)
+    if path.is_dir():
+        raise IsADirectoryError(21, "Is a directory", source)
+    if fmt == "jsonl":
+        return _rows_stream(source, lambda: json_rows(path), type_col, time_col, schema, watch, chunk)
+    if fmt == "csv":
+        return _csv_stream(path, type_col, time_col, schema, watch, chunk)
+    parquet = parquet_file(path)
+    names = list(parquet.schema_arrow.names)
+    return _arrow_stream(
+        source,
+        lambda: parquet_file(path).iter_batches(batch_size=BATCH),
+        names,
+        type_col,
+        time_col,
+        schema,
+        watch,
+        chunk,
+    )
+
+
+# ------------------------------------------------------------------ row sources
+
+
+def _rows_stream(
+    source: str,
+    rows: Callable[[], Iterator[list[Row]]],
+    type_col: str,
+    time_col: str | None,
+    schema: Schema | None,
+    watch: Sequence[str],
+    chunk: int,
+) -> EventStream:
+    """Row-wise records (JSON, in-memory dictionaries): two passes without a schema."""
+    facts: Facts | None = None
+    trusted = False
+    if schema is None:
+        schema, facts = _infer(source, rows(), type_col, time_col, watch)
+        trusted = True
+    elif time_col is not None:
+        schema = with_time_column(schema, time_col, schema.type_names(), [])
+    final = schema
+    sort = time_col is not None and (facts is None or not facts.sorted_by_time)
+
+    def batches() -> Iterator[list[Attrs]]:
+        checked = _checked(source, rows(), type_col, time_col, final, trusted)
+        return _ordered(checked, sort, chunk)
+
+    return EventStream(source, final, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+
+
+def _infer(
+    source: str,
+    batches: Iterable[list[Row]],
+    type_col: str,
+    time_col: str | None,
+    watch: Sequence[str],
+) -> tuple[Schema, Facts]:
+    """The first pass: schema, problems (raised), order facts."""
+    problems = Problems(source)
+    checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
+    inference = Inference(type_col=type_col, time_col=time_col)
+    order = _Order(watch)
+    for batch in batches:
+        for row in batch:
+            checked = checker.check(row)
+            if checked is None:
+                continue
+            attrs, key = checked
+            inference.add(row, attrs)
+            order.note(attrs, key)
+    schema = inference.schema(problems)
+    problems.raise_if_any()
+    return schema, order.facts
+
+
+def _checked(
+    source: str,
+    batches: Iterable[list[Row]],
+    type_col: str,
+    time_col: str | None,
+    schema: Schema,
+    trusted: bool,
+) -> Iterator[list[tuple[Any, Attrs]]]:
+    """The second pass: ``(time key, attrs)`` per good record, in batches.
+
+    ``trusted``: the schema was inferred from these very rows, so only the
+    conversions are left (ints of float attributes become floats).  Otherwise
+    every row is checked; after the first problem nothing more is handed out,
+    the rest is read for the count, and one DataError reports them all.
+    """
+    problems = Problems(source)
+    floats = tuple(a for a, k in schema.kinds if k == "float")
+    checker = RecordChecker(
+        type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=problems
+    )
+    for batch in batches:
+        out: list[tuple[Any, Attrs]] = []
+        for row in batch:
+            checked = checker.check(row)
+            if checked is None:
+                continue
+            attrs, key = checked
+            if trusted and floats:
+                for column in floats:
+                    if type(attrs.get(column)) is int:
+                        attrs[column] = float(attrs[column])
+            out.append((key, attrs))
+        if problems:
+            continue
+        if out:
+            yield out
+    problems.raise_if_any()
+
+
+def _ordered(
+    checked: Iterator[list[tuple[Any, Attrs]]], sort: bool, chunk: int
+) -> Iterator[list[Attrs]]:
+    """Batches of attribute maps in stream order (stable-sorted by time when needed)."""
+    if not sort:
+        for batch in checked:
+            yield [attrs for _, attrs in batch]
+        return
+    flat = (item for batch in checked for item in batch)
+    out: list[Attrs] = []
+    for attrs in sort_by_time(flat, chunk):
+        out.append(attrs)
+        if len(out) >= BATCH:
+            yield out
+            out = []
+    if out:
+        yield out
+
+
+# ------------------------------------------------------------------ CSV
+
+
+class _ColumnKind:
+    """The incremental form of :func:`acel.io.values.infer_cell_kind`."""
+
+    __slots__ = ("is_int", "is_float", "is_bool", "numeric")
+
+    def __init__(self) -> None:
+        self.is_int = self.is_float = self.is_bool = True
+        self.numeric = False
+
+    def add(self, raw: str) -> None:
+        from acel.io.values import _BOOL, _FLOAT, _INT, _SPECIAL_FLOAT
+
+        cell = raw.strip()
+        if self.is_int and not _INT.fullmatch(cell):
+            self.is_int = False
+        if self.is_float:
+            if _FLOAT.fullmatch(cell):
+                self.numeric = True
+            elif not _SPECIAL_FLOAT.fullmatch(cell):
+                self.is_float = False
+        if self.is_bool and cell.lower() not in _BOOL:
+            self.is_bool = False
+
+    def kind(self) -> str:
+        if self.is_int:
+            return "int"
+        if self.is_float and self.numeric:
+            return "float"
+        if self.is_bool:
+            return "bool"
+        return "str"
+
+
+def _csv_stream(
+    path: Path,
+    type_col: str,
+    time_col: str | None,
+    schema: Schema | None,
+    watch: Sequence[str],
+    chunk: int,
+) -> EventStream:
+    """CSV: cells take their column's kind (the schema's, else inferred over the whole column)."""
+    source = str(path)
+    header = csv_header(path)
+    _require_columns(source, header, type_col, time_col)
+    given = dict(schema.kinds) if schema is not None else {}
+    unknown = [i for i, name in enumerate(header) if name != type_col and name not in given]
+    scanned: dict[int, str] = {}
+    if unknown:
+        columns = {i: _ColumnKind() for i in unknown}
+        for batch in csv_cells(path, len(header)):
+            for _, _, cells in batch:
+                if isinstance(cells, str):
+                    continue
+                for i, column in columns.items():
+                    if cells[i] != "":
+                        column.add(cells[i])
+        scanned = {i: c.kind() for i, c in columns.items()}
+    kinds = [
+        "str" if name == type_col else given.get(name) or scanned[i]
+        for i, name in enumerate(header)
+    ]
+    if schema is not None and time_col is not None:
+        schema = with_time_column(
+            schema, time_col, schema.type_names(), [kinds[header.index(time_col)]]
+        )
+
+    def rows() -> Iterator[list[Row]]:
+        for batch in csv_cells(path, len(header)):
+            out: list[Row] = []
+            for number, line, cells in batch:
+                if isinstance(cells, str):
+                    out.append(Row(number, line, {}, cells))
+                    continue
+                values: dict[str, object] = {}
+                failure = column = None
+                for name, kind, cell in zip(header, kinds, cells):
+                    if cell == "":
+                        continue
+                    try:
+                        values[name] = parse_cell(cell, kind)
+                    except ValueError as error:
+                        failure, column = f"{error}, but the schema says {kind}", name
+                        break
+                out.append(Row(number, line, values, failure, column))
+            yield out
+
+    return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
+
+
+# ------------------------------------------------------------------ Arrow
+
+
+def _arrow_stream(
+    source: str,
+    batches: Callable[[], Iterator[Any]],
+    names: list[str],
+    type_col: str,
+    time_col: str | None,
+    schema: Schema | None,
+    watch: Sequence[str],
+    chunk: int,
+) -> EventStream:
+    """Parquet files, pyarrow Tables, DataFrames: column-wise where the data allows."""
+    _require_columns(source, names, type_col, time_col)
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})[0]
+        raise DataError(f"{source}: duplicate column name {dup!r}")
+
+    def rows() -> Iterator[list[Row]]:
+        number = 0
+        for batch in batches():
+            out = []
+            for record in _normalised(batch).to_pylist():
+                number += 1
+                out.append(Row(number, None, {k: v for k, v in record.items() if v is not None}))
+            yield out
+
+    if schema is not None:
+        return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
+    fast = all(_plain_type(f.type) for f in _first_schema(batches, names))
+    if not fast:
+        return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
+    inferred, facts = _infer_columns(source, batches, names, type_col, time_col, watch)
+    sort = time_col is not None and not facts.sorted_by_time
+    floats = tuple(a for a, k in inferred.kinds if k == "float")
+
+    def fast_batches() -> Iterator[list[Attrs]]:
+        def keyed() -> Iterator[list[tuple[Any, Attrs]]]:
+            for batch in batches():
+                records = _normalised(batch).to_pylist()
+                out = []
+                for record in records:
+                    record["type"] = record.pop(type_col) if type_col != "type" else record["type"]
+                    for column in floats:
+                        if type(record.get(column)) is int:
+                            record[column] = float(record[column])
+                    out.append((time_key(record.get(time_col)) if sort else 0, record))
+                yield out
+
+        return _ordered(keyed(), sort, chunk)
+
+    return EventStream(source, inferred, fast_batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+
+
+def _first_schema(batches: Callable[[], Iterator[Any]], names: list[str]) -> list[Any]:
+    for batch in batches():
+        return list(batch.schema)
+    return []
+
+
+def _plain_type(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    t = arrow_type
+    return bool(
+        pa.types.is_boolean(t)
+        or pa.types.is_integer(t)
+        or pa.types.is_floating(t)
+        or pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_null(t)
+    )
+
+
+def _normalised(batch: Any) -> Any:
+    """NaN → NULL in float columns (spec §1: NaN means missing)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = []
+    changed = False
+    for column in batch.columns:
+        if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
+            column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+            changed = True
+        columns.append(column)
+    if not changed:
+        return batch
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def _infer_columns(
+    source: str,
+    batches: Callable[[], Iterator[Any]],
+    names: list[str],
+    type_col: str,
+    time_col: str | None,
+    watch: Sequence[str],
+) -> tuple[Schema, Facts]:
+    """The first pass over clean Arrow batches, column by column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    problems = Problems(source)
+    inference = Inference(type_col=type_col, time_col=time_col)
+    facts = Facts(monotone={a: True for a in watch})
+    last: dict[str, Any] = {}
+    number = 0
+    kinds: dict[str, str] = {}
+    for batch in batches():
+        batch = _normalised(batch)
+        n = batch.num_rows
+        types = batch.column(type_col)
+        if not (pa.types.is_string(types.type) or pa.types.is_large_string(types.type)):
+            for i, value in enumerate(types.to_pylist()):
+                message = (
+                    "event type is NULL"
+                    if value is None
+                    else f"event type must be a non-empty string, found {value!r}"
+                )
+                problems.add(Problem(number + i + 1, None, type_col, message))
+            number += n
+            continue
+        bad = pc.or_kleene(pc.is_null(types), pc.equal(types, ""))
+        if pc.any(bad).as_py():
+            for i, value in enumerate(types.to_pylist()):
+                if value is None:
+                    problems.add(Problem(number + i + 1, None, type_col, "event type is NULL"))
+                elif value == "":
+                    problems.add(
+                        Problem(number + i + 1, None, type_col, "event type must be a non-empty string, found ''")
+                    )
+        if type_col != "type" and "type" in batch.schema.names:
+            clash = batch.column("type")
+            for i in range(n):
+                if clash[i].is_valid:
+                    problems.add(
+                        Problem(number + i + 1, None, "type", f"a 'type' column clashes with the type column {type_col!r}")
+                    )
+        if time_col is not None:
+            times = batch.column(time_col)
+            if not (pa.types.is_integer(times.type) or pa.types.is_floating(times.type)):
+                for i, value in enumerate(times.to_pylist()):
+                    try:
+                        key = time_key(value)
+                    except ValueError as error:
+                        problems.add(Problem(number + i + 1, None, time_col, str(error)))
+                        continue
+                    if facts.sorted_by_time:
+                        if "@time" in last and key < last["@time"]:
+                            facts.sorted_by_time = False
+                        last["@time"] = key
+            else:
+                if times.null_count:
+                    for i in range(n):
+                        if not times[i].is_valid:
+                            problems.add(Problem(number + i + 1, None, time_col, "the time value is NULL"))
+                facts.sorted_by_time = facts.sorted_by_time and _non_decreasing(times, last, "@time")
+        for attr in watch:
+            if attr in batch.schema.names and facts.monotone.get(attr, False):
+                column = batch.column(attr)
+                if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+                    facts.monotone[attr] = _non_decreasing(pc.drop_null(column), last, attr)
+        for name in names:
+            if name == type_col:
+                continue
+            t = batch.schema.field(name).type
+            kind = (
+                "bool" if pa.types.is_boolean(t)
+                else "int" if pa.types.is_integer(t)
+                else "float" if pa.types.is_floating(t)
+                else "str" if (pa.types.is_string(t) or pa.types.is_large_string(t))
+                else None
+            )
+            if kind is not None and batch.column(name).null_count < n:
+                kinds[name] = kind
+        table = pa.Table.from_batches([batch.select(names)])
+        valid = [n_ for n_ in names if n_ != type_col]
+        if valid and n:
+            counts = table.group_by(type_col).aggregate([(c, "count") for c in valid])
+            for record in counts.to_pylist():
+                type_value = record[type_col]
+                if not isinstance(type_value, str) or not type_value:
+                    continue
+                mentioned = [c for c in valid if record[f"{c}_count"] > 0]
+                inference.add_mentions(type_value, mentioned)
+        elif n:
+            for type_value in pc.unique(types).to_pylist():
+                if isinstance(type_value, str) and type_value:
+                    inference.add_mentions(type_value, [])
+        number += n
+        facts.count += n
+    problems.raise_if_any()
+    present = {a for _, attrs in inference.mentioned.items() for a in attrs}
+    schema = Schema.of(
+        {t: list(a) for t, a in inference.mentioned.items()},
+        {n_: k for n_, k in kinds.items() if n_ in present},
+    )
+    return schema, facts
+
+
+def _non_decreasing(column: Any, last: dict[str, Any], name: str) -> bool:
+    """Whether a numeric Arrow column never decreases (and starts at or above ``last[name]``)."""
+    import pyarrow.compute as pc
+
+    if len(column) == 0:
+        return True
+    first = column[0].as_py()
+    if name in last and last[name] is not None and first is not None and first < last[name]:
+        return False
+    last[name] = column[len(column) - 1].as_py()
+    if len(column) < 2:
+        return True
+    return bool(pc.all(pc.greater_equal(column.slice(1), column.slice(0, len(column) - 1))).as_py() is not False)
+
+
+# ------------------------------------------------------------------ standard input
+
+
+def _stdin_stream(
+    handle: IO[bytes],
+    type_col: str,
+    time_col: str | None,
+    schema: Schema | None,
+    max_delay: float | None,
+    infer_lines: int,
+) -> EventStream:
+    """JSON Lines as they arrive on standard input (read once)."""
+    source = "<stdin>"
+    lines = _live_rows(handle)
+    head: list[Row] = []
+    if schema is None:
+        problems = Problems(source)
+        checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
+        inference = Inference(type_col=type_col, time_col=time_col)
+        for row in lines:
+            head.append(row)
+            checked = checker.check(row)
+            if checked is not None:
+                inference.add(row, checked[0])
+            if len(head) >= infer_lines:
+                break
+        schema = inference.schema(problems)
+        problems.raise_if_any()
+        schema = _stdin_schema_with_time(schema, time_col, inference)
+        inferred = True
+    else:
+        inferred = False
+    final = schema
+
+    def batches() -> Iterator[list[Attrs]]:
+        problems = Problems(source)
+        checker = RecordChecker(type_col=type_col, time_col=time_col, schema=final, problems=problems)
+        reorder = _Reorder(max_delay, source) if time_col is not None else None
+        rows = _chain(head, lines)
+        for batch in _live_batches(rows):
+            out: list[Attrs] = []
+            for row in batch:
+                checked = checker.check(row)
+                if checked is None:
+                    problem = problems.shown[-1]
+                    hint = (
+                        f" (the schema was taken from the first {len(head)} lines; give --schema)"
+                        if inferred
+                        else ""
+                    )
+                    raise DataError(f"{source}: {problem}{hint}")
+                if reorder is None:
+                    out.append(checked[0])
+                else:
+                    out.extend(reorder.push(checked[1], checked[0], row))
+            if out:
+                yield out
+        if reorder is not None:
+            rest = reorder.drain()
+            if rest:
+                yield rest
+
+    return EventStream(source, final, batches, None, time_col=time_col, sort=False, once=True)
+
+
+def _stdin_schema_with_time(schema: Schema, time_col: str | None, inference: Inference) -> Schema:
+    return schema
+
+
+def _chain(head: list[Row], rest: Iterator[Row]) -> Iterator[Row]:
+    yield from head
+    yield from rest
+
+
+def _live_rows(handle: IO[bytes]) -> Iterator[Row]:
+    for batch in json_line_rows(_LineReader(handle)):  # type: ignore[arg-type]
+        yield from batch
+
+
+class _LineReader:
+    """Lines of a binary stream as they arrive (no read-ahead that would wait for more)."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+
+    def __iter__(self) -> Iterator[bytes]:
+        readline = self.handle.readline
+        while True:
+            line = readline()
+            if not line:
+                return
+            yield line
+
+
+def _live_batches(rows: Iterator[Row]) -> Iterator[list[Row]]:
+    """Rows one at a time: each arrives when its line does (low latency beats batching)."""
+    for row in rows:
+        yield [row]
+
+
+class _Reorder:
+    """A bounded reorder buffer: events wait until no earlier one can still arrive.
+
+    An event may arrive up to ``max_delay`` time units after one with a later
+    time; one that arrives later than that is reported with its line (never
+    dropped or reordered silently).
+    """
+
+    def __init__(self, max_delay: float | None, source: str) -> None:
+        import heapq
+
+        self.heapq = heapq
+        self.delay = 0 if max_delay is None else max_delay
+        self.source = source
+        self.heap: list[tuple[Any, int, Attrs]] = []
+        self.seq = 0
+        self.high: Any = None
+        self.released: Any = None
+
+    def push(self, key: Any, attrs: Attrs, row: Row) -> list[Attrs]:
+        if self.released is not None and key < self.released:
+            raise DataError(
+                f"{self.source}: {row.where()}: time {key!r} arrives after events up to "
+                f"{self.released!r} were already processed (more than --max-delay "
+                f"{self.delay!r} late); raise --max-delay or sort the input"
+            )
+        self.heapq.heappush(self.heap, (key, self.seq, attrs))
+        self.seq += 1
+        if self.high is None or key > self.high:
+            self.high = key
+        out: list[Attrs] = []
+        limit = self.high - self.delay
+        while self.heap and self.heap[0][0] <= limit:
+            k, _, item = self.heapq.heappop(self.heap)
+            self.released = k
+            out.append(item)
+        return out
+
+    def drain(self) -> list[Attrs]:
+        out = []
+        while self.heap:
+            k, _, item = self.heapq.heappop(self.heap)
+            self.released = k
+            out.append(item)
+        return out
+
+
+__all__ = ["STDIN", "EventStream", "Facts", "open_events", "with_time_column"]
