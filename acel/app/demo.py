@@ -79,12 +79,12 @@ def _trend_table(rows: list[TrendRow], top: int) -> str:
 
 def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = None, top: int = 10) -> dict[str, Any]:
     """Run the main job; returns the figures it printed (for tests)."""
-    from acel.io import results as output
     from acel.acea.render import render
     from acel.app import datasets
     from acel.checker import check_query
     from acel.compiler import compile_query
     from acel.io import events_from_dataframe
+    from acel.io import results as output
     from acel.parser import parse_query
     from acel.spark_backend import get_session, plan
     from acel.spark_backend.progress import watch
