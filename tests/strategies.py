@@ -42,6 +42,7 @@ from acel.ast import (
     FilterOr,
     Formula,
     InList,
+    LeadingNot,
     Lit,
     Next,
     Or,
@@ -57,6 +58,8 @@ from acel.ast import (
     ReturnAttr,
     ReturnItem,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
     Window,
     neg,
@@ -401,6 +404,11 @@ _raw_outputs = st.builds(
 )
 _name_tuples = st.lists(_names, max_size=3).map(tuple)
 
+
+def _raw_excluded(inner: st.SearchStrategy[Formula]) -> st.SearchStrategy[tuple[Formula, ...]]:
+    """The ψ list of a raw negation node (one or two NOTs in a row)."""
+    return st.lists(inner, min_size=1, max_size=2).map(tuple)
+
 raw_formulas: st.SearchStrategy[Formula] = st.recursive(
     st.one_of(_names.map(Atom), _names.map(Next)),
     lambda inner: st.one_of(
@@ -415,6 +423,9 @@ raw_formulas: st.SearchStrategy[Formula] = st.recursive(
         st.builds(ProjectVars, _name_tuples, inner),
         st.builds(ProjectAttrs, _names, _name_tuples, inner),
         st.builds(Agg, _names, st.lists(_raw_outputs, min_size=1, max_size=3).map(tuple), inner),
+        st.builds(SeqNot, inner, _raw_excluded(inner), inner),
+        st.builds(LeadingNot, _raw_excluded(inner), inner),
+        st.builds(TrailingNot, inner, _raw_excluded(inner)),
     ),
     max_leaves=8,
 )
