@@ -11,7 +11,6 @@ import pytest
 from acel.reference import oracle
 from acel.reference.oracle import OracleTooLarge, evaluate
 from hypothesis import assume, given
-from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, formulas, streams
 
 from acel.ast import LeadingNot, Or, Plus, Query, Seq, SeqNot, Window
