@@ -211,3 +211,11 @@ def test_trailing_negation_query_round_trips_through_the_printer() -> None:
     query = Query(parse_formula("A+ ; NOT E"), within=Window(4))
     assert matches("A+ ; NOT E WITHIN 4 EVENTS", typed("a a e")) == []
     assert query == parse_query("A+ ; NOT E WITHIN 4 EVENTS")
+
+
+def test_a_psi_match_overlapping_c_does_not_count() -> None:
+    """Leading: all of N lies before C (``end(N) < start(C)``); trailing: after it."""
+    events = typed("e a a")  # e0 a1 a2; N = (e0, a1) is a match of E ; A
+    assert matches("NOT (E ; A) ; A WITHIN 5 EVENTS", events) == [(1, 1)]
+    events = typed("a a e")  # N = (a1, e2) is a match of A ; E
+    assert matches("A ; NOT (A ; E) WITHIN 5 EVENTS", events) == [(1, 1)]
