@@ -29,7 +29,7 @@ from acel.ast import (
     Window,
     top_negation,
 )
-from acel.errors import DataError
+from acel.errors import AcelCheckError, DataError
 from acel.events import ComplexEvent, Event, OptValue, Value, value_sort_key
 
 Key = tuple[tuple[str, Value], ...]
@@ -268,7 +268,10 @@ def negations_of(
     if not top.negated:
         return None
     if query.within is None:
-        raise ValueError("leading/trailing negation needs WITHIN (the checker says so)")
+        raise AcelCheckError(
+            "NOT at the start or the end of the pattern (leading/trailing negation) needs "
+            "WITHIN: ψ is looked for inside each complex event's window (spec §3.1)"
+        )
 
     def spans(formulas: Sequence[Formula]) -> frozenset[Span]:
         return frozenset((n.start, n.end) for psi in formulas for n in evaluate(psi, events))

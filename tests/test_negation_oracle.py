@@ -219,3 +219,9 @@ def test_a_psi_match_overlapping_c_does_not_count() -> None:
     assert matches("NOT (E ; A) ; A WITHIN 5 EVENTS", events) == [(1, 1)]
     events = typed("a a e")  # N = (a1, e2) is a match of A ; E
     assert matches("A ; NOT (A ; E) WITHIN 5 EVENTS", events) == [(1, 1)]
+
+
+def test_an_unchecked_query_without_within_is_a_user_error() -> None:
+    query = Query(parse_formula("NOT E ; A"))  # built directly: the checker never saw it
+    with pytest.raises(AcelCheckError, match="needs WITHIN"):
+        oracle.run(query, typed("e a"), ABC)
