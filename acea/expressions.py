@@ -4,17 +4,22 @@ These are data, not Python lambdas, so that automata can be printed,
 simplified, rendered and compared.  A name containing ``#`` is a register; any
 other name reads an attribute of the event just read (``τ ◁ e``); the name
 ``@time`` reads the time of the event just read.  Registers may hold monoid
-elements (for instance AVG's ``(sum, count)`` pairs) as well as data values.
+elements (for instance AVG's ``(sum, count)`` pairs) as well as data values,
+and the *gap register* of a negation holds a set of configurations of the
+negated formula's automaton (:class:`GapStep`, :class:`GapClear`, spec §3.1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Union
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
 
 from acel import aggregates
 from acel.predicates import Truth, arith, compare
+
+if TYPE_CHECKING:
+    from acel.acea.model import ACEA
 
 TIME = "@time"
 """The pseudo-attribute holding the time (position) of the event just read."""
@@ -86,7 +91,25 @@ class Identity:
     func: str
 
 
-RExpr = Union[Reg, Const, Arith, Negate, Lift, Combine, Finish, Identity]
+@dataclass(frozen=True)
+class GapStep:
+    """The update of the gap register of ``φ1 ; NOT ψ ; φ2`` (spec §3.1).
+
+    ``automaton`` is ψ's ACEA (outputs dropped: ψ's variables are never
+    emitted); ``operand`` evaluates to a frozenset of its configurations
+    ``(state, registers)``.  The value is the set of configurations reached by
+    reading the current event from every configuration of ``operand`` *and*
+    from ψ's initial configuration (a ψ-match may start at any event of the
+    gap): :meth:`acea.model.ACEA.step_configurations`.  ``label`` is ψ's
+    canonical text, for diagrams only.
+    """
+
+    automaton: ACEA
+    operand: RExpr
+    label: str = field(default="", compare=False)
+
+
+RExpr = Union[Reg, Const, Arith, Negate, Lift, Combine, Finish, Identity, GapStep]
 
 # ----------------------------------------------------------------- predicates
 
@@ -144,7 +167,17 @@ class PNot:
     operand: RPred
 
 
-RPred = Union[TrueP, Cmp, In, IsNull, SameValue, PAnd, POr, PNot]
+@dataclass(frozen=True)
+class GapClear:
+    """No configuration in ``operand`` (a set of ``automaton``'s configurations) is
+    accepting: no match of ψ has ended in the gap so far (spec §3.1).  Two-valued."""
+
+    automaton: ACEA
+    operand: RExpr
+    label: str = field(default="", compare=False)
+
+
+RPred = Union[TrueP, Cmp, In, IsNull, SameValue, PAnd, POr, PNot, GapClear]
 
 Lookup = Callable[[str], Any]
 
@@ -185,6 +218,8 @@ def eval_rexpr(expr: RExpr, lookup: Lookup) -> Any:
         return agg.finish(agg.identity if value is None else value)
     if isinstance(expr, Identity):
         return _agg(expr.func).identity
+    if isinstance(expr, GapStep):
+        return expr.automaton.step_configurations(eval_rexpr(expr.operand, lookup), lookup)
     raise TypeError(f"not a register expression: {expr!r}")
 
 
@@ -207,6 +242,8 @@ def eval_rpred3(pred: RPred, lookup: Lookup) -> Truth:
     if isinstance(pred, PNot):
         inner = eval_rpred3(pred.operand, lookup)
         return None if inner is None else not inner
+    if isinstance(pred, GapClear):
+        return not pred.automaton.accepting(eval_rexpr(pred.operand, lookup))
     if isinstance(pred, PAnd):
         unknown = False
         for operand in pred.operands:
@@ -241,6 +278,9 @@ def names_in_expr(expr: RExpr) -> set[str]:
         return names_in_expr(expr.operand)
     if isinstance(expr, (Arith, Combine)):
         return names_in_expr(expr.left) | names_in_expr(expr.right)
+    if isinstance(expr, GapStep):
+        # the gap register, and the attributes ψ reads from the event (not its registers)
+        return names_in_expr(expr.operand) | expr.automaton.event_names
     raise TypeError(f"not a register expression: {expr!r}")
 
 
@@ -250,7 +290,7 @@ def names_in_pred(pred: RPred) -> set[str]:
         return set()
     if isinstance(pred, (Cmp, SameValue)):
         return names_in_expr(pred.left) | names_in_expr(pred.right)
-    if isinstance(pred, (In, IsNull)):
+    if isinstance(pred, (In, IsNull, GapClear)):
         return names_in_expr(pred.operand)
     if isinstance(pred, PNot):
         return names_in_pred(pred.operand)

@@ -14,8 +14,10 @@ equal tuples: configurations can be hashed and merged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from acel.acea.expressions import (
@@ -23,6 +25,7 @@ from acel.acea.expressions import (
     Cmp,
     Const,
     In,
+    Lookup,
     PAnd,
     Reg,
     RExpr,
@@ -41,6 +44,9 @@ Registers = tuple[tuple[str, Any], ...]
 """A register valuation ``τ`` (after an assignment): sorted, NULLs left out."""
 
 EMPTY: Registers = ()
+
+Configuration = tuple[int, Registers]
+"""``(state, τ)``; inside a gap register, ``τ`` keeps only the registers live at the state."""
 
 
 class AutomatonError(ValueError):
@@ -131,6 +137,26 @@ def fire(transition: Transition, tau: Registers, event: Event) -> Registers | No
     return new_tau
 
 
+def fire_lookup(transition: Transition, tau: Registers, event: Lookup) -> Registers | None:
+    """:func:`fire` where ``event`` reads the event's attributes and ``@time`` by name.
+
+    Used to step a negated formula's automaton inside a gap register: its
+    registers come from ``tau`` only, the event from the outer lookup.
+    """
+    registers = dict(tau)
+
+    def before(name: str) -> Any:
+        return registers.get(name) if is_register(name) else event(name)
+
+    after = {reg: eval_rexpr(expr, before) for reg, expr in transition.assignment}
+    new_tau: Registers = tuple(sorted((r, v) for r, v in after.items() if v is not None))
+    if not isinstance(transition.predicate, TrueP) and not eval_rpred(
+        transition.predicate, dict(new_tau).get
+    ):
+        return None
+    return new_tau
+
+
 def emitted(transition: Transition, tau: Registers, time: int) -> dict[str, list[Event]]:
     """The events a transition emits per variable, given its ``τ'``."""
     values = dict(tau)
@@ -163,6 +189,59 @@ class ACEA:
         for t in self.transitions:
             out |= t.assigned()
         return out
+
+    @cached_property
+    def by_source(self) -> dict[int, tuple[Transition, ...]]:
+        """The transitions leaving each state, in order."""
+        out: dict[int, list[Transition]] = {}
+        for t in self.transitions:
+            out.setdefault(t.source, []).append(t)
+        return {q: tuple(ts) for q, ts in out.items()}
+
+    @cached_property
+    def live(self) -> dict[int, frozenset[str]]:
+        """``live(q)``: the registers the transitions leaving ``q`` read; the others
+        cannot change any future of a run in ``q``."""
+        out: dict[int, set[str]] = {q: set() for q in self.states()}
+        for t in self.transitions:
+            for _, expr in t.assignment:
+                out[t.source] |= {n for n in names_in_expr(expr) if is_register(n)}
+        return {q: frozenset(regs) for q, regs in out.items()}
+
+    @cached_property
+    def event_names(self) -> frozenset[str]:
+        """The attribute names (and ``@time``) the automaton reads from events."""
+        names: set[str] = set()
+        for t in self.transitions:
+            for _, expr in t.assignment:
+                names |= {n for n in names_in_expr(expr) if not is_register(n)}
+        return frozenset(names)
+
+    def step_configurations(
+        self, configurations: Iterable[Configuration] | None, event: Lookup
+    ) -> frozenset[Configuration]:
+        """One step of every run in ``configurations`` and of a run starting now.
+
+        The gap register's semantics (spec §3.1, :class:`acea.expressions.GapStep`):
+        the configurations reached by reading the event (``event`` looks up its
+        attributes and ``@time``) from each given configuration and from
+        ``(q0, ∅)``, each projected on the registers live at its state, so that
+        runs with the same future are one element of the set.
+        """
+        reached: set[Configuration] = set()
+        start: Configuration = (self.initial, EMPTY)
+        for state, tau in chain(configurations or (), (start,)):
+            for t in self.by_source.get(state, ()):
+                new_tau = fire_lookup(t, tau, event)
+                if new_tau is None:
+                    continue
+                keep = self.live[t.target]
+                reached.add((t.target, tuple((r, v) for r, v in new_tau if r in keep)))
+        return frozenset(reached)
+
+    def accepting(self, configurations: Iterable[Configuration] | None) -> bool:
+        """Whether some configuration is in a final state (a run has just accepted)."""
+        return any(state in self.finals for state, _ in configurations or ())
 
     def _repr_svg_(self) -> str:
         """Jupyter display: the automaton drawn by Graphviz (:mod:`acel.acea.render`)."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from acel.acea.model import ACEA, Registers, Transition, emitted, fire
 
-from acel.ast import Query
+from acel.ast import Formula, Query, top_negation
 from acel.clauses import Match, TrendRow, run_query
 from acel.events import Bag, ComplexEvent, Event, canonical_bag
 from acel.schema import Schema
@@ -80,13 +80,18 @@ def run(query: Query, stream: Sequence[Event], schema: Schema) -> list[Match] | 
 
     The query's formula and WITHIN are compiled (:func:`acel.compiler.compile_query`);
     ``acel.clauses.run_query`` splits partitions, renumbers, and applies
-    WITHIN (again, harmlessly) and RETURN/SLIDE.
+    WITHIN (again, harmlessly) and RETURN/SLIDE.  A leading or trailing
+    negation's ``ψ`` runs on its own automaton (no WITHIN: its matches are
+    placed in the window by ``run_query``, spec §3.1).
     """
     from acel.compiler import compile_query
 
     compiled = compile_query(query, schema)
+    top = top_negation(query.formula)
+    negated = dict(zip(top.leading + top.trailing, compiled.leading + compiled.trailing))
 
-    def on_substream(events: Sequence[Event]) -> set[ComplexEvent]:
-        return evaluate(compiled.automaton, events)
+    def on_substream(formula: Formula, events: Sequence[Event]) -> set[ComplexEvent]:
+        automaton = negated.get(formula, compiled.automaton)
+        return evaluate(automaton, events)
 
     return run_query(query, stream, on_substream)

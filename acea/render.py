@@ -6,6 +6,11 @@ predicates; ``transition_label`` prints one transition as three lines
 as ``e ▷ #n (a, b, ...)`` and a renaming ``{a ↦ a#n, ...}`` that copies
 them all back as ``e#n``.  ``to_dot`` always works (it only builds text);
 ``render`` and ``to_svg`` call the ``dot`` program.
+
+Negation (spec §3.1): the gap loop of ``φ1 ; NOT ψ ; φ2`` is drawn bold and
+red, labelled ``¬ψ``; ψ's own automaton (what the gap register runs) is drawn
+as a dashed cluster next to it, joined to the gap state by a dashed edge
+(nested negations nest their clusters).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from acel.acea.expressions import (
     Combine,
     Const,
     Finish,
+    GapClear,
+    GapStep,
     Identity,
     In,
     IsNull,
@@ -40,6 +47,8 @@ from acel.acea.model import ACEA, Renaming, Transition
 def format_value(value: Any) -> str:
     if value is None:
         return "NULL"
+    if isinstance(value, frozenset) and not value:
+        return "∅"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, str):
@@ -65,6 +74,8 @@ def format_rexpr(expr: RExpr) -> str:
         return f"h{expr.func}({format_rexpr(expr.operand)})"
     if isinstance(expr, Identity):
         return f"1{expr.func}"
+    if isinstance(expr, GapStep):
+        return f"δ[{expr.label or 'ψ'}]({format_rexpr(expr.operand)} ∪ {{q0}})"
     raise TypeError(f"not a register expression: {expr!r}")
 
 
@@ -88,6 +99,8 @@ def format_rpred(pred: RPred) -> str:
         return " AND ".join(_wrap(p) for p in pred.operands)
     if isinstance(pred, POr):
         return " OR ".join(_wrap(p) for p in pred.operands)
+    if isinstance(pred, GapClear):
+        return f"no match of {pred.label or 'ψ'} in {format_rexpr(pred.operand)}"
     raise TypeError(f"not a register predicate: {pred!r}")
 
 
@@ -130,9 +143,20 @@ def format_output(t: Transition) -> str:
     )
 
 
+def gap_of(t: Transition) -> GapStep | None:
+    """The ``GapStep`` a gap loop assigns (``None`` for any other transition)."""
+    for _, expr in t.assignment:
+        if isinstance(expr, GapStep):
+            return expr
+    return None
+
+
 def transition_label(t: Transition) -> str:
-    """Predicate, assignment and outputs of a transition, one per line."""
-    lines = [format_rpred(t.predicate)]
+    """Predicate, assignment and outputs of a transition, one per line
+    (a gap loop first says which formula it excludes: ``¬ψ``)."""
+    gap = gap_of(t)
+    lines = [f"¬({gap.label or 'ψ'})"] if gap is not None else []
+    lines.append(format_rpred(t.predicate))
     assignment = format_assignment(t)
     lines.append(assignment if assignment else "∅ (erase)")
     output = format_output(t)
@@ -142,18 +166,55 @@ def transition_label(t: Transition) -> str:
 
 
 def to_graphviz(automaton: ACEA, name: str = "ACEA") -> graphviz.Digraph:
-    """One node per state (initial: bold, filled; final: double circle)."""
+    """One node per state (initial: bold, filled; final: double circle).
+
+    Each negated formula's automaton is a dashed cluster (its nodes named
+    ``<gap register>/<state>``, so they never clash with the outer states).
+    """
     dot = graphviz.Digraph(name=name, graph_attr={"rankdir": "LR"})
     dot.attr("node", shape="circle", fontname="Helvetica")
     dot.attr("edge", fontname="Helvetica", fontsize="10")
+    _draw(dot, automaton, "")
+    return dot
+
+
+def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str) -> None:
+    """States and transitions of ``automaton`` (node names prefixed), and the
+    clusters of the negated automata its gap loops run."""
     for q in automaton.states():
         attrs = {"shape": "doublecircle" if q in automaton.finals else "circle"}
         if q == automaton.initial:
             attrs.update(style="bold,filled", fillcolor="lightgrey")
-        dot.node(str(q), f"q{q}", **attrs)
+        dot.node(f"{prefix}{q}", f"q{q}", **attrs)
+    drawn: set[str] = set()
     for t in automaton.transitions:
-        dot.edge(str(t.source), str(t.target), label=transition_label(t))
-    return dot
+        gap = gap_of(t)
+        style = {} if gap is None else {"color": "firebrick", "fontcolor": "firebrick", "style": "bold"}
+        dot.edge(f"{prefix}{t.source}", f"{prefix}{t.target}", label=transition_label(t), **style)
+        if gap is None:
+            continue
+        register = next(reg for reg, expr in t.assignment if expr is gap)
+        inner = f"{prefix}{register}/"
+        if inner in drawn:
+            continue
+        drawn.add(inner)
+        with dot.subgraph(name=f"cluster_{inner}") as cluster:
+            cluster.attr(
+                label=f"¬({gap.label or 'ψ'}): the runs held in {register}",
+                style="dashed",
+                color="firebrick",
+                fontcolor="firebrick",
+            )
+            _draw(cluster, gap.automaton, inner)
+        dot.edge(
+            f"{prefix}{t.source}",
+            f"{inner}{gap.automaton.initial}",
+            style="dashed",
+            color="firebrick",
+            arrowhead="none",
+            label=f"runs {register}",
+            fontcolor="firebrick",
+        )
 
 
 def to_dot(automaton: ACEA) -> str:

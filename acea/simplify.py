@@ -24,6 +24,7 @@ transitions that only contradictory predicates kept alive).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -34,6 +35,8 @@ from acel.acea.expressions import (
     Combine,
     Const,
     Finish,
+    GapClear,
+    GapStep,
     Identity,
     In,
     IsNull,
@@ -63,9 +66,16 @@ def _no_lookup(name: str) -> Any:
 
 
 def fold_expr(expr: RExpr) -> RExpr:
-    """Evaluate every sub-expression that reads no name (monoid ones are left alone)."""
+    """Evaluate every sub-expression that reads no name (monoid ones are left alone).
+
+    A gap register's step keeps its shape; the negated formula's automaton is
+    simplified in turn (:func:`simplify`, the same result for the step and
+    its :class:`GapClear`, so both keep reading one automaton).
+    """
     if isinstance(expr, (Reg, Const, Identity)):
         return expr
+    if isinstance(expr, GapStep):
+        return GapStep(_simplified(expr.automaton), fold_expr(expr.operand), expr.label)
     if isinstance(expr, Arith):
         out: RExpr = Arith(expr.op, fold_expr(expr.left), fold_expr(expr.right))
     elif isinstance(expr, Negate):
@@ -101,6 +111,8 @@ def fold_pred(pred: RPred) -> RPred:
         return PAnd(tuple(fold_pred(p) for p in pred.operands))
     if isinstance(pred, POr):
         return POr(tuple(fold_pred(p) for p in pred.operands))
+    if isinstance(pred, GapClear):
+        return GapClear(_simplified(pred.automaton), fold_expr(pred.operand), pred.label)
     raise TypeError(f"not a register predicate: {pred!r}")
 
 
@@ -192,6 +204,12 @@ def contradictory(pred: RPred) -> bool:
     abstraction = _Abstraction()
     formula = abstraction.of(pred)
     return satisfiable(sympy.And(formula, abstraction.facts())) is False
+
+
+@lru_cache(maxsize=128)
+def _simplified(automaton: ACEA) -> ACEA:
+    """:func:`simplify` of a negated formula's automaton, once per automaton."""
+    return simplify(automaton)
 
 
 def simplify(automaton: ACEA) -> ACEA:

@@ -257,8 +257,78 @@ class Next:
     type: str
 
 
+def _needs_excluded(excluded: tuple[Formula, ...], node: str) -> None:
+    if not excluded:
+        raise ValueError(f"{node} needs at least one negated formula")
+
+
+@dataclass(frozen=True)
+class SeqNot:
+    """``φ1 ; NOT ψ1 ; … ; NOT ψn ; φ2`` (spec §3.1, middle negation).
+
+    ``φ1 ; φ2`` keeping only the pairs whose gap holds no complex event of any
+    ``ψk``: no ``N`` with ``end(C1) < start(N)`` and ``end(N) < start(C2)``.
+    Several NOTs in a row guard the same gap.  The variables of the ``ψk``
+    are local to them (never output, not visible outside).
+    """
+
+    left: Formula
+    excluded: tuple[Formula, ...]
+    right: Formula
+
+    def __post_init__(self) -> None:
+        _needs_excluded(self.excluded, "SeqNot")
+
+
+@dataclass(frozen=True)
+class LeadingNot:
+    """``NOT ψ1 ; … ; NOT ψn ; φ`` (spec §3.1, leading negation).
+
+    Keeps a complex event ``C`` of ``φ`` only if no ``ψk`` matches before it
+    inside ``C``'s window.  Allowed only at the top of a query's formula (under
+    its FILTERs) in a query with WITHIN: the window is the query's.
+    """
+
+    excluded: tuple[Formula, ...]
+    formula: Formula
+
+    def __post_init__(self) -> None:
+        _needs_excluded(self.excluded, "LeadingNot")
+
+
+@dataclass(frozen=True)
+class TrailingNot:
+    """``φ ; NOT ψ1 ; … ; NOT ψn`` (spec §3.1, trailing negation).
+
+    Keeps ``C`` only if no ``ψk`` matches after it inside ``C``'s window; same
+    placement rules as :class:`LeadingNot`.  With both, ``LeadingNot`` is the
+    outer node (the canonical shape the parser builds).
+    """
+
+    formula: Formula
+    excluded: tuple[Formula, ...]
+
+    def __post_init__(self) -> None:
+        _needs_excluded(self.excluded, "TrailingNot")
+
+
 Formula = Union[
-    Atom, As, FilterF, Or, And, Seq, Contig, Plus, ContigPlus, ProjectVars, ProjectAttrs, Agg, Next
+    Atom,
+    As,
+    FilterF,
+    Or,
+    And,
+    Seq,
+    Contig,
+    Plus,
+    ContigPlus,
+    ProjectVars,
+    ProjectAttrs,
+    Agg,
+    Next,
+    SeqNot,
+    LeadingNot,
+    TrailingNot,
 ]
 
 # -------------------------------------------------------------------- queries
@@ -331,6 +401,7 @@ __all__ = [
     "FilterOr",
     "Formula",
     "InList",
+    "LeadingNot",
     "Lit",
     "Neg",
     "Next",
@@ -348,9 +419,13 @@ __all__ = [
     "ReturnAttr",
     "ReturnItem",
     "Seq",
+    "SeqNot",
+    "TopNegation",
+    "TrailingNot",
     "VarPred",
     "Window",
     "neg",
+    "top_negation",
 ]
 
 
@@ -371,3 +446,61 @@ def _walk_value(value: object) -> Iterator[object]:
             yield from _walk_value(item)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         yield from walk(value)
+
+
+# ------------------------------------------------------------ top negation
+
+
+@dataclass(frozen=True)
+class TopNegation:
+    """A query formula split around its leading and trailing negations (spec §3.1).
+
+    ``leading`` and ``trailing`` are the negated formulas of the *top chain*
+    (the root and, below it, FILTERs and top negations only); ``body`` is the
+    rest with those FILTERs put back around it.  A negation's test depends
+    only on ``start(C)``, ``end(C)`` and the window, and a filter only on
+    ``C``'s bags, so the order in which they are applied does not matter.
+    """
+
+    leading: tuple[Formula, ...]
+    body: Formula
+    trailing: tuple[Formula, ...]
+
+    @property
+    def negated(self) -> bool:
+        """Whether the formula has a leading or trailing negation at all."""
+        return bool(self.leading or self.trailing)
+
+
+def top_chain(formula: Formula) -> list[FilterF | LeadingNot | TrailingNot]:
+    """The nodes from the root down through FILTERs, LeadingNots and TrailingNots."""
+    chain: list[FilterF | LeadingNot | TrailingNot] = []
+    node = formula
+    while isinstance(node, (FilterF, LeadingNot, TrailingNot)):
+        chain.append(node)
+        node = node.formula
+    return chain
+
+
+def top_negation(formula: Formula) -> TopNegation:
+    """Split ``formula`` into leading negations, body and trailing negations.
+
+    Without top negation the body is ``formula`` itself (the same object).
+    """
+    chain = top_chain(formula)
+    if not any(isinstance(n, (LeadingNot, TrailingNot)) for n in chain):
+        return TopNegation((), formula, ())
+    leading: list[Formula] = []
+    trailing: list[Formula] = []
+    filters: list[Filter] = []
+    for node in chain:
+        if isinstance(node, LeadingNot):
+            leading.extend(node.excluded)
+        elif isinstance(node, TrailingNot):
+            trailing.extend(node.excluded)
+        else:
+            filters.append(node.filter)
+    body = chain[-1].formula
+    for flt in reversed(filters):
+        body = FilterF(body, flt)
+    return TopNegation(tuple(leading), body, tuple(trailing))

@@ -9,7 +9,11 @@ events may carry:
 - ``AGG Z[b := ...](φ)`` adds the output names to Z's attributes;
 - ``PROJECT X[a, ...](φ)`` restricts X to ``a, ...``;
 - ``PROJECT[X, ...](φ)`` keeps only the listed variables;
-- binary operators merge the environments of both sides.
+- binary operators merge the environments of both sides;
+- negation (spec §3.1): ``φ1 ; NOT ψ ; φ2`` has the environment of
+  ``φ1 ; φ2``; ``ψ`` is checked in its own environment, and its variables are
+  local to it.  Leading and trailing negation are allowed only in the *top
+  chain* of a query's formula (the root, through FILTERs) and need WITHIN.
 
 A name a filter, projection, AGG input or RETURN item uses must be in scope
 there, with a known attribute; otherwise :class:`AcelCheckError` names the
@@ -40,6 +44,7 @@ from acel.ast import (
     FilterOr,
     Formula,
     InList,
+    LeadingNot,
     Lit,
     Neg,
     Next,
@@ -55,8 +60,11 @@ from acel.ast import (
     ReturnAgg,
     ReturnAttr,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
     Window,
+    top_chain,
 )
 from acel.errors import AcelCheckError
 from acel.parser import Locations, parse_query_located
@@ -72,11 +80,18 @@ def _list(names: Iterable[str]) -> str:
     return ", ".join(items) if items else "(none)"
 
 
+_PLACES = {LeadingNot: ("start", "leading"), TrailingNot: ("end", "trailing")}
+
+
 class _Checker:
     def __init__(self, schema: Schema, locations: Locations | None, text: str | None) -> None:
         self.schema = schema
         self.loc = locations
         self.text = text
+        self.top: set[int] = set()
+        """Ids of the leading/trailing negations allowed where they stand (the top chain)."""
+        self.local: dict[str, tuple[object, int]] = {}
+        """Variables bound inside a negated formula → (negation node, index of its NOT)."""
 
     def fail(self, message: str, node: object, part: str = "") -> AcelCheckError:
         where = self.loc.get(node, part) if self.loc is not None else None
@@ -107,6 +122,19 @@ class _Checker:
             return env
         if isinstance(f, (Or, And, Seq, Contig)):
             return merge(self.formula(f.left), self.formula(f.right))
+        if isinstance(f, SeqNot):
+            left = self.formula(f.left)
+            self.negated(f)
+            return merge(left, self.formula(f.right))
+        if isinstance(f, LeadingNot):
+            self.placed(f)
+            self.negated(f)
+            return self.formula(f.formula)
+        if isinstance(f, TrailingNot):
+            self.placed(f)
+            env = self.formula(f.formula)
+            self.negated(f)
+            return env
         if isinstance(f, (Plus, ContigPlus)):
             return self.formula(f.formula)
         if isinstance(f, ProjectVars):
@@ -115,7 +143,7 @@ class _Checker:
                 if var not in env:
                     raise self.fail(
                         f"PROJECT keeps variable {var!r}, which does not occur in its formula "
-                        f"(variables there: {_list(env)})",
+                        f"(variables there: {_list(env)})" + self.local_hint(var),
                         f,
                         f"vars.{index}",
                     )
@@ -136,12 +164,46 @@ class _Checker:
             return self.agg(f)
         raise TypeError(f"not a formula: {f!r}")
 
+    def negated(self, f: SeqNot | LeadingNot | TrailingNot) -> None:
+        """Check each ``ψ`` of ``NOT ψ`` in its own scope; its variables stay local."""
+        for index, psi in enumerate(f.excluded):
+            for var in self.formula(psi):
+                self.local.setdefault(var, (f, index))
+
+    def placed(self, f: LeadingNot | TrailingNot) -> None:
+        """Leading/trailing negation only in the top chain of a query (spec §3.1)."""
+        if id(f) in self.top:
+            return
+        where, kind = _PLACES[type(f)]
+        raise self.fail(
+            f"NOT at the {where} of a sequence ({kind} negation) is allowed only at the top of a query's pattern, "
+            "under its FILTERs, in a query with WITHIN: it looks for ψ inside each complex "
+            "event's window (spec §3.1); to guard the gap between two elements write "
+            "φ1 ; NOT ψ ; φ2",
+            f,
+            "excluded.0",
+        )
+
+    def local_hint(self, var: str) -> str:
+        """Why ``var`` is not in scope when only a negated formula binds it."""
+        found = self.local.get(var)
+        if found is None:
+            return ""
+        node, index = found
+        where = self.loc.get(node, f"excluded.{index}") if self.loc is not None else None
+        place = f" at line {where[0]}, column {where[1]}" if where is not None else ""
+        return (
+            f" ({var} is bound only inside the NOT{place}: the variables of a negated formula "
+            "are local to it, spec §3.1)"
+        )
+
     def variable(
         self, var: str, env: Mapping[str, frozenset[str]], node: object, part: str, where: str
     ) -> None:
         if var not in env:
             raise self.fail(
-                f"unknown variable {var!r} in {where}; variables in scope: {_list(env)}",
+                f"unknown variable {var!r} in {where}; variables in scope: {_list(env)}"
+                + self.local_hint(var),
                 node,
                 part,
             )
@@ -247,8 +309,23 @@ class _Checker:
                 "attr",
             )
 
+    def allow_top(self, formula: Formula) -> list[LeadingNot | TrailingNot]:
+        """Allow the leading/trailing negations of ``formula``'s top chain; return them."""
+        negations = [n for n in top_chain(formula) if isinstance(n, (LeadingNot, TrailingNot))]
+        self.top = {id(n) for n in negations}
+        return negations
+
     def query(self, q: Query) -> None:
+        negations = self.allow_top(q.formula)
         env = self.formula(q.formula)
+        if negations and q.within is None:
+            where, kind = _PLACES[type(negations[0])]
+            raise self.fail(
+                f"NOT at the {where} of the pattern ({kind} negation) needs WITHIN: ψ is looked for "
+                "inside each complex event's window (spec §3.1)",
+                negations[0],
+                "excluded.0",
+            )
         known = self.schema.all_attributes()
         for index, attr in enumerate(q.partition_by):
             if attr not in known:
@@ -314,14 +391,23 @@ def merge(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> E
 
 
 def formula_env(formula: Formula, schema: Schema) -> Env:
-    """The variables a well-formed formula binds, with the attributes each may carry."""
-    return _Checker(schema, None, None).formula(formula)
+    """The variables a well-formed formula binds, with the attributes each may carry.
+
+    A query's formula may have leading/trailing negation at its top: its
+    environment is the body's.
+    """
+    checker = _Checker(schema, None, None)
+    checker.allow_top(formula)
+    return checker.formula(formula)
 
 
 def check_formula(
     formula: Formula, schema: Schema, *, locations: Locations | None = None, text: str | None = None
 ) -> None:
-    """Check a formula against ``schema``; raise :class:`AcelCheckError`."""
+    """Check a formula against ``schema``; raise :class:`AcelCheckError`.
+
+    A bare formula has no window, so leading/trailing negation is refused.
+    """
     _Checker(schema, locations, text).formula(formula)
 
 

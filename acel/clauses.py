@@ -4,8 +4,11 @@
 from 0 (``:`` and ``EVENTS`` windows count inside it), asks an engine for the
 formula's complex events on the sub-stream, keeps those within WITHIN, and
 either reports them at global positions or aggregates them for RETURN, per
-SLIDE window.  The oracle and the naive automaton use it as is; faster
-engines reuse its pieces (``split_partitions``, ``windows_of``, ``TrendAccumulator``).
+SLIDE window.  Leading and trailing negation (spec §3.1) depend on the window,
+so they are applied here too: the same evaluator computes the body and each
+negated formula on the same sub-stream (:class:`Negations`).  The oracle and
+the naive automaton use it as is; faster engines reuse its pieces
+(``split_partitions``, ``windows_of``, ``TrendAccumulator``).
 """
 
 from __future__ import annotations
@@ -16,15 +19,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acel import aggregates
-from acel.ast import CountStar, Query, ReturnAgg, ReturnAttr, ReturnItem, Window
-from acel.errors import DataError
+from acel.ast import (
+    CountStar,
+    Formula,
+    Query,
+    ReturnAgg,
+    ReturnAttr,
+    ReturnItem,
+    Window,
+    top_negation,
+)
+from acel.errors import AcelCheckError, DataError
 from acel.events import ComplexEvent, Event, OptValue, Value, value_sort_key
 
 Key = tuple[tuple[str, Value], ...]
 """A partition key as ``(attribute, value)`` pairs in PARTITION BY order."""
 
-FormulaEvaluator = Callable[[Sequence[Event]], Iterable[ComplexEvent]]
-"""Complex events of the query's formula on a stream numbered from 0."""
+FormulaEvaluator = Callable[[Formula, Sequence[Event]], Iterable[ComplexEvent]]
+"""Complex events of a formula (the query's body or a negated ``ψ``) on a
+stream numbered from 0."""
 
 
 @dataclass(frozen=True)
@@ -198,14 +211,88 @@ def _aggregate(item: ReturnAgg) -> aggregates.Aggregate:
     return agg
 
 
+Span = tuple[int, int]
+"""``(start(N), end(N))`` of a complex event of a negated formula (local positions)."""
+
+
+@dataclass(frozen=True)
+class Negations:
+    """The leading and trailing ``ψ`` matches of one partition (spec §3.1).
+
+    Only their intervals matter.  ``window`` is the query's WITHIN and
+    ``events`` the partition, whose positions and ``ON attr`` values place
+    everything on the window's axis.
+    """
+
+    window: Window
+    events: Sequence[Event]
+    leading: frozenset[Span]
+    trailing: frozenset[Span]
+
+    def _value(self, position: int) -> int | float:
+        return window_value(self.window, self.events, position)
+
+    def blocks(self, ce: ComplexEvent) -> bool:
+        """Without SLIDE: some ``N`` lies after ``C`` (trailing) with the span from
+        ``start(C)`` to ``end(N)`` below ``w``, or before ``C`` (leading) with the
+        span from ``start(N)`` to ``end(C)`` below ``w``."""
+        size = self.window.size
+        first, last = self._value(ce.start), self._value(ce.end)
+        for start, end in self.trailing:
+            if ce.end < start and self._value(end) - first < size:
+                return True
+        for start, end in self.leading:
+            if end < ce.start and last - self._value(start) < size:
+                return True
+        return False
+
+    def blocks_in(self, ce: ComplexEvent, bounds: tuple[int | float, int | float]) -> bool:
+        """With SLIDE: some ``N`` after (trailing) or before (leading) ``C`` lies in
+        the window ``[lo, hi)`` too: both its ends fall in it."""
+
+        def inside(span: Span) -> bool:
+            return in_window(bounds, self._value(span[0])) and in_window(
+                bounds, self._value(span[1])
+            )
+
+        return any(ce.end < s[0] and inside(s) for s in self.trailing) or any(
+            s[1] < ce.start and inside(s) for s in self.leading
+        )
+
+
+def negations_of(
+    query: Query, events: Sequence[Event], evaluate: FormulaEvaluator
+) -> Negations | None:
+    """The leading/trailing ``ψ`` matches of a query on one partition, if it has any."""
+    top = top_negation(query.formula)
+    if not top.negated:
+        return None
+    if query.within is None:
+        raise AcelCheckError(
+            "NOT at the start or the end of the pattern (leading/trailing negation) needs "
+            "WITHIN: ψ is looked for inside each complex event's window (spec §3.1)"
+        )
+
+    def spans(formulas: Sequence[Formula]) -> frozenset[Span]:
+        return frozenset((n.start, n.end) for psi in formulas for n in evaluate(psi, events))
+
+    return Negations(query.within, events, spans(top.leading), spans(top.trailing))
+
+
 def trend_rows(
-    query: Query, partition: Partition, matches: Iterable[ComplexEvent]
+    query: Query,
+    partition: Partition,
+    matches: Iterable[ComplexEvent],
+    negations: Negations | None = None,
 ) -> list[TrendRow]:
     """RETURN rows of one partition from its complex events (local positions).
 
     ``matches`` must already satisfy WITHIN.  Without SLIDE, one row; with
     SLIDE, one row per window holding an event of the partition, each complex
-    event counted in every window that holds both its ends.
+    event counted in every window that holds both its ends and, with
+    ``negations``, no leading/trailing ``ψ`` match (spec §3.1: so a complex
+    event can count in one window and not in another).  Without SLIDE the
+    caller has already dropped the complex events that ``negations`` blocks.
     """
     assert query.returns is not None
     events = partition.events
@@ -223,30 +310,36 @@ def trend_rows(
         for k in ks:
             bounds = window_bounds(query.within, query.slide, k)
             if in_window(bounds, lo_v) and in_window(bounds, hi_v):
-                accs[k].add(ce)
+                if negations is None or not negations.blocks_in(ce, bounds):
+                    accs[k].add(ce)
     return [accs[k].row(partition.key, window_bounds(query.within, query.slide, k)) for k in ks]
 
 
 def run_query(
     query: Query, stream: Sequence[Event], evaluate: FormulaEvaluator
 ) -> list[Match] | list[TrendRow]:
-    """Evaluate a query's clauses around ``evaluate`` (spec §6), outputs sorted (§12)."""
+    """Evaluate a query's clauses around ``evaluate`` (spec §6), outputs sorted (§12).
+
+    ``evaluate`` gets the body of the query's formula (the formula itself
+    when it has no leading or trailing negation) and, on the same partition,
+    each leading/trailing ``ψ`` (spec §3.1).
+    """
+    body = top_negation(query.formula).body
     partitions = split_partitions(stream, query.partition_by)
     for partition in partitions:
         check_window_attribute(query.within, partition.events)
-    if query.returns is not None:
-        rows: list[TrendRow] = []
-        for partition in partitions:
-            kept = [
-                ce
-                for ce in evaluate(partition.events)
-                if within(query.within, partition.events, ce)
-            ]
-            rows.extend(trend_rows(query, partition, kept))
-        return sorted(rows, key=TrendRow.sort_key)
+    rows: list[TrendRow] = []
     out: list[Match] = []
     for partition in partitions:
-        for ce in evaluate(partition.events):
-            if within(query.within, partition.events, ce):
-                out.append(Match(partition.key, ce.relabel(partition.positions)))
+        events = partition.events
+        negations = negations_of(query, events, evaluate)
+        kept = [ce for ce in evaluate(body, events) if within(query.within, events, ce)]
+        if negations is not None and query.slide is None:
+            kept = [ce for ce in kept if not negations.blocks(ce)]
+        if query.returns is not None:
+            rows.extend(trend_rows(query, partition, kept, negations))
+        else:
+            out.extend(Match(partition.key, ce.relabel(partition.positions)) for ce in kept)
+    if query.returns is not None:
+        return sorted(rows, key=TrendRow.sort_key)
     return sorted(out, key=Match.sort_key)

@@ -55,5 +55,9 @@ class AcelCheckError(QueryError):
     """The query parses but names something unknown or misuses a construct."""
 
 
+class UnsupportedQuery(AcelError):
+    """A valid query that the chosen engine (or compilation step) cannot run."""
+
+
 class DataError(AcelError):
     """Bad event data: the message names the file, row and column."""

@@ -27,6 +27,7 @@ from acel.ast import (
     ContigPlus,
     FilterF,
     Formula,
+    LeadingNot,
     Lit,
     Next,
     Or,
@@ -34,6 +35,8 @@ from acel.ast import (
     ProjectAttrs,
     ProjectVars,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
 )
 
@@ -82,6 +85,12 @@ def expand_next(formula: Formula, type_names: Sequence[str]) -> Formula:
             return ProjectAttrs(f.var, f.attrs, go(f.formula))
         if isinstance(f, Agg):
             return Agg(f.var, f.outputs, go(f.formula))
+        if isinstance(f, SeqNot):
+            return SeqNot(go(f.left), tuple(go(x) for x in f.excluded), go(f.right))
+        if isinstance(f, LeadingNot):
+            return LeadingNot(tuple(go(x) for x in f.excluded), go(f.formula))
+        if isinstance(f, TrailingNot):
+            return TrailingNot(go(f.formula), tuple(go(x) for x in f.excluded))
         raise TypeError(f"not a formula: {f!r}")
 
     return go(formula)

@@ -45,6 +45,7 @@ from acel.ast import (
     FilterOr,
     Formula,
     InList,
+    LeadingNot,
     Lit,
     Next,
     Or,
@@ -60,6 +61,8 @@ from acel.ast import (
     ReturnAttr,
     ReturnItem,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
     Window,
     neg,
@@ -356,9 +359,29 @@ def _literal_value(token: Token) -> Value:
 _BINARY: dict[str, Callable[[Formula, Formula], Formula]] = {
     "or_f": Or,
     "and_f": And,
-    "seq_f": Seq,
-    "contig_f": Contig,
 }
+
+_SEQUENCE_RULES = ("seq_f", "contig_f", "not_f")
+
+
+def _sequence_elements(tree: Tree) -> list[tuple[Token | None, Tree]]:
+    """A left-associative ``;``/``:`` chain as ``(separator, element)`` pairs.
+
+    The first element has no separator.  Parenthesised sub-sequences are
+    elements of their own (``paren`` trees are not flattened).
+    """
+    elements: list[tuple[Token | None, Tree]] = []
+    node = tree
+    while node.data in ("seq_f", "contig_f"):
+        elements.append((cast(Token, node.children[1]), cast(Tree, node.children[2])))
+        node = cast(Tree, node.children[0])
+    elements.append((None, node))
+    elements.reverse()
+    return elements
+
+
+def _is_not(element: Tree) -> bool:
+    return element.data == "not_f"
 
 
 class _Builder:
@@ -462,7 +485,9 @@ class _Builder:
             self.loc.set(node, "type", names[0])
         elif kind == "filter_f":
             node = FilterF(self.formula(ch[0]), self.filter(ch[2]))
-        elif kind in ("or_f", "and_f", "seq_f", "contig_f"):
+        elif kind in _SEQUENCE_RULES:
+            return self.sequence(tree)
+        elif kind in ("or_f", "and_f"):
             node = _BINARY[kind](self.formula(ch[0]), self.formula(ch[2]))
         elif kind == "plus_f":
             node = Plus(self.formula(ch[0]))
@@ -493,6 +518,72 @@ class _Builder:
         else:
             raise AssertionError(f"unknown formula rule {kind}")
         return cast(Formula, self.at(node, tree))
+
+    def sequence(self, tree: Tree) -> Formula:
+        """A ``;``/``:`` chain, with its NOT elements, in the canonical shape (spec §3.1).
+
+        Left-associative as without negation; a run of NOTs between two
+        elements guards their gap (``SeqNot``); NOTs before the first element
+        make a ``LeadingNot``, NOTs after the last a ``TrailingNot``
+        (``LeadingNot`` outermost).  ``A ; NOT B ; C ; D`` is
+        ``Seq(SeqNot(A, (B,), C), D)``.
+        """
+        elements = _sequence_elements(tree)
+        for index, (sep, element) in enumerate(elements):
+            if not _is_not(element):
+                continue
+            following = elements[index + 1][0] if index + 1 < len(elements) else None
+            for colon in (sep, following):
+                if colon is not None and colon.type == "COLON":
+                    raise self.error(
+                        "':' cannot stand next to NOT: nothing lies between adjacent events, "
+                        "so there is no gap to guard (spec §3.1); write ';'",
+                        colon,
+                    )
+        positive = [i for i, (_, element) in enumerate(elements) if not _is_not(element)]
+        if not positive:
+            raise self.error(
+                "a sequence needs an element that is not negated: NOT ψ only guards the gap "
+                "between, before or after other elements (spec §3.1)",
+                cast(Token, elements[0][1].children[0]),
+            )
+        first, last = positive[0], positive[-1]
+        current = self.formula(elements[first][1])
+        start = elements[first][1]
+        nots: list[Formula] = []
+        not_tokens: list[Token] = []
+        for sep, element in elements[first + 1 : last + 1]:
+            if _is_not(element):
+                nots.append(self.formula(element.children[1]))
+                not_tokens.append(cast(Token, element.children[0]))
+                continue
+            right = self.formula(element)
+            node: Formula
+            if nots:
+                node = SeqNot(current, tuple(nots), right)
+                self._mark_excluded(node, not_tokens)
+                nots, not_tokens = [], []
+            elif sep is not None and sep.type == "COLON":
+                node = Contig(current, right)
+            else:
+                node = Seq(current, right)
+            current = cast(Formula, self.at(node, start))
+        if last + 1 < len(elements):
+            trailing = elements[last + 1 :]
+            current = TrailingNot(current, tuple(self.formula(e.children[1]) for _, e in trailing))
+            self._mark_excluded(current, [cast(Token, e.children[0]) for _, e in trailing])
+            self.at(current, start)
+        if first > 0:
+            leading = elements[:first]
+            current = LeadingNot(tuple(self.formula(e.children[1]) for _, e in leading), current)
+            self._mark_excluded(current, [cast(Token, e.children[0]) for _, e in leading])
+            self.at(current, tree)
+        return current
+
+    def _mark_excluded(self, node: Formula, tokens: Sequence[Token]) -> None:
+        """Record where each ``NOT`` of a negation node is written (``excluded.k``)."""
+        for index, token in enumerate(tokens):
+            self.loc.set(node, f"excluded.{index}", token)
 
     def agg_output(self, tree: Tree) -> AggOutput:
         names = _names(tree.children)
@@ -608,8 +699,41 @@ def parse_query_located(text: str) -> tuple[Query, Locations]:
             column=1,
             text=text,
         ) from None
+    if formula_depth(query.formula) > MAX_FORMULA_DEPTH:
+        raise AcelSyntaxError(
+            f"the query is nested too deeply (more than {MAX_FORMULA_DEPTH} operators inside "
+            "one another; split it or add fewer operators per formula)",
+            line=1,
+            column=1,
+            text=text,
+        )
     builder.loc.root = query
     return query, builder.loc
+
+
+MAX_FORMULA_DEPTH = 400
+"""Formula operators nested inside one another, at most.
+
+The checker, printer, oracle and compiler recurse over formulas (the compiler
+uses two Python frames per level); sequences are built without recursion, so
+the limit is checked explicitly instead of waiting for a RecursionError later.
+"""
+
+
+def formula_depth(formula: Formula) -> int:
+    """How many formula operators are nested inside one another (an atom is 1)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(formula, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for name in ("formula", "left", "right"):
+            child = getattr(node, name, None)
+            if child is not None:
+                stack.append((child, depth + 1))
+        for child in getattr(node, "excluded", ()):
+            stack.append((child, depth + 1))
+    return deepest
 
 
 def parse_query(text: str) -> Query:

@@ -32,6 +32,7 @@ from acel.ast import (
     FilterOr,
     Formula,
     InList,
+    LeadingNot,
     Lit,
     Neg,
     Next,
@@ -48,6 +49,8 @@ from acel.ast import (
     ReturnAttr,
     ReturnItem,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
     Window,
 )
@@ -158,7 +161,8 @@ def format_filter(flt: Filter) -> str:
 
 
 # ----------------------------------------------------------------- formulas
-# Levels: 0 = FILTER, 1 = OR, 2 = AND, 3 = ; and :, 4 = postfix, 5 = primaries.
+# Levels: 0 = FILTER, 1 = OR, 2 = AND, 3 = ; and : (with NOT elements), 4 = postfix,
+# 5 = primaries.
 
 
 def _agg_output(out: AggOutput) -> str:
@@ -193,7 +197,17 @@ def _formula(f: Formula, need: int) -> str:
         return _wrap(f"{_formula(f.formula, 4)} AS {format_name(f.var)}", 4, need)
     if isinstance(f, (Seq, Contig)):
         op = ";" if isinstance(f, Seq) else ":"
-        return _wrap(f"{_formula(f.left, 3)} {op} {_formula(f.right, 4)}", 3, need)
+        return _wrap(f"{_seq_left(f.left)} {op} {_formula(f.right, 4)}", 3, need)
+    if isinstance(f, SeqNot):
+        parts = [_seq_left(f.left), *_nots(f.excluded), _formula(f.right, 4)]
+        return _wrap(" ; ".join(parts), 3, need)
+    if isinstance(f, LeadingNot):
+        body = _formula(f.formula, 3)
+        if isinstance(f.formula, LeadingNot):
+            body = f"({body})"  # else its NOTs would join this run
+        return _wrap(" ; ".join([*_nots(f.excluded), body]), 3, need)
+    if isinstance(f, TrailingNot):
+        return _wrap(" ; ".join([_seq_left(f.formula), *_nots(f.excluded)]), 3, need)
     if isinstance(f, And):
         return _wrap(f"{_formula(f.left, 2)} AND {_formula(f.right, 3)}", 2, need)
     if isinstance(f, Or):
@@ -201,6 +215,18 @@ def _formula(f: Formula, need: int) -> str:
     if isinstance(f, FilterF):
         return _wrap(f"{_formula(f.formula, 0)} FILTER {format_filter(f.filter)}", 0, need)
     raise TypeError(f"not a formula: {f!r}")
+
+
+def _seq_left(f: Formula) -> str:
+    """The left operand of a sequence: level 3, but a leading or trailing
+    negation is parenthesised (unwrapped, its NOTs would join the outer run)."""
+    text = _formula(f, 3)
+    return f"({text})" if isinstance(f, (LeadingNot, TrailingNot)) else text
+
+
+def _nots(excluded: tuple[Formula, ...]) -> list[str]:
+    """``NOT ψ`` elements; ψ is a postfix formula (spec §11)."""
+    return [f"NOT {_formula(x, 4)}" for x in excluded]
 
 
 def format_formula(f: Formula) -> str:

@@ -29,6 +29,7 @@ from acel.ast import (
     FilterF,
     FilterOr,
     Formula,
+    LeadingNot,
     Next,
     Or,
     Plus,
@@ -36,20 +37,20 @@ from acel.ast import (
     ProjectVars,
     Query,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
     Window,
+    top_negation,
+    walk,
 )
+from acel.errors import UnsupportedQuery
+from acel.printer import format_formula
 from acel.schema import Schema
 
 
 def _has_next(formula: Formula) -> bool:
-    if isinstance(formula, Next):
-        return True
-    if isinstance(formula, Atom):
-        return False
-    if isinstance(formula, (Or, And, Seq, Contig)):
-        return _has_next(formula.left) or _has_next(formula.right)
-    return _has_next(formula.formula)
+    return any(isinstance(node, Next) for node in walk(formula))
 
 
 def expand(formula: Formula, schema: Schema) -> Formula:
@@ -91,6 +92,19 @@ def _build(ctx: Context, formula: Formula) -> Auto:
         return c.project_attrs(ctx, build(ctx, formula.formula), formula.var, formula.attrs)
     if isinstance(formula, Agg):
         return c.aggregate(ctx, build(ctx, formula.formula), formula.var, formula.outputs)
+    if isinstance(formula, SeqNot):
+        left = build(ctx, formula.left)
+        negated = c.negated_automaton(ctx, [build(ctx, psi) for psi in formula.excluded])
+        label = ", ".join(format_formula(psi) for psi in formula.excluded)
+        return c.sequence_not(ctx, left, negated, build(ctx, formula.right), label)
+    if isinstance(formula, (LeadingNot, TrailingNot)):
+        raise UnsupportedQuery(
+            "leading and trailing negation (NOT ψ at the start or the end of the pattern) "
+            "depend on the query's window and are not compiled into the automaton: the "
+            "oracle and the automaton engine apply them around it (acel run --engine oracle "
+            "or --engine automaton); the optimized engine and Spark do not run them yet "
+            "(spec §3.1)"
+        )
     if isinstance(formula, Next):
         raise c.CompileError("NEXT must be expanded before compiling (see expand)")
     raise TypeError(f"not a formula: {formula!r}")
@@ -126,22 +140,39 @@ class CompiledQuery:
     """A query's automata: ``automaton`` also checks WITHIN on its last steps;
     ``formula_automaton`` is the bare formula.  PARTITION BY is not in the
     automaton: the stream is split (``acel.clauses.split_partitions``) and
-    ``automaton`` runs on each sub-stream."""
+    ``automaton`` runs on each sub-stream.
+
+    With leading or trailing negation (spec §3.1) the automata are those of
+    the formula's body, and ``leading``/``trailing`` hold one automaton per
+    negated formula (no WITHIN): the query driver (``acel.clauses.run_query``)
+    places their matches in each complex event's window.
+    """
 
     automaton: ACEA
     formula_automaton: ACEA
     query: Query
     partition_by: tuple[str, ...]
     within: Window | None
+    leading: tuple[ACEA, ...] = ()
+    trailing: tuple[ACEA, ...] = ()
 
 
 def compile_query(query: Query, schema: Schema) -> CompiledQuery:
-    """Compile a query's formula and its WITHIN clause (spec §6)."""
+    """Compile a query's formula and its WITHIN clause (spec §6, §3.1)."""
+    top = top_negation(query.formula)
     ctx = Context(schema)
-    auto = build(ctx, expand(query.formula, schema))
+    auto = build(ctx, expand(top.body, schema))
     formula_automaton = auto.to_acea()
     if query.within is None:
         automaton = formula_automaton
     else:
         automaton = trimmed(c.within(ctx, auto, query.within)).to_acea()
-    return CompiledQuery(automaton, formula_automaton, query, query.partition_by, query.within)
+    return CompiledQuery(
+        automaton,
+        formula_automaton,
+        query,
+        query.partition_by,
+        query.within,
+        tuple(compile_formula(psi, schema) for psi in top.leading),
+        tuple(compile_formula(psi, schema) for psi in top.trailing),
+    )

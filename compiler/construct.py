@@ -19,6 +19,8 @@ from acel.acea.expressions import (
     Combine,
     Const,
     Finish,
+    GapClear,
+    GapStep,
     Identity,
     IsNull,
     Lift,
@@ -32,7 +34,8 @@ from acel.acea.expressions import (
     eval_rpred3,
     names_in_pred,
 )
-from acel.acea.model import Renaming, Transition
+from acel.acea.graph import trim_parts
+from acel.acea.model import ACEA, Renaming, Transition
 from acel.compiler.automaton import (
     Auto,
     Outputs,
@@ -427,6 +430,70 @@ def iteration(ctx: Context, auto: Auto, *, skip: bool) -> Auto:
     return Auto(auto.num_states + 1, auto.initial, auto.finals, tuple(transitions))
 
 
+# ----------------------------------------------------------------- negation
+
+NO_CONFIGURATIONS: frozenset[tuple[int, tuple[tuple[str, object], ...]]] = frozenset()
+"""The gap register on entering the gap: no run of ψ has started yet."""
+
+
+def negated_automaton(ctx: Context, autos: Sequence[Auto]) -> ACEA:
+    """What a gap register runs for ``NOT ψ1 ; … ; NOT ψn``: ``ψ1 OR … OR ψn``.
+
+    Several NOTs in a row guard the same gap, and only the intervals of their
+    matches matter (spec §3.1), so one automaton for the union serves them
+    all.  Outputs are dropped (ψ's variables are never emitted), then the
+    automaton is trimmed and validated.
+    """
+    auto = autos[0]
+    for other in autos[1:]:
+        auto = union(ctx, auto, other)
+    silent = [rebuild(t, output={}) for t in auto.transitions]
+    n, q0, finals, transitions = trim_parts(auto.num_states, auto.initial, auto.finals, silent)
+    return ACEA(n, q0, finals, transitions)
+
+
+def gap_loop(state: int, register: str, negated: ACEA, label: str) -> Transition:
+    """The self-loop of a gap state: read any event, step ψ's runs, die on a match.
+
+    ``g := δψ(g ∪ {(q0ψ, ∅)})`` on the event just read, and the predicate
+    "no accepting ψ-configuration in ``g``".  Emits nothing and keeps no other
+    register (like the skip loop of ``;``; outer constructions add theirs).
+    """
+    return Transition.make(
+        state,
+        {register: GapStep(negated, Reg(register), label)},
+        GapClear(negated, Reg(register), label),
+        {},
+        state,
+    )
+
+
+def sequence_not(ctx: Context, left: Auto, negated: ACEA, right: Auto, label: str) -> Auto:
+    """``φ1 ; NOT ψ ; φ2`` (spec §3.1): ``;`` with a gap loop instead of the skip loop.
+
+    φ1's last steps go to φ2's initial state ``g`` (as for ``;``) and also set
+    a fresh gap register to ∅; ``g``'s only loop is :func:`gap_loop`, and φ2's
+    first steps leave ``g`` unchanged.  The events read in ``g`` are exactly
+    those strictly between ``end(C1)`` and ``start(C2)``; a ψ-run started at
+    any of them is in the register, and the loop dies as soon as one accepts,
+    so a run survives to φ2 iff no ``N ∈ ⟦ψ⟧`` lies in the gap.  States:
+    ``|φ1| + |φ2|``, as for ``;`` (ψ's automaton lives in the register).
+    """
+    register = ctx.fresh("gap")
+    b = right.shifted(left.num_states)
+    transitions: list[Transition] = []
+    for t in left.transitions:
+        if t.target in left.finals:
+            assignment = assignment_of(t)
+            assignment[register] = Const(NO_CONFIGURATIONS)
+            transitions.append(rebuild(t, assignment=assignment, target=b.initial))
+        else:
+            transitions.append(t)
+    transitions.extend(b.transitions)
+    transitions.append(gap_loop(b.initial, register, negated, label))
+    return Auto(left.num_states + right.num_states, left.initial, b.finals, tuple(transitions))
+
+
 # -------------------------------------------------------------- projections
 
 
@@ -526,11 +593,14 @@ __all__ = [
     "filter_bag",
     "filter_unary",
     "fold",
+    "gap_loop",
     "intersection",
     "iteration",
+    "negated_automaton",
     "project_attrs",
     "project_vars",
     "sequence",
+    "sequence_not",
     "union",
     "within",
 ]

@@ -41,6 +41,7 @@ from acel.ast import (
     FilterF,
     FilterOr,
     Formula,
+    LeadingNot,
     Next,
     Or,
     Plus,
@@ -48,6 +49,8 @@ from acel.ast import (
     ProjectVars,
     Query,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
 )
 from acel.clauses import Match, TrendRow, run_query, split_partitions
@@ -221,6 +224,29 @@ def seq(ctx: _Context, left: CESet, right: CESet) -> CESet:
     return join(ctx, left, right, strictly_after, "';'")
 
 
+def seq_not(ctx: _Context, left: CESet, excluded: Sequence[CESet], right: CESet) -> CESet:
+    """``⟦φ1 ; NOT ψ1 ; … ; NOT ψn ; φ2⟧`` (spec §3.1): ``{ C1 ∪ C2 : end(C1) < start(C2)``,
+    and no ``N ∈ ⟦ψ1⟧ ∪ … ∪ ⟦ψn⟧`` with ``end(C1) < start(N)`` and ``end(N) < start(C2) }``.
+
+    Only the intervals of the ``N`` matter; the verdict for a gap
+    ``(end(C1), start(C2))`` is computed once.
+    """
+    spans = {(n.start, n.end) for found in excluded for n in found}
+    verdicts: dict[tuple[int, int], bool] = {}
+
+    def gap_is_clear(c1: ComplexEvent, c2: ComplexEvent) -> bool:
+        gap = (c1.end, c2.start)
+        clear = verdicts.get(gap)
+        if clear is None:
+            clear = verdicts[gap] = not any(c1.end < s and e < c2.start for s, e in spans)
+        return clear
+
+    def follows(c1: ComplexEvent, c2: ComplexEvent) -> bool:
+        return strictly_after(c1, c2) and gap_is_clear(c1, c2)
+
+    return join(ctx, left, right, follows, "'; NOT'")
+
+
 def contig(ctx: _Context, left: CESet, right: CESet) -> CESet:
     """``⟦φ1 : φ2⟧ = { C1 ∪ C2 : end(C1) + 1 = start(C2) }``."""
     return join(ctx, left, right, right_after, "':'")
@@ -341,6 +367,19 @@ def _eval(formula: Formula, ctx: _Context) -> CESet:
         result = agg(_eval(formula.formula, ctx), formula.var, formula.outputs)
     elif isinstance(formula, Next):
         result = _eval(next_macro(ctx, formula), ctx)
+    elif isinstance(formula, SeqNot):
+        result = seq_not(
+            ctx,
+            _eval(formula.left, ctx),
+            [_eval(psi, ctx) for psi in formula.excluded],
+            _eval(formula.right, ctx),
+        )
+    elif isinstance(formula, (LeadingNot, TrailingNot)):
+        raise AcelCheckError(
+            "leading and trailing negation depend on the query's window: they are evaluated "
+            "by the query driver (acel.clauses.run_query), only at the top of a query's "
+            "pattern with WITHIN (spec §3.1)"
+        )
     else:
         raise TypeError(f"not a formula: {formula!r}")
     return ctx.guard(result, type(formula).__name__)
@@ -393,7 +432,8 @@ def run(
 
     The size guard applies to each sub-stream the formula runs on (the whole
     stream without PARTITION BY) and is checked for all of them before any
-    evaluation starts.
+    evaluation starts.  Leading and trailing negations are applied by
+    ``run_query``, which evaluates the body and each ``ψ`` here (spec §3.1).
     """
     limit = max_events_limit(max_events)
     sizes = [len(p.events) for p in split_partitions(stream, query.partition_by)]
@@ -403,9 +443,9 @@ def run(
     types = schema.type_names()
     complex_limit = max_complex_events_limit(max_complex_events)
 
-    def on_substream(events: Sequence[Event]) -> CESet:
+    def on_substream(formula: Formula, events: Sequence[Event]) -> CESet:
         return evaluate(
-            query.formula,
+            formula,
             events,
             types=types,
             max_events=limit,

@@ -8,9 +8,14 @@
   operator: atoms, AS, FILTER with unary predicates (arithmetic, IN, NOT,
   AND/OR) and bag predicates, OR, AND, ``;``, ``:``, ``+``, ``:+``, both
   projections (incl. the empty variable list), AGG with 1-3 outputs (nested,
-  and filtered through its created variable) and NEXT.  At most two nested
-  iterations, so that the oracle's enumeration on 7 events stays cheap.
-- ``queries`` / ``trend_queries``: formulas wrapped in the clauses of spec §6.
+  and filtered through its created variable), NEXT and middle negation
+  ``φ1 ; NOT ψ ; φ2`` (one or two NOTs; ψ small, sometimes negated inside
+  itself; anywhere a sub-formula may stand).  At most two nested iterations,
+  so that the oracle's enumeration on 7 events stays cheap.
+- ``queries`` / ``trend_queries``: formulas wrapped in the clauses of spec §6;
+  with ``top_negation=True`` also leading and/or trailing negation at the top
+  (sometimes under a FILTER), always with WITHIN.  It is off by default
+  because the optimized engine and Spark do not run top negation yet.
 - ``raw_formulas`` / ``raw_queries``: arbitrary ASTs (names need not be in
   scope, odd literals) for the parser/printer round trip.
 """
@@ -42,6 +47,7 @@ from acel.ast import (
     FilterOr,
     Formula,
     InList,
+    LeadingNot,
     Lit,
     Next,
     Or,
@@ -57,6 +63,8 @@ from acel.ast import (
     ReturnAttr,
     ReturnItem,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
     Window,
     neg,
@@ -247,10 +255,15 @@ def _formula_env(draw: Any, schema: Schema, depth: int, plus_budget: int) -> tup
         node: Formula = Next(type_name) if use_next else Atom(type_name)
         return node, {type_name: frozenset(schema.attributes(type_name))}
 
-    choice = draw(st.integers(0, 15))
+    choice = draw(st.integers(0, 17))
     if choice <= 1:
         return draw(_formula_env(schema, 0, plus_budget))
     sub = _formula_env(schema, depth - 1, plus_budget)
+    if choice >= 16:  # middle negation: φ1 ; NOT ψ1 [; NOT ψ2] ; φ2
+        (left, lenv), (right, renv) = draw(sub), draw(sub)
+        count = draw(st.sampled_from((1, 1, 1, 2)))
+        excluded = tuple(draw(_negated(schema, depth - 1, plus_budget)) for _ in range(count))
+        return SeqNot(left, excluded, right), _merge(lenv, renv)
     if choice == 2:  # AS
         f, env = draw(sub)
         var = draw(st.sampled_from(AS_VARS))
@@ -294,6 +307,15 @@ def _formula_env(draw: Any, schema: Schema, depth: int, plus_budget: int) -> tup
     return node, new_env
 
 
+@st.composite
+def _negated(draw: Any, schema: Schema, depth: int, plus_budget: int) -> Formula:
+    """A small ψ for ``NOT ψ`` (depth ≤ 2, at most one iteration): the oracle
+    evaluates it over the whole stream; it may hold a negation itself."""
+    inner_depth = draw(st.integers(0, max(0, min(depth, 2))))
+    psi, _env = draw(_formula_env(schema, inner_depth, min(plus_budget, 1)))
+    return psi
+
+
 def formulas_with_env(
     schema: Schema = TEST_SCHEMA, max_depth: int = 4
 ) -> st.SearchStrategy[tuple[Formula, Env]]:
@@ -306,6 +328,43 @@ def formulas(schema: Schema = TEST_SCHEMA, max_depth: int = 4) -> st.SearchStrat
     return formulas_with_env(schema, max_depth).map(lambda pair: pair[0])
 
 
+@st.composite
+def _negation_env(draw: Any, schema: Schema, depth: int) -> tuple[Formula, Env]:
+    """``φ1 ; NOT ψ.. ; φ2``, sometimes inside ``+``, ``AND``, ``OR``, ``AGG`` or FILTER."""
+    types = schema.type_names()
+    (left, lenv), (right, renv) = (draw(_formula_env(schema, depth - 1, 1)) for _ in range(2))
+    count = draw(st.sampled_from((1, 1, 2)))
+    node: Formula = SeqNot(left, tuple(draw(_negated(schema, 2, 1)) for _ in range(count)), right)
+    env = _merge(lenv, renv)
+    context = draw(st.sampled_from(("none", "plus", "and", "or", "agg", "filter")))
+    if context == "plus":
+        node = Plus(node)
+    elif context in ("and", "or"):
+        other, oenv = draw(_formula_env(schema, depth - 1, 1))
+        node = And(node, other) if context == "and" else Or(other, node)
+        env = _merge(env, oenv)
+    elif context == "agg":
+        var = draw(st.sampled_from(AGG_VARS))
+        outputs = draw(_agg_outputs(env))
+        node = Agg(var, outputs, node)
+        env = _merge(env, {var: frozenset(o.name for o in outputs)})
+    elif context == "filter":
+        node = FilterF(node, draw(_filters(env, types)))
+    return node, env
+
+
+def negation_formulas_with_env(
+    schema: Schema = TEST_SCHEMA, max_depth: int = 3
+) -> st.SearchStrategy[tuple[Formula, Env]]:
+    """Well-formed formulas that always hold a middle negation (see :func:`formulas`)."""
+    return st.integers(1, max_depth).flatmap(lambda d: _negation_env(schema, d))
+
+
+def negation_formulas(schema: Schema = TEST_SCHEMA, max_depth: int = 3) -> st.SearchStrategy[Formula]:
+    """Well-formed formulas that always hold a middle negation."""
+    return negation_formulas_with_env(schema, max_depth).map(lambda pair: pair[0])
+
+
 # ----------------------------------------------------------------- queries
 
 
@@ -315,19 +374,58 @@ def _windows(draw: Any, max_size: int = 7) -> Window:
 
 
 @st.composite
-def queries(draw: Any, schema: Schema = TEST_SCHEMA, max_depth: int = 4) -> Query:
-    """A formula with an optional ``PARTITION BY k`` and an optional ``WITHIN n EVENTS``."""
-    formula = draw(formulas(schema, max_depth))
+def _with_top_negation(draw: Any, formula: Formula, schema: Schema) -> Formula:
+    """``formula`` with a leading and/or trailing negation (spec §3.1), in the
+    canonical shape (LeadingNot outermost), sometimes under the formula's FILTER."""
+    kind = draw(st.sampled_from(("leading", "trailing", "both")))
+    filt = None
+    if isinstance(formula, FilterF) and draw(st.booleans()):
+        formula, filt = formula.formula, formula.filter
+
+    def some() -> tuple[Formula, ...]:
+        count = draw(st.sampled_from((1, 1, 2)))
+        return tuple(draw(_negated(schema, 1, 1)) for _ in range(count))
+
+    if kind in ("trailing", "both"):
+        formula = TrailingNot(formula, some())
+    if kind in ("leading", "both"):
+        formula = LeadingNot(some(), formula)
+    return formula if filt is None else FilterF(formula, filt)
+
+
+@st.composite
+def queries(
+    draw: Any,
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 4,
+    top_negation: bool = False,
+    of: st.SearchStrategy[Formula] | None = None,
+) -> Query:
+    """A formula with an optional ``PARTITION BY k`` and an optional ``WITHIN n EVENTS``
+    (with ``top_negation``, sometimes leading/trailing negation and then WITHIN;
+    ``of`` replaces the formula strategy)."""
+    formula = draw(of if of is not None else formulas(schema, max_depth))
     partition = ("k",) if draw(st.booleans()) else ()
     within = draw(st.none() | _windows())
+    if top_negation and draw(st.booleans()):
+        formula = draw(_with_top_negation(formula, schema))
+        within = within or draw(_windows())
     return Query(formula, None, partition, within)
 
 
 @st.composite
-def trend_queries(draw: Any, schema: Schema = TEST_SCHEMA, max_depth: int = 4) -> Query:
+def trend_queries(
+    draw: Any,
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 4,
+    top_negation: bool = False,
+    of: st.SearchStrategy[tuple[Formula, Env]] | None = None,
+) -> Query:
     """A RETURN query: COUNT(*), COUNT(X), SUM/MIN/MAX/AVG(X.a), the partition attribute;
-    optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n)."""
-    formula, env = draw(formulas_with_env(schema, max_depth))
+    optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n); with
+    ``top_negation``, sometimes leading/trailing negation (and then WITHIN);
+    ``of`` replaces the strategy of (formula, environment) pairs."""
+    formula, env = draw(of if of is not None else formulas_with_env(schema, max_depth))
     partition = ("k",) if draw(st.booleans()) else ()
     candidates: list[ReturnItem] = [CountStar()]
     for var in sorted(env):
@@ -339,6 +437,9 @@ def trend_queries(draw: Any, schema: Schema = TEST_SCHEMA, max_depth: int = 4) -
         candidates.append(ReturnAttr("k"))
     items = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4, unique=True))
     within = draw(st.none() | _windows())
+    if top_negation and draw(st.booleans()):
+        formula = draw(_with_top_negation(formula, schema))
+        within = within or draw(_windows())
     slide = None
     if within is not None and draw(st.booleans()):
         slide = Window(draw(st.integers(1, int(within.size))))
@@ -401,6 +502,11 @@ _raw_outputs = st.builds(
 )
 _name_tuples = st.lists(_names, max_size=3).map(tuple)
 
+
+def _raw_excluded(inner: st.SearchStrategy[Formula]) -> st.SearchStrategy[tuple[Formula, ...]]:
+    """The ψ list of a raw negation node (one or two NOTs in a row)."""
+    return st.lists(inner, min_size=1, max_size=2).map(tuple)
+
 raw_formulas: st.SearchStrategy[Formula] = st.recursive(
     st.one_of(_names.map(Atom), _names.map(Next)),
     lambda inner: st.one_of(
@@ -415,6 +521,9 @@ raw_formulas: st.SearchStrategy[Formula] = st.recursive(
         st.builds(ProjectVars, _name_tuples, inner),
         st.builds(ProjectAttrs, _names, _name_tuples, inner),
         st.builds(Agg, _names, st.lists(_raw_outputs, min_size=1, max_size=3).map(tuple), inner),
+        st.builds(SeqNot, inner, _raw_excluded(inner), inner),
+        st.builds(LeadingNot, _raw_excluded(inner), inner),
+        st.builds(TrailingNot, inner, _raw_excluded(inner)),
     ),
     max_leaves=8,
 )

@@ -317,15 +317,15 @@ SYNTAX_ERRORS = [
         "",
         1,
         1,
-        "found the end of the query but expected RETURN, PATTERN, a type name, '(', NEXT, PROJECT or AGG",
+        "found the end of the query but expected RETURN, PATTERN, a type name, '(', NEXT, PROJECT, AGG or NOT",
     ),
     (
         "SELL ;",
         1,
         7,
-        "found the end of the query but expected a type name, '(', NEXT, PROJECT or AGG",
+        "found the end of the query but expected a type name, '(', NEXT, PROJECT, AGG or NOT",
     ),
-    ("SELL ; ; BUY", 1, 8, "found ';' but expected a type name, '(', NEXT, PROJECT or AGG"),
+    ("SELL ; ; BUY", 1, 8, "found ';' but expected a type name, '(', NEXT, PROJECT, AGG or NOT"),
     ("SELL AS", 1, 8, "expected a variable name"),
     (
         "SELL AS filter",

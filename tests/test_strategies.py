@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import find, given
+from collections.abc import Callable
+
+import pytest
+from hypothesis import Phase, find, given, settings
 from strategies import (
     DOMAINS,
     TEST_SCHEMA,
@@ -22,6 +25,7 @@ from acel.ast import (
     ContigPlus,
     FilterF,
     Formula,
+    LeadingNot,
     Next,
     Or,
     Plus,
@@ -29,6 +33,10 @@ from acel.ast import (
     ProjectVars,
     Query,
     Seq,
+    SeqNot,
+    TrailingNot,
+    top_chain,
+    top_negation,
 )
 from acel.checker import check_formula, check_query, formula_env
 from acel.events import Event
@@ -36,20 +44,20 @@ from acel.macros import expand_next
 from acel.printer import format_formula
 
 
+def _children(f: Formula) -> list[Formula]:
+    out = [getattr(f, n) for n in ("formula", "left", "right") if getattr(f, n, None) is not None]
+    return out + list(getattr(f, "excluded", ()))
+
+
 def _nodes(f: Formula) -> list[object]:
     out: list[object] = [f]
-    for name in ("formula", "left", "right"):
-        child = getattr(f, name, None)
-        if child is not None:
-            out.extend(_nodes(child))
+    for child in _children(f):
+        out.extend(_nodes(child))
     return out
 
 
 def _plus_depth(f: Formula) -> int:
-    children = [
-        getattr(f, n) for n in ("formula", "left", "right") if getattr(f, n, None) is not None
-    ]
-    inner = max((_plus_depth(c) for c in children), default=0)
+    inner = max((_plus_depth(c) for c in _children(f)), default=0)
     return inner + (1 if isinstance(f, (Plus, ContigPlus)) else 0)
 
 
@@ -96,45 +104,122 @@ def test_streams_are_typed_and_numbered(stream: list[Event]) -> None:
                 assert value in DOMAINS[attr]
 
 
-def test_every_operator_is_generated() -> None:
-    """Every formula constructor (and bag predicates, nested AGG) shows up."""
-    wanted = {
-        Atom,
-        As,
-        FilterF,
-        Or,
-        And,
-        Seq,
-        Contig,
-        Plus,
-        ContigPlus,
-        ProjectVars,
-        ProjectAttrs,
-        Agg,
-        Next,
-    }
-    seen: set[type] = set()
-    extras = {"empty_project": False, "nested_agg": False, "bag": False, "agg_filter": False}
+FIND = settings(
+    max_examples=3000, derandomize=True, database=None, phases=[Phase.generate], deadline=None
+)
+"""Deterministic search (fixed seed, no shrinking): a feature the strategy can
+generate is always found, so the test cannot fail by chance."""
 
-    @given(formulas())
-    def collect(formula: Formula) -> None:
-        nodes = _nodes(formula)
-        seen.update(type(n) for n in nodes)
-        for n in nodes:
-            if isinstance(n, ProjectVars) and not n.vars:
-                extras["empty_project"] = True
-            if isinstance(n, Agg) and any(isinstance(m, Agg) for m in _nodes(n.formula)):
-                extras["nested_agg"] = True
-            if isinstance(n, FilterF):
-                text = format_formula(n)
-                if "SAME(" in text or "INC(" in text or "DEC(" in text:
-                    extras["bag"] = True
-                if isinstance(n.formula, Agg) and n.filter.__dict__.get("var") == n.formula.var:
-                    extras["agg_filter"] = True
 
-    collect()
-    assert wanted <= seen, wanted - seen
-    assert all(extras.values()), extras
+def _has(kind: type) -> Callable[[Formula], bool]:
+    return lambda f: any(isinstance(n, kind) for n in _nodes(f))
+
+
+def _seq_not_inside(outer: type) -> Callable[[Formula], bool]:
+    def found(f: Formula) -> bool:
+        return any(
+            isinstance(n, outer) and any(isinstance(m, SeqNot) for m in _nodes(n)[1:])
+            for n in _nodes(f)
+        )
+
+    return found
+
+
+def _nested_agg(f: Formula) -> bool:
+    return any(
+        isinstance(n, Agg) and any(isinstance(m, Agg) for m in _nodes(n.formula)) for n in _nodes(f)
+    )
+
+
+def _bag(f: Formula) -> bool:
+    return any(
+        isinstance(n, FilterF) and any(k + "(" in format_formula(n) for k in ("SAME", "INC", "DEC"))
+        for n in _nodes(f)
+    )
+
+
+def _agg_filter(f: Formula) -> bool:
+    return any(
+        isinstance(n, FilterF)
+        and isinstance(n.formula, Agg)
+        and n.filter.__dict__.get("var") == n.formula.var
+        for n in _nodes(f)
+    )
+
+
+def _nested_negation(f: Formula) -> bool:
+    return any(
+        isinstance(n, SeqNot) and any(isinstance(m, SeqNot) for x in n.excluded for m in _nodes(x))
+        for n in _nodes(f)
+    )
+
+
+FORMULA_FEATURES: dict[str, Callable[[Formula], bool]] = {
+    **{
+        kind.__name__: _has(kind)
+        for kind in (
+            Atom, As, FilterF, Or, And, Seq, Contig, Plus, ContigPlus, ProjectVars,
+            ProjectAttrs, Agg, Next, SeqNot,
+        )
+    },
+    "empty_project": lambda f: any(isinstance(n, ProjectVars) and not n.vars for n in _nodes(f)),
+    "nested_agg": _nested_agg,
+    "bag": _bag,
+    "agg_filter": _agg_filter,
+    "two_nots": lambda f: any(isinstance(n, SeqNot) and len(n.excluded) == 2 for n in _nodes(f)),
+    "negation_inside_psi": _nested_negation,
+    **{f"negation_in_{k.__name__}": _seq_not_inside(k) for k in (Plus, And, Or, Agg)},
+}
+
+
+@pytest.mark.parametrize("feature", sorted(FORMULA_FEATURES))
+def test_every_operator_is_generated(feature: str) -> None:
+    """Every formula constructor and the special shapes (bag predicates, nested AGG,
+    AGG filtered through its variable, negation in every context) show up."""
+    found = find(formulas(), FORMULA_FEATURES[feature], settings=FIND)
+    check_formula(found, TEST_SCHEMA)
+
+
+def _top(query: Query) -> list[object]:
+    return [n for n in top_chain(query.formula) if isinstance(n, (LeadingNot, TrailingNot))]
+
+
+QUERY_FEATURES: dict[str, Callable[[Query], bool]] = {
+    "leading": lambda q: any(isinstance(n, LeadingNot) for n in _top(q)),
+    "trailing": lambda q: any(isinstance(n, TrailingNot) for n in _top(q)),
+    "both": lambda q: len(_top(q)) == 2,
+    "under_filter": lambda q: isinstance(q.formula, FilterF) and bool(_top(q)),
+    "with_partition": lambda q: bool(_top(q)) and bool(q.partition_by),
+}
+
+
+@pytest.mark.parametrize("feature", sorted(QUERY_FEATURES))
+def test_top_negation_is_generated(feature: str) -> None:
+    query = find(queries(top_negation=True), QUERY_FEATURES[feature], settings=FIND)
+    check_query(query, TEST_SCHEMA)
+    assert query.within is not None
+
+
+def test_top_negation_is_generated_in_sliding_trend_queries() -> None:
+    query = find(
+        trend_queries(top_negation=True),
+        lambda q: bool(_top(q)) and q.slide is not None,
+        settings=FIND,
+    )
+    check_query(query, TEST_SCHEMA)
+
+
+@given(queries(top_negation=True))
+def test_generated_queries_with_top_negation_pass_the_checker(query: Query) -> None:
+    check_query(query, TEST_SCHEMA)
+    if _top(query):
+        assert query.within is not None
+        assert not any(isinstance(n, (LeadingNot, TrailingNot)) for n in _nodes(top_negation(query.formula).body))
+
+
+@given(trend_queries(top_negation=True))
+def test_generated_trend_queries_with_top_negation_pass_the_checker(query: Query) -> None:
+    check_query(query, TEST_SCHEMA)
 
 
 def test_streams_sometimes_miss_attributes() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from acel.acea.expressions import (
@@ -29,6 +30,8 @@ from acel.acea.expressions import (
     Combine,
     Const,
     Finish,
+    GapClear,
+    GapStep,
     Identity,
     In,
     IsNull,
@@ -211,6 +214,8 @@ class _Gen:
             return f"{self.const(_finish(e.func))}({self.expr(e.operand, regs)})"
         if isinstance(e, Identity):
             return self.const(_agg(e.func).identity)
+        if isinstance(e, GapStep):
+            return f"{self.const(gap_stepper(e.automaton))}({self.expr(e.operand, regs)}, a, t)"
         raise TypeError(f"not a register expression: {e!r}")
 
     def pred3(self, p: RPred, regs: dict[str, str]) -> str:
@@ -235,7 +240,69 @@ class _Gen:
             return "_and3(" + ", ".join(self.pred3(o, regs) for o in p.operands) + ")"
         if isinstance(p, POr):
             return "_or3(" + ", ".join(self.pred3(o, regs) for o in p.operands) + ")"
+        if isinstance(p, GapClear):
+            return f"{self.const(gap_clear(p.automaton.finals))}({self.expr(p.operand, regs)})"
         raise TypeError(f"not a register predicate: {p!r}")
+
+
+# ------------------------------------------------------------ negation gaps
+
+GapFn = Callable[[Any, dict[str, Any], int], frozenset[tuple[int, Tau]]]
+
+
+@lru_cache(maxsize=256)
+def gap_stepper(automaton: ACEA) -> GapFn:
+    """``GapStep`` as a function ``(configurations, attrs, time)`` (spec §3.1).
+
+    ψ's automaton is compiled to closures once (cached per automaton); a
+    configuration is ``(state, τ)`` with ``τ`` in the order of ``live(state)``,
+    as in the engine.  Every run waiting in a gap steps the same ψ on the same
+    event, and runs that entered the gap together hold equal sets, so the
+    result is memoised per set for the current event (the memo is dropped when
+    another event comes: a new ``attrs`` object or time).
+    """
+    ca = compile_automaton(automaton)
+    fresh: tuple[tuple[int, Tau], ...] = ((automaton.initial, ()),)
+    ready = ca.ready
+    memo: dict[Any, frozenset[tuple[int, Tau]]] = {}
+    cache: dict[int, tuple[CompiledTransition, ...]] = {}
+    current: list[Any] = [None, None]
+
+    def step(configurations: Any, a: dict[str, Any], t: int) -> frozenset[tuple[int, Tau]]:
+        if a is not current[0] or t != current[1]:
+            memo.clear()
+            cache.clear()
+            current[0], current[1] = a, t
+        found = memo.get(configurations)
+        if found is not None:
+            return found
+        reached: set[tuple[int, Tau]] = set()
+        sources = (*configurations, *fresh) if configurations else fresh
+        for state, tau in sources:
+            for ct in ready(state, a, t, cache):
+                if ct.identity:
+                    reached.add((state, tau))
+                    continue
+                res = ct.fire(tau, a, t)
+                if res is not None:
+                    reached.add((ct.target, res[0]))
+        found = memo[configurations] = frozenset(reached)
+        return found
+
+    return step
+
+
+def gap_clear(finals: frozenset[int]) -> Callable[[Any], bool]:
+    """``GapClear``: no configuration of the set is in a final state of ψ."""
+
+    def clear(configurations: Any) -> bool:
+        if configurations:
+            for state, _ in configurations:
+                if state in finals:
+                    return False
+        return True
+
+    return clear
 
 
 @dataclass(frozen=True)

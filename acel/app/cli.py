@@ -132,11 +132,14 @@ def describe(query: Any) -> str:
 
     types: dict[str, None] = {}
     variables: dict[str, None] = {}
+    negated: set[int] = set()
     for node in ast.walk(query.formula):
+        for psi in getattr(node, "excluded", ()):
+            negated.update(id(inner) for inner in ast.walk(psi))
         if isinstance(node, (ast.Atom, ast.Next)):
             types.setdefault(node.type, None)
-        elif isinstance(node, (ast.As, ast.Agg)):
-            variables.setdefault(node.var, None)
+        elif isinstance(node, (ast.As, ast.Agg)) and id(node) not in negated:
+            variables.setdefault(node.var, None)  # a negated formula's are local
     parts = [
         "types " + (", ".join(types) or "none"),
         "variables " + (", ".join(variables) or "none (only the types)"),
@@ -536,6 +539,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
         raise UsageError("the compiler is not available in this build")
     compiled = compile_query(query, schema)
     automaton = getattr(compiled, "automaton", compiled)
+    if getattr(compiled, "leading", ()) or getattr(compiled, "trailing", ()):
+        _eprint("acel compile: the leading/trailing NOT of the pattern is not part of the "
+                "automaton: the query driver applies it within each window (spec §3.1)")
     size = automaton.size()
     summary = ", ".join(f"{k}: {v}" for k, v in size.items())
     dot = render.to_dot(automaton)

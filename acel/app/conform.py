@@ -29,6 +29,7 @@ from acel.ast import (
     PredOr,
     Query,
     VarPred,
+    walk,
 )
 from acel.engines import engine as engine_named
 from acel.errors import AcelError
@@ -143,14 +144,9 @@ def _literals_by_attribute(query: Query) -> dict[str, set[Value]]:
             filt(f.left)
             filt(f.right)
 
-    def formula(node: object) -> None:
+    for node in walk(query.formula):  # negated formulas (tuples of ψ) included
         if isinstance(node, FilterF):
             filt(node.filter)
-        for child in getattr(node, "__dict__", {}).values():
-            if hasattr(child, "__dataclass_fields__"):
-                formula(child)
-
-    formula(query.formula)
     return found
 
 

@@ -9,7 +9,11 @@ component ``v`` is: ``v`` (single) and ``v[1]`` on the begin edge; ``v[i]``,
 names ``v[i-1]``, ``v[..i-1]`` or ``v[1]`` holds for ``i > 1`` (take only).
 Conjuncts naming a negated variable become the negation's check, run on the
 begin edge of the next positive component over the events between the two
-neighbours.  Step 3 (ignore edges) lives in :mod:`acel.reference.sase.nfa`.
+neighbours.  A negation before the first or after the last positive component
+(spec §3.1: leading/trailing, needs WITHIN) is checked on each match once it
+is complete (:func:`boundary_checks`): no event of its type that satisfies
+its conjuncts lies before (after) the match inside the match's window.
+Step 3 (ignore edges) lives in :mod:`acel.reference.sase.nfa`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from acel.reference.sase.nfa import Buffer, ComponentSpec, EdgePred, NFAb, alway
 
 from acel import aggregates
 from acel.ast import Attr, BinOp, Compare, Expr, InList, Neg, Pred, PredAnd, PredNot, PredOr
+from acel.clauses import window_value
 from acel.events import Event, OptValue
 from acel.predicates import holds
 
@@ -70,7 +75,9 @@ def _stage(ref: Reference) -> int:
 
 @dataclass(frozen=True)
 class NegationCheck:
-    """``!(T v)`` between positive components ``before`` and ``after``."""
+    """``!(T v)`` between positive components ``before`` and ``after``
+    (``before = -1``: leading; ``after`` = the number of positive components:
+    trailing)."""
 
     component: Component
     before: int
@@ -146,6 +153,7 @@ def place(query: SaseQuery) -> Placement:
         for c in query.components
         if c.negated
     )
+
     return Placement(
         positive,
         tuple(map(tuple, begin)),
@@ -167,14 +175,15 @@ def _place_negation(
     if len(negs) > 1:
         name = next(n for n, r in refs if r.var != var and r.var in negs)
         raise PlacementError("a predicate can name only one negated variable", name)
-    after = neighbours[var][1]
+    before, after = neighbours[var]
+    boundary = before < 0 or after >= len(index)  # checked on the complete match
     for name, ref in refs:
         if ref.var == var:
             continue
         if _is_iterator(ref):
             raise PlacementError(f"{name}: iterator indexes cannot meet a negated variable", name)
         p = index[ref.var]
-        if p > after or (p == after and _stage(ref) > 0):
+        if not boundary and (p > after or (p == after and _stage(ref) > 0)):
             raise PlacementError(
                 f"{name} is not known yet when the negation of {var} is checked "
                 "(at the first event of the component after it)",
@@ -262,6 +271,64 @@ def _negation_edge(query: SaseQuery, neg: NegationCheck, index: dict[str, int]) 
     return check
 
 
+def _boundary_check(query: SaseQuery, neg: NegationCheck, index: dict[str, int]) -> EdgePred:
+    """A leading/trailing negation on a complete match: no event of the negated type
+    satisfying its conjuncts lies before (leading) or after (trailing) the match
+    with the span from it to the match's far end below WITHIN (spec §3.1)."""
+    window = query.within
+    assert window is not None, "the parser demands WITHIN for leading/trailing negation"
+    var, type_ = neg.component.var, neg.component.type
+    names = {n for pred in neg.preds for n in ref_names(pred)}
+    readers: dict[str, Resolver] = {}
+    own: dict[str, str] = {}
+    for name in names:
+        ref = query.reference(name)
+        if ref.var == var:
+            assert isinstance(ref, Ref)
+            own[name] = ref.attr
+        else:
+            readers[name] = resolver(ref, index[ref.var])
+    leading = neg.before < 0
+    preds = neg.preds
+
+    def check(events: Sequence[Event], buf: Buffer) -> bool:
+        first, last = buf[0][0], buf[-1][-1]
+        candidates = range(0, first) if leading else range(last + 1, len(events))
+        far = window_value(window, events, last if leading else first)
+        for k in candidates:
+            candidate = events[k]
+            if candidate.type != type_:
+                continue
+            span = far - window_value(window, events, k) if leading else (
+                window_value(window, events, k) - far
+            )
+            if not span < window.size:
+                continue
+
+            def lookup(name: str, candidate: Event = candidate) -> OptValue:
+                if name in own:
+                    return candidate.get(own[name])
+                return readers[name](events, buf)
+
+            if all(holds(pred, lookup) for pred in preds):
+                return False
+        return True
+
+    return check
+
+
+def boundary_checks(query: SaseQuery) -> tuple[EdgePred, ...]:
+    """The leading/trailing negations of a query, as checks of complete matches."""
+    placement = place(query)
+    index = {c.var: p for p, c in enumerate(placement.positive)}
+    n = len(placement.positive)
+    return tuple(
+        _boundary_check(query, neg, index)
+        for neg in placement.negations
+        if neg.before < 0 or neg.after >= n
+    )
+
+
 def _both(first: EdgePred, second: EdgePred) -> EdgePred:
     if first is always:
         return second
@@ -278,6 +345,8 @@ def compile_sase(query: SaseQuery) -> NFAb:
     index = {c.var: p for p, c in enumerate(placement.positive)}
     begins = [edge(query, preds, index) for preds in placement.begin]
     for neg in placement.negations:
+        if neg.before < 0 or neg.after >= len(placement.positive):
+            continue  # leading/trailing: boundary_checks, on complete matches
         begins[neg.after] = _both(begins[neg.after], _negation_edge(query, neg, index))
     specs = tuple(
         ComponentSpec(

@@ -204,10 +204,11 @@ class _Builder(Transformer[Token, Any]):
         return Compare(op, items[0], items[2])  # type: ignore[arg-type]
 
     def in_(self, items: list[Any]) -> InList:
-        return InList(items[0], tuple(items[1:]))
+        # InList holds plain values (acel.ast.InList), not Lit nodes
+        return InList(items[0], tuple(lit.value for lit in items[1:]))
 
     def not_in(self, items: list[Any]) -> InList:
-        return InList(items[0], tuple(items[1:]), negated=True)
+        return InList(items[0], tuple(lit.value for lit in items[1:]), negated=True)
 
     def equiv(self, items: list[Token]) -> _Equiv:
         return _Equiv(tuple(str(t) for t in items), _pos(items[0]))
@@ -450,10 +451,13 @@ def _check(query: SaseQuery, builder: _Builder, strategy_vars: list[tuple[str, P
     if not positive:
         raise builder.error("a pattern needs at least one component that is not negated", (1, 1))
     for index, (comp, where) in enumerate(builder.components):
-        if comp.negated and (index == 0 or index == len(builder.components) - 1):
+        if comp.negated and query.within is None and not (
+            any(not c.negated for c in query.components[:index])
+            and any(not c.negated for c in query.components[index + 1 :])
+        ):
             raise builder.error(
-                f"the negation !({comp.type} {comp.var}) must stand between two positive "
-                "components (negation is checked between its neighbours)",
+                f"the negation !({comp.type} {comp.var}) at the start or the end of the "
+                "pattern needs WITHIN: it is checked inside each match's window",
                 where,
             )
     for var, where in strategy_vars:

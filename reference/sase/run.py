@@ -5,7 +5,8 @@
 ``WITHIN n`` count inside the partition, outputs carry the key and global
 positions.  A match is a complex event whose variables are the positive
 components (a Kleene variable holds all its events), its interval the first
-to the last selected event; matches are deduplicated.
+to the last selected event; matches are deduplicated.  Leading and trailing
+negations (spec §3.1) are checked on each complete match.
 
 SASE+ RETURN builds one row *per match* (ACEL's AGG, not ACEL's RETURN): a
 ``TrendRow`` with the partition key, no window, and values
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from acel.reference.sase.ast import AggRef, Ref, Reference, SaseQuery
-from acel.reference.sase.compile import compile_sase
+from acel.reference.sase.compile import boundary_checks, compile_sase
 from acel.reference.sase.nfa import run_nfa
 from acel.reference.sase.parser import parse_sase
 
@@ -31,6 +32,7 @@ from acel.io.results import to_json_lines
 def sase_matches(query: SaseQuery, stream: Sequence[Event]) -> list[Match]:
     """Step one: every distinct match, sorted as spec §12 sorts complex events."""
     nfa = compile_sase(query)
+    checks = boundary_checks(query)
     variables = [c.var for c in query.components if not c.negated]
     out: list[Match] = []
     for partition in split_partitions(stream, query.partition):
@@ -38,6 +40,8 @@ def sase_matches(query: SaseQuery, stream: Sequence[Event]) -> list[Match]:
         events = partition.events
         found: set[ComplexEvent] = set()
         for _, buf in run_nfa(nfa, events, partition.positions):
+            if not all(check(events, buf) for check in checks):
+                continue
             mu = {var: [events[k] for k in seq] for var, seq in zip(variables, buf)}
             found.add(ComplexEvent.make(buf[0][0], buf[-1][-1], mu))
         out.extend(Match(partition.key, ce.relabel(partition.positions)) for ce in found)

@@ -1,4 +1,4 @@
-"""SASE+ → ACEL for the skip-till-any-match, negation-free fragment (spec §8, seed 004 App. D).
+"""SASE+ → ACEL for the skip-till-any-match fragment (spec §8, seed 004 App. D; §3.1).
 
 ```
 PATTERN SEQ(A a, B+ b[], C c)            PROJECT[a, b, c, ret](
@@ -17,18 +17,24 @@ RETURN a.x, SUM(b[].y)                   PARTITION BY k WITHIN 5 EVENTS
 - ``[attr]`` becomes ``PARTITION BY attr``, ``WITHIN`` stays;
 - RETURN becomes one ``AGG``: ``SUM(b[].y)`` → ``SUM(b.y)``, ``COUNT(b[])`` →
   ``COUNT(b)``, and a single component's ``a.x`` → ``MAX(a.x)`` (``a`` holds
-  exactly one event, so the maximum is its value, NULL included).
+  exactly one event, so the maximum is its value, NULL included);
+- a negated component ``!(T v)`` becomes ``NOT ψ`` with ``ψ = T AS v`` and the
+  conjuncts naming ``v`` alone as ``ψ FILTER v[P]`` (spec §3.1): between two
+  positive components it guards their gap (``φ1 ; NOT ψ ; φ2``); before the
+  first or after the last it becomes a leading or trailing negation around
+  the whole translated formula (the query must have WITHIN).
 
-Anything else (other strategies, negation, ``v[1]``, ``v[v.len]``, aggregates
-in WHERE, predicates relating two variables) has no ACEL counterpart and is
-refused with :class:`NotTranslatable` naming the construct.
+Anything else (other strategies, ``v[1]``, ``v[v.len]``, aggregates in WHERE,
+predicates relating two variables, also a negated one with another) has no
+ACEL counterpart and is refused with :class:`NotTranslatable` naming the
+construct.
 """
 
 from __future__ import annotations
 
 import re
 
-from acel.reference.sase.ast import AggRef, Ref, Reference, SaseQuery
+from acel.reference.sase.ast import AggRef, Component, Ref, Reference, SaseQuery
 from acel.reference.sase.compile import ref_names
 
 from acel.ast import (
@@ -47,6 +53,7 @@ from acel.ast import (
     FilterF,
     Formula,
     InList,
+    LeadingNot,
     Lit,
     Neg,
     Plus,
@@ -57,6 +64,8 @@ from acel.ast import (
     ProjectVars,
     Query,
     Seq,
+    SeqNot,
+    TrailingNot,
     VarPred,
 )
 from acel.errors import AcelError
@@ -191,6 +200,17 @@ def return_variable(query: SaseQuery) -> str:
     return name
 
 
+def _negated_formula(comp: Component, filters: list[Filter]) -> Formula:
+    """``ψ`` for ``!(T v)``: ``T AS v``, filtered by the conjuncts that name ``v``."""
+    psi: Formula = As(Atom(comp.type), comp.var)
+    if filters:
+        combined = filters[0]
+        for f in filters[1:]:
+            combined = FilterAnd(combined, f)
+        psi = FilterF(psi, combined)
+    return psi
+
+
 def translate(query: SaseQuery) -> Query:
     """The ACEL query with the same matches (and per-match rows, as one AGG)."""
     if query.strategy != "skip_till_any_match":
@@ -198,32 +218,61 @@ def translate(query: SaseQuery) -> Query:
             f"the strategy {query.strategy} has no ACEL counterpart: ACEL's ';' skips any "
             "event (skip_till_any_match)"
         )
-    for comp in query.components:
-        if comp.negated:
-            raise NotTranslatable(f"the negation !({comp.type} {comp.var}) has no ACEL counterpart")
-        others = {c.type for c in query.components if c is not comp}
+    positive_components = [c for c in query.components if not c.negated]
+    for comp in positive_components:
+        # a negated component's type and variable live inside its ψ only (spec §3.1)
+        others = {c.type for c in positive_components if c is not comp}
         if comp.var in others:
             raise NotTranslatable(
                 f"the variable {comp.var} is also an event type of the pattern; in ACEL it "
                 "would receive that type's events too (rename the variable)"
             )
-    parts: list[Formula] = []
-    for comp in query.components:
-        atom: Formula = As(Atom(comp.type), comp.var)
-        parts.append(Plus(atom) if comp.kleene else atom)
-    formula = parts[0]
-    for part in parts[1:]:
-        formula = Seq(formula, part)
+    negated = {c.var: c for c in query.components if c.negated}
     filters = [_filter(conjunct, query) for conjunct in query.where]
-    if filters:
-        combined = filters[0]
-        for f in filters[1:]:
+    local: dict[str, list[Filter]] = {var: [] for var in negated}
+    positive_filters: list[Filter] = []
+    for f in filters:
+        var = f.var if isinstance(f, (VarPred, BagPred)) else None
+        if var in local:
+            local[var].append(f)
+        else:
+            positive_filters.append(f)
+    # the sequence: positive components joined by ';', the negations in their gaps
+    leading: list[Formula] = []
+    pending: list[Formula] = []
+    formula: Formula | None = None
+    for comp in query.components:
+        if comp.negated:
+            psi = _negated_formula(comp, local[comp.var])
+            (leading if formula is None else pending).append(psi)
+            continue
+        atom: Formula = As(Atom(comp.type), comp.var)
+        part = Plus(atom) if comp.kleene else atom
+        if formula is None:
+            formula = part
+        elif pending:
+            formula = SeqNot(formula, tuple(pending), part)
+            pending = []
+        else:
+            formula = Seq(formula, part)
+    assert formula is not None, "the parser demands a positive component"
+    if positive_filters:
+        combined = positive_filters[0]
+        for f in positive_filters[1:]:
             combined = FilterAnd(combined, f)
         formula = FilterF(formula, combined)
-    keep = [c.var for c in query.components]
+    keep = [c.var for c in query.components if not c.negated]
     if query.returns is not None:
         var = return_variable(query)
         formula = Agg(var, return_outputs(query), formula)
         keep.append(var)
     formula = ProjectVars(tuple(keep), formula)
+    if (leading or pending) and query.within is None:
+        raise NotTranslatable(
+            "a negation at the start or the end of the pattern needs WITHIN (spec §3.1)"
+        )
+    if pending:
+        formula = TrailingNot(formula, tuple(pending))
+    if leading:
+        formula = LeadingNot(tuple(leading), formula)
     return Query(formula, partition_by=query.partition, within=query.within)

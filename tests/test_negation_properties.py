@@ -1,0 +1,81 @@
+"""Cross-checks of negation (spec §3.1) on generated formulas, queries and streams.
+
+* middle negation (always present, inside ``+``, AND, OR, AGG, FILTER, nested in ψ):
+  oracle == naive automaton runs == optimized engine, for complex events and for
+  RETURN rows (propagation and enumeration);
+* leading and trailing negation (generated at the top with WITHIN, sometimes
+  under a FILTER, with PARTITION BY and SLIDE): oracle == naive automaton runs
+  (the optimized engine does not run them yet).
+"""
+
+from __future__ import annotations
+
+from acel.acea import engine, naive
+from acel.compiler import compile_formula
+from acel.reference import oracle
+from hypothesis import assume, given
+from strategies import (
+    TEST_SCHEMA,
+    negation_formulas,
+    negation_formulas_with_env,
+    queries,
+    streams,
+    trend_queries,
+)
+from test_engine_properties import rows_close
+
+from acel.ast import Formula, Query, top_negation
+from acel.events import Event
+
+
+def _oracle_evaluate(formula: Formula, stream: list[Event]) -> set:
+    try:
+        return oracle.evaluate(formula, stream, types=TEST_SCHEMA.type_names())
+    except oracle.OracleTooLarge:
+        assume(False)
+        raise
+
+
+def _oracle_run(query: Query, stream: list[Event]) -> list:
+    try:
+        return oracle.run(query, stream, TEST_SCHEMA)
+    except oracle.OracleTooLarge:
+        assume(False)
+        raise
+
+
+@given(negation_formulas(), streams())
+def test_middle_negation_oracle_naive_engine(formula: Formula, stream: list[Event]) -> None:
+    expected = _oracle_evaluate(formula, stream)
+    automaton = compile_formula(formula, TEST_SCHEMA)
+    assert naive.evaluate(automaton, stream) == expected
+    assert engine.evaluate(automaton, stream) == expected
+
+
+@given(queries(of=negation_formulas()), streams())
+def test_middle_negation_queries_on_the_engine(query: Query, stream: list[Event]) -> None:
+    expected = _oracle_run(query, stream)
+    assert engine.run(query, stream, TEST_SCHEMA) == expected
+
+
+@given(trend_queries(of=negation_formulas_with_env()), streams())
+def test_middle_negation_trend_rows_on_the_engine(query: Query, stream: list[Event]) -> None:
+    expected = _oracle_run(query, stream)
+    got = engine.run(query, stream, TEST_SCHEMA)
+    assert rows_close(got, expected), (got, expected)  # type: ignore[arg-type]
+    enumerated = engine.run(query, stream, TEST_SCHEMA, trend_mode="enumerate")
+    assert rows_close(enumerated, expected), (enumerated, expected)  # type: ignore[arg-type]
+
+
+@given(queries(top_negation=True), streams())
+def test_top_negation_queries_oracle_naive(query: Query, stream: list[Event]) -> None:
+    expected = _oracle_run(query, stream)
+    assert naive.run(query, stream, TEST_SCHEMA) == expected
+    if not top_negation(query.formula).negated:
+        assert engine.run(query, stream, TEST_SCHEMA) == expected
+
+
+@given(trend_queries(top_negation=True), streams())
+def test_top_negation_trend_rows_oracle_naive(query: Query, stream: list[Event]) -> None:
+    expected = _oracle_run(query, stream)
+    assert naive.run(query, stream, TEST_SCHEMA) == expected
