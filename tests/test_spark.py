@@ -125,7 +125,7 @@ def test_match_frame_columns(spark: Any) -> None:
 
 
 @SPARK_SETTINGS
-@given(queries(), streams(max_len=9), st.integers(1, 3), st.booleans())
+@given(queries(top_negation=True), streams(max_len=9), st.integers(1, 3), st.booleans())
 def test_spark_equals_engine_on_generated_queries(
     spark: Any, query: Query, stream: list[Event], size: int, force_within: bool
 ) -> None:
@@ -136,7 +136,7 @@ def test_spark_equals_engine_on_generated_queries(
 
 
 @SPARK_SETTINGS
-@given(trend_queries(), streams(max_len=9), st.integers(1, 3))
+@given(trend_queries(top_negation=True), streams(max_len=9), st.integers(1, 3))
 def test_spark_equals_engine_on_generated_trend_queries(
     spark: Any, query: Query, stream: list[Event], size: int
 ) -> None:
