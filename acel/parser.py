@@ -651,9 +651,9 @@ def _check_depth(tree: Tree, text: str) -> None:
         if depth > MAX_DEPTH and node.data != "paren":
             line, column = (1, 1) if node.meta.empty else (node.meta.line, node.meta.column)
             raise AcelSyntaxError(
-                f"the query nests deeper than {MAX_DEPTH} levels from here (each operator "
-                "is one level, also each AND, OR, ';' or ':' of a chain): split it into "
-                "smaller queries or use shorter chains",
+                f"the query is nested too deeply: deeper than {MAX_DEPTH} levels from here "
+                "(each operator is one level, also each AND, OR, ';' or ':' of a chain); "
+                "split it into smaller queries or use shorter chains",
                 line=line,
                 column=column,
                 text=text,
