@@ -270,8 +270,8 @@ def _end_position(text: str) -> Position:
     """
     last: Token | None = None
     try:
-        for last in _lark().lex(text):
-            pass
+        for token in _lark().lex(text):
+            last = token
     except UnexpectedInput:
         last = None
     if last is not None and last.end_line is not None and last.end_column is not None:

@@ -14,21 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acel.acea import engine, naive
+from acel.compiler import compile_query
+from acel.reference import oracle
 from hypothesis import given
 from strategies import formulas
 
 from acel import ast
-from acel.acea import engine, naive
 from acel.app import cli
 from acel.app.cli import describe, load_query_text, main
 from acel.checker import check_query
-from acel.compiler import compile_query
 from acel.errors import AcelSyntaxError, QueryError
 from acel.events import Event
 from acel.numbers import MAX_INT_DIGITS, int_from_digits, int_to_digits
 from acel.parser import MAX_DEPTH, parse_query, parse_query_located
 from acel.printer import format_query
-from acel.reference import oracle
 from acel.schema import Schema
 
 SCHEMA = Schema.of({"A": ["v", "s"], "B": ["v", "s"]}, {"v": "int", "s": "str"})
