@@ -451,8 +451,10 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
     _type_col(p)
     p.add_argument("--dot", metavar="FILE", help="write the automaton as Graphviz DOT")
-    p.add_argument("--svg", metavar="FILE", help="render the automaton to SVG (needs dot)")
-    p.add_argument("--png", metavar="FILE", help="render the automaton to PNG (needs dot)")
+    p.add_argument("--svg", metavar="FILE",
+                   help="render the automaton to SVG (without Graphviz's dot: DOT source instead)")
+    p.add_argument("--png", metavar="FILE",
+                   help="render the automaton to PNG (without Graphviz's dot: DOT source instead)")
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -485,7 +487,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if fmt == "dot":
             Path(path).write_text(dot + ("" if dot.endswith("\n") else "\n"), encoding="utf-8")
         else:
-            render.render(automaton, path, fmt)
+            written, drawn = render.render_or_dot(automaton, path, fmt)
+            if not drawn:  # no Graphviz: the DOT source, and how to draw it
+                _eprint(f"acel compile: Graphviz's dot is not installed, so {path} was not "
+                        f"drawn; wrote its DOT source to {written} ({render.INSTALL_HINT}, "
+                        f"then: {render.draw_command(written, path)})")
+                continue
         _eprint(f"acel compile: wrote {path}")
     print(summary)
     return 0
