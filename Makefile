@@ -27,8 +27,8 @@ test: graphviz $(STAMP)
 	$(BIN)/pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench
-	$(BIN)/mypy acel acea compiler reference spark_backend
+	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench tools
+	$(BIN)/mypy acel acea compiler reference spark_backend tools
 
 bench: $(STAMP)
 	$(BIN)/acel bench
