@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from acel import aggregates
-from acel.ast import Agg, AggOutput, CountStar, Query, ReturnAttr, ReturnItem, walk
+from acel.ast import CountStar, Query, ReturnAttr, ReturnItem
+from acel.checker import attribute_kinds
 from acel.clauses import Key, Match, TrendRow, item_name
 from acel.errors import AcelError
 from acel.io.results import match_from_json
@@ -118,46 +118,6 @@ _VALUE_OF_KIND: dict[str | None, ValueKind] = {
     "str": "string",
     "bool": "bool",
 }
-
-
-def _output_kind(output: AggOutput, kinds: dict[str, str]) -> str | None:
-    """The value kind of an AGG output (None: always NULL; ``mixed``: unknown)."""
-    func = output.func.upper()
-    if aggregates.lookup(func) is not getattr(aggregates, func, None):
-        return "mixed"  # a user's aggregate: any value
-    source = kinds.get(output.attr) if output.attr is not None else None
-    if func == "COUNT":
-        return "int"
-    if func == "AVG":
-        return "float"
-    if func == "SUM":
-        return "int" if source is None else source if source in ("int", "float") else "mixed"
-    if func in ("MIN", "MAX"):
-        return source
-    return "mixed"
-
-
-def attribute_kinds(query: Query, columns: dict[str, str]) -> dict[str, str]:
-    """Value kinds of every attribute the query can see: columns and AGG outputs.
-
-    An attribute created by ``AGG`` (say ``n := AVG(C.k)``) has the kind of its
-    function, whatever the stream's columns are; a name with two kinds is
-    ``mixed`` (its RETURN values travel as JSON text).  Repeated to a fixpoint,
-    since an AGG output may aggregate another AGG's output.
-    """
-    kinds = dict(columns)
-    outputs = [o for node in walk(query.formula) if isinstance(node, Agg) for o in node.outputs]
-    changed = True
-    while changed:
-        changed = False
-        for output in outputs:
-            kind = _output_kind(output, kinds)
-            old = kinds.get(output.name)
-            new = kind if old in (None, kind) else "mixed" if kind is not None else old
-            if new != old and new is not None:
-                kinds[output.name] = new
-                changed = True
-    return kinds
 
 
 def item_kind(item: ReturnItem, kinds: dict[str, str]) -> ValueKind:
