@@ -496,12 +496,21 @@ class Runner:
 
     def _kill(self, part: Partition, entry: _Held, coord: Any) -> None:
         """A trailing ψ match ends at ``coord``, after the entry's end: it blocks the entry
-        in every window where it counts and that has not closed yet."""
-        if coord < entry.deadline:
-            entry.status = False
-            entry.windows = []
-        else:
-            self._keep(part, entry)
+        in every window that holds it (spec §3.1); windows ending at or before ``coord``
+        keep it (their rows may not have been closed yet at this step)."""
+        slide = self.rule.slide
+        if slide is None or self.mode == MATCHES:
+            if coord < entry.deadline:
+                entry.status = False
+                entry.windows = []
+            else:
+                self._keep(part, entry)
+            return
+        kept = [k for k in entry.windows if self.rule.bounds(k)[1] <= coord]
+        if kept:
+            self._credit(part, entry, kept)
+        entry.status = False
+        entry.windows = []
 
     def _keep(self, part: Partition, entry: _Held) -> None:
         entry.status = True
