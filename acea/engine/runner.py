@@ -206,6 +206,13 @@ class Runner:
         """
         self.query = query
         self.schema = schema
+        self.options = {
+            "monotone": monotone,
+            "start_positions": start_positions,
+            "trend_mode": trend_mode,
+            "positions_given": positions_given,
+        }
+        """How the runner was made (saved with its state)."""
         within = query.within
         on_attr = within is not None and within.attr is not None
         self.check_monotone = on_attr and monotone is None
@@ -358,6 +365,35 @@ class Runner:
             else:
                 out.extend(self._close(part, None))
         return out
+
+    # ------------------------------------------------------------------ state
+
+    def save(self) -> bytes:
+        """The whole state as bytes: :meth:`restore` continues from exactly here."""
+        from acel.acea.engine.state import save
+
+        return save(self)
+
+    @classmethod
+    def restore(cls, query: Query, schema: Schema, blob: bytes) -> Runner:
+        """A runner of ``query`` continuing from a state :meth:`save` wrote.
+
+        Raises :class:`acel.acea.engine.state.StateMismatch` for a state of another
+        query, schema or engine version.
+        """
+        import pickle
+
+        from acel.acea.engine.state import StateMismatch, restore
+
+        try:
+            options = pickle.loads(blob)["options"]
+        except Exception:  # noqa: BLE001 - restore() reports it
+            options = None
+        if not isinstance(options, dict):
+            raise StateMismatch("not a saved runner state")
+        runner = cls(query, schema, **options)
+        restore(runner, blob)
+        return runner
 
     # ------------------------------------------------------------------ set-up
 
