@@ -53,6 +53,8 @@ class Facts:
 
     count: int = 0
     sorted_by_time: bool = True
+    plain: bool = False
+    """Every value was a plain JSON value (no conversion needed on the second pass)."""
     monotone: dict[str, bool] = field(default_factory=dict)
     """Watched attribute → whether it never decreases along the file (NULLs ignored)."""
 
@@ -297,11 +299,16 @@ def _rows_stream(
     final = schema
     sort = time_col is not None and (facts is None or not facts.sorted_by_time)
 
+    plain = facts is not None and facts.plain
+
     def batches() -> Iterator[list[Attrs]]:
-        checked = _checked(source, rows(), type_col, time_col, final, trusted)
+        checked = _checked(source, rows(), type_col, time_col, final, trusted, plain)
         return _ordered(checked, sort, chunk)
 
     return EventStream(source, final, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+
+
+_PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
 def _infer(
@@ -311,21 +318,57 @@ def _infer(
     time_col: str | None,
     watch: Sequence[str],
 ) -> tuple[Schema, Facts]:
-    """The first pass: schema, problems (raised), order facts."""
+    """The first pass: schema, problems (raised), order facts.
+
+    A record whose *signature* (type, attribute names in order, value kinds)
+    was already seen in a good record tells the schema nothing new, so only
+    its time key and watched attributes are looked at: most records cost one
+    tuple and one set lookup.  ``Facts.plain`` says whether every value was a
+    plain JSON value (so the second pass can skip the conversions).
+    """
     problems = Problems(source)
     checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
     inference = Inference(type_col=type_col, time_col=time_col)
     order = _Order(watch)
+    known: set[tuple[Any, ...]] = set()
+    plain = True
+    timed = time_col is not None or bool(watch)
     for batch in batches:
         for row in batch:
+            values = row.values
+            if row.failure is None:
+                kinds = tuple(map(type, values.values()))
+                signature = (values.get(type_col), tuple(values), kinds)
+                if signature in known:
+                    inference.count += 1
+                    if timed:
+                        try:
+                            key = time_key(values.get(time_col)) if time_col is not None else 0
+                        except ValueError:
+                            pass
+                        else:
+                            order.note(values, key)
+                            continue
+                    else:
+                        order.facts.count += 1
+                        continue
+            else:
+                signature = None
+            before = problems.count
             checked = checker.check(row)
             if checked is None:
                 continue
             attrs, key = checked
             inference.add(row, attrs)
             order.note(attrs, key)
+            if signature is not None and problems.count == before:
+                if not _PLAIN.issuperset(signature[2]):
+                    plain = False
+                elif not any(type(v) is float and v != v for v in values.values()):
+                    known.add(signature)
     schema = inference.schema(problems)
     problems.raise_if_any()
+    order.facts.plain = plain
     return schema, order.facts
 
 
@@ -336,21 +379,42 @@ def _checked(
     time_col: str | None,
     schema: Schema,
     trusted: bool,
+    plain: bool = False,
 ) -> Iterator[list[tuple[Any, Attrs]]]:
     """The second pass: ``(time key, attrs)`` per good record, in batches.
 
     ``trusted``: the schema was inferred from these very rows, so only the
-    conversions are left (ints of float attributes become floats).  Otherwise
-    every row is checked; after the first problem nothing more is handed out,
-    the rest is read for the count, and one DataError reports them all.
+    conversions are left (NaN is NULL, ints of float attributes become
+    floats; with ``plain`` values nothing else).  Otherwise every row is
+    checked; after the first problem nothing more is handed out, the rest is
+    read for the count, and one DataError reports them all.
     """
-    problems = Problems(source)
     floats = tuple(a for a, k in schema.kinds if k == "float")
+    if trusted and plain:
+        for batch in batches:
+            out: list[tuple[Any, Attrs]] = []
+            for row in batch:
+                attrs = row.values
+                if type(attrs) is not dict:
+                    attrs = dict(attrs)
+                if type_col != "type":
+                    attrs["type"] = attrs.pop(type_col)
+                for column, value in attrs.items():
+                    if type(value) is float and value != value:
+                        attrs[column] = None
+                for column in floats:
+                    if type(attrs.get(column)) is int:
+                        attrs[column] = float(attrs[column])
+                out.append((time_key(attrs.get(time_col)) if time_col is not None else 0, attrs))
+            if out:
+                yield out
+        return
+    problems = Problems(source)
     checker = RecordChecker(
         type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=problems
     )
     for batch in batches:
-        out: list[tuple[Any, Attrs]] = []
+        out = []
         for row in batch:
             checked = checker.check(row)
             if checked is None:
