@@ -22,10 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
-from acel.acea.engine.dag import Edge, Node, compact, enumerate_within, make_node
+from acel.acea.engine.dag import Builder, Edge, Node, compact, enumerate_within, make_node
 from acel.acea.engine.windows import WindowRule
-
-from acel.events import ComplexEvent
 
 Config = tuple[int, tuple[Any, ...]]
 
@@ -49,6 +47,7 @@ class Enumerator:
         "period",
         "local",
         "starts",
+        "build",
     )
 
     def __init__(
@@ -59,8 +58,11 @@ class Enumerator:
         dedupe: bool = True,
         identity_coords: bool = False,
         starts: range | None = None,
+        build: Builder | None = None,
     ) -> None:
         self.ca = ca
+        self.build = build
+        """What a run becomes (default: a :class:`~acel.events.ComplexEvent`)."""
         self.rule = rule
         self.dedupe = dedupe
         self.active: dict[Config, Node] = {}
@@ -82,7 +84,7 @@ class Enumerator:
         coords = self.coords
         return position if coords is None else coords.get(position, EXPIRED)
 
-    def step(self, attrs: dict[str, Any], position: int, coord: Any) -> list[ComplexEvent]:
+    def step(self, attrs: dict[str, Any], position: int, coord: Any) -> list[Any]:
         """Read one event (``coord`` on the window axis); the complex events ending at it."""
         k = position
         local = self.local
@@ -160,18 +162,19 @@ class Enumerator:
             if key[0] in finals:
                 ends.append(node)
         self.active = new_active
-        out: list[ComplexEvent] = []
+        out: list[Any] = []
         if ends:
+            build = self.build
             if self.dedupe:
-                seen: set[ComplexEvent] = set()
+                seen: set[Any] = set()
                 for node in ends:
-                    for ce in enumerate_within(node, k, threshold, coords):
+                    for ce in enumerate_within(node, k, threshold, coords, build):
                         if ce not in seen:
                             seen.add(ce)
                             out.append(ce)
             else:
                 for node in ends:
-                    out.extend(enumerate_within(node, k, threshold, coords))
+                    out.extend(enumerate_within(node, k, threshold, coords, build))
         if monotone:
             self.since_compaction += 1
             if self.since_compaction >= self.period:

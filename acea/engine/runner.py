@@ -42,6 +42,7 @@ from typing import Any, Union
 
 from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagator_for
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
+from acel.acea.engine.dag import Builder
 from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.negation import Detector, blocked
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
@@ -191,6 +192,7 @@ class Runner:
         trend_mode: str = "auto",
         seeds: Mapping[int, Sequence[Any]] | None = None,
         positions_given: bool = False,
+        build: Builder | None = None,
     ) -> None:
         """Prepare a checked query.
 
@@ -203,6 +205,9 @@ class Runner:
         so their indexes are built once instead of grown.
         ``positions_given``: callers pass each event's global position (else the
         runner numbers events 0, 1, …).
+        ``build``: what a complex event becomes in a result (complex-event mode
+        only; by default a :class:`~acel.events.ComplexEvent`; the command line
+        builds its JSON text directly, :class:`acel.io.lines.LineBuilder`).
         """
         self.query = query
         self.schema = schema
@@ -249,6 +254,7 @@ class Runner:
         else:
             raise AcelError(f"unknown trend mode {trend_mode!r} (auto or enumerate)")
         self.ca: CompiledAutomaton = ca
+        self.build = build if self.mode == MATCHES else None
         self.dedupe = not unambiguous(automaton)
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
         self.partitions: dict[Key, Partition] = {}
@@ -422,6 +428,7 @@ class Runner:
             dedupe=self.dedupe,
             identity_coords=self.identity_coords,
             starts=self.starts,
+            build=self.build,
         )
 
     # ------------------------------------------------------------------ RETURN rows

@@ -373,6 +373,7 @@ def _open_stream(args: argparse.Namespace, query: Any, given: Schema | None) -> 
 def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     """Events in batches, results written as soon as they are final (spec §12 order)."""
     from acel.engines import engine as engine_named
+    from acel.io.lines import LineBuilder
     from acel.io.results import ResultWriter
     from acel.running import result_groups
 
@@ -397,7 +398,7 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     try:
         for group in result_groups(
             query, stream.schema, stream, engine, max_events=args.max_events,
-            progress=report, memory_check=guard.check,
+            progress=report, memory_check=guard.check, build=LineBuilder(writer.encoder),
         ):
             found += len(group)
             writer.add(group)

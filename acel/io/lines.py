@@ -107,23 +107,32 @@ class LineEncoder:
         self.events[id(event)] = (event, text)
         return text
 
+    def name(self, name: str) -> bytes:
+        """``"name":`` (a variable or attribute name as an object key)."""
+        key = self.names.get(name)
+        if key is None:
+            key = self.names[name] = string_json(name) + b":"
+        return key
+
     def match(self, match: Any, query: str | None = None) -> bytes:
         """One complex event's line (spec §12), without the newline."""
         ce = match.event
-        bags = []
-        names = self.names
-        event = self.event
-        for name, bag in ce.vars:
-            key = names.get(name)
-            if key is None:
-                key = names[name] = string_json(name) + b":"
-            bags.append(key + b"[" + b",".join([event(e) for e in bag]) + b"]")
+        if type(ce) is PreparedEvent:
+            body = ce.vars_json
+        else:
+            event = self.event
+            name = self.name
+            body = (
+                b"{"
+                + b",".join([name(n) + b"[" + b",".join([event(e) for e in bag]) + b"]" for n, bag in ce.vars])
+                + b"}"
+            )
         head = b'{"end":' + str(ce.end).encode()
         if match.key:
             head += b',"key":' + object_json(dict(match.key))
         if query is not None:
             head += b',"query":' + string_json(query)
-        return head + b',"start":' + str(ce.start).encode() + b',"vars":{' + b",".join(bags) + b"}}"
+        return head + b',"start":' + str(ce.start).encode() + b',"vars":' + body + b"}"
 
     def row(self, row: Any, query: str | None = None) -> bytes:
         """One RETURN row's line: its items, ``"key"`` and ``"window"`` when it has them."""
@@ -135,3 +144,99 @@ class LineEncoder:
         if query is not None:
             obj["query"] = query
         return object_json(obj)
+
+
+class PreparedEvent:
+    """A complex event already written as the ``"vars"`` object of its §12 line.
+
+    Equal complex events have equal text (the form is canonical, spec §2), so
+    equality and hashing compare ``(start, end, vars_json)``.
+    """
+
+    __slots__ = ("start", "end", "vars_json")
+
+    def __init__(self, start: int, end: int, vars_json: bytes) -> None:
+        self.start = start
+        self.end = end
+        self.vars_json = vars_json
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, PreparedEvent)
+            and self.start == other.start
+            and self.end == other.end
+            and self.vars_json == other.vars_json
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end, self.vars_json))
+
+    def __getstate__(self) -> tuple[int, int, bytes]:
+        return (self.start, self.end, self.vars_json)
+
+    def __setstate__(self, state: tuple[int, int, bytes]) -> None:
+        self.start, self.end, self.vars_json = state
+
+
+class LineBuilder:
+    """Builds each run's complex event straight into its §12 text (an engine ``build``).
+
+    The engine emits each event once per transition and shares it between all
+    the runs through that transition, so the JSON of every emission is made
+    once and kept while its runs are alive.
+    """
+
+    __slots__ = ("encoder", "emissions", "limit")
+
+    def __init__(self, encoder: LineEncoder, limit: int = 100_000) -> None:
+        self.encoder = encoder
+        self.emissions: dict[int, tuple[Any, tuple[tuple[str, Any, bytes], ...]]] = {}
+        self.limit = limit
+
+    def _parts(self, emission: Any) -> tuple[tuple[str, Any, bytes], ...]:
+        entry = self.emissions.get(id(emission))
+        if entry is not None and entry[0] is emission:
+            return entry[1]
+        event = self.encoder.event
+        parts = tuple((var, e, event(e)) for var, e in emission)
+        if len(self.emissions) >= self.limit:
+            self.emissions.clear()
+        self.emissions[id(emission)] = (emission, parts)
+        return parts
+
+    def __call__(self, start: int, end: int, emitted: Any, last: Any) -> PreparedEvent:
+        mu: dict[str, list[tuple[Any, bytes]]] = {}
+        tied: list[str] | None = None
+        parts = self._parts
+        if last:
+            for var, e, text in parts(last):
+                bag = mu.get(var)
+                if bag is None:
+                    mu[var] = [(e, text)]
+                else:
+                    bag.append((e, text))
+                    if tied is None:
+                        tied = [var]
+                    elif var not in tied:
+                        tied.append(var)
+        for n in range(len(emitted) - 1, -1, -1):
+            emission = emitted[n]
+            if not emission:
+                continue
+            for var, e, text in parts(emission):
+                bag = mu.get(var)
+                if bag is None:
+                    mu[var] = [(e, text)]
+                else:
+                    if bag[-1][0].time == e.time:
+                        if tied is None:
+                            tied = [var]
+                        elif var not in tied:
+                            tied.append(var)
+                    bag.append((e, text))
+        if tied is not None:
+            for var in tied:
+                mu[var].sort(key=lambda pair: pair[0].sort_key())
+        name = self.encoder.name
+        body = b",".join([name(var) + b"[" + b",".join([t for _, t in mu[var]]) + b"]" for var in sorted(mu)])
+        return PreparedEvent(start, end, b"{" + body + b"}")
