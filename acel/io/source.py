@@ -343,7 +343,7 @@ def _infer(
                     inference.count += 1
                     if timed:
                         try:
-                            key = time_key(values.get(time_col)) if time_col is not None else 0
+                            key = time_key(values.get(time_col)) if time_col is not None else 0  # type: ignore[arg-type]
                         except ValueError:
                             pass
                         else:
@@ -394,7 +394,7 @@ def _checked(
         for batch in batches:
             out: list[tuple[Any, Attrs]] = []
             for row in batch:
-                attrs = row.values
+                attrs: dict[str, Any] = row.values  # type: ignore[assignment]
                 if type(attrs) is not dict:
                     attrs = dict(attrs)
                 if type_col != "type":
