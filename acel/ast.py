@@ -485,7 +485,7 @@ def with_children(node: Formula, new: Sequence[Formula]) -> Formula:
         else:
             changes[name] = new[index]
             index += 1
-    return dataclasses.replace(node, **changes)  # type: ignore[type-var]
+    return dataclasses.replace(node, **changes)  # type: ignore[arg-type,type-var]
 
 
 def formula_nodes(formula: Formula) -> Iterator[Formula]:

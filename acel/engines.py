@@ -45,6 +45,17 @@ class Engine:
     fn: BatchRun | None = None
     """The batch function itself (an engine defined outside the project), else
     ``module.function``, imported on first use."""
+    unsupported: frozenset[str] = frozenset()
+    """Operators it does not run, named as in :data:`acel.operators.OPERATORS`
+    (conformance checks generate only the rest)."""
+
+    def refuses(self, query: Query) -> frozenset[str]:
+        """The operators of ``query`` this engine declares unsupported (empty: it may run it)."""
+        if not self.unsupported:
+            return frozenset()
+        from acel.operators import operators_of
+
+        return operators_of(query) & self.unsupported
 
     def batch(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
         """Every result of ``query`` on a stream held in memory, in the order of spec §12."""
@@ -62,6 +73,12 @@ class Engine:
         return Runner(query, schema, **options)
 
 
+SASE_UNSUPPORTED = frozenset(
+    {"OR", "AND", "CONTIG", "CONTIG_PLUS", "PROJECT_ATTRS", "AGG", "NEXT", "NOT", "TOP_NOT"}
+)
+"""What the SASE+ fragment (spec §8) lacks; inside it, only sequences of ``T``,
+``T AS v`` and ``(T AS v)+`` under FILTER and PROJECT run (else ``NotInFragment``)."""
+
 ENGINES: dict[str, Engine] = {
     engine.name: engine
     for engine in (
@@ -70,12 +87,14 @@ ENGINES: dict[str, Engine] = {
             "the streaming engine: shared runs, trend aggregation without enumeration (default)",
             "acel.acea.engine",
             incremental=True,
+            unsupported=frozenset({"TOP_NOT"}),
         ),
         Engine("oracle", "the definition, operator by operator (small inputs only)", "acel.reference.oracle"),
         Engine("automaton", "naive runs of the compiled ACEA", "acel.acea.naive"),
-        Engine("sase", "the two-step SASE+ baseline (its fragment of ACEL)", "acel.reference.sase"),
+        Engine("sase", "the two-step SASE+ baseline (its fragment of ACEL)", "acel.reference.sase",
+               unsupported=SASE_UNSUPPORTED),
         Engine("spark", "the optimized engine on Apache Spark, partition by partition", "acel.spark_backend",
-               function="run_events"),
+               function="run_events", unsupported=frozenset({"TOP_NOT"})),
     )
 }
 """The registry of engines, by name."""

@@ -15,10 +15,10 @@ from acel.acea import naive
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import given
-from strategies import TEST_SCHEMA, formulas, queries, streams, trend_queries
 
 from acel.ast import Formula, Query
 from acel.events import Event
+from acel.testing import TEST_SCHEMA, formulas, queries, streams, trend_queries
 
 
 def check_formula(formula: Formula, stream: Sequence[Event]) -> None:

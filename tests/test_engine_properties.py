@@ -16,11 +16,11 @@ from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, formulas, queries, streams, trend_queries
 
 from acel.ast import Query, Window
 from acel.clauses import Match, TrendRow
 from acel.events import Event
+from acel.testing import TEST_SCHEMA, formulas, queries, streams, trend_queries
 
 
 def rows_close(a: Sequence[TrendRow], b: Sequence[TrendRow]) -> bool:

@@ -14,7 +14,11 @@ from acel.acea import engine, naive
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import assume, given
-from strategies import (
+from test_engine_properties import rows_close
+
+from acel.ast import Formula, Query, top_negation
+from acel.events import Event
+from acel.testing import (
     TEST_SCHEMA,
     negation_formulas,
     negation_formulas_with_env,
@@ -22,10 +26,6 @@ from strategies import (
     streams,
     trend_queries,
 )
-from test_engine_properties import rows_close
-
-from acel.ast import Formula, Query, top_negation
-from acel.events import Event
 
 
 def _oracle_evaluate(formula: Formula, stream: list[Event]) -> set:

@@ -43,13 +43,13 @@ from acel.ast import (
     Window,
 )
 from acel.clauses import Match, TrendRow, run_query
-from acel.errors import AcelError
+from acel.errors import AcelError, UnsupportedQuery
 from acel.events import ComplexEvent, Event
 from acel.predicates import bag_holds, compare, event_holds
 from acel.schema import Schema
 
 
-class NotInFragment(AcelError):
+class NotInFragment(UnsupportedQuery):
     """The ACEL query lies outside the SASE+ fragment the two-step baseline runs."""
 
 
