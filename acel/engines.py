@@ -106,3 +106,17 @@ def engine(name: str) -> Engine:
     if found is None:
         raise AcelError(f"unknown engine {name!r} (choose from {', '.join(ENGINES)})")
     return found
+
+
+def resolve(given: str | Engine | BatchRun) -> Engine:
+    """An :class:`Engine` from a registry name, an Engine, or a batch function
+    ``fn(query, events, schema)`` returning Match/TrendRow objects (an engine of
+    one's own, run like the registry's)."""
+    if isinstance(given, Engine):
+        return given
+    if isinstance(given, str):
+        return engine(given)
+    if callable(given):
+        name = str(getattr(given, "__name__", type(given).__name__))
+        return Engine(name, f"the Python function {name}", fn=given)
+    raise TypeError(f"not an engine: {given!r} (give a name, an Engine or a function)")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from acel.ast import Query
-from acel.engines import ENGINES, Engine
+from acel.engines import Engine, resolve
 from acel.errors import AcelError, DataError, UnsupportedQuery
 from acel.events import Event
 from acel.operators import operator_names
@@ -51,12 +51,8 @@ def as_engine(engine: EngineLike, *, unsupported: Iterable[str] = ()) -> Engine:
     ``fn(query, events, schema)`` whose results may be objects, §12 dictionaries or
     §12 lines.  ``unsupported`` adds operator names the engine declares it lacks."""
     extra = operator_names(unsupported)
-    if isinstance(engine, Engine):
-        found = engine
-    elif isinstance(engine, str):
-        if engine not in ENGINES:
-            raise AcelError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
-        found = ENGINES[engine]
+    if isinstance(engine, (Engine, str)):
+        found = resolve(engine)
     elif callable(engine):
         fn = engine
         name = str(getattr(fn, "__name__", type(fn).__name__))
