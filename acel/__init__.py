@@ -12,11 +12,11 @@
 parse(text) -> Query          check(query, schema) -> Query
 compile(query, schema) -> CompiledQuery
 run(query, data, engine="optimized", *, schema, type_col, time_col) -> Results
-engines() -> {name: what it is}   (optimized, oracle, automaton, sase, spark)
 Query, CompiledQuery, Results, Schema; errors: AcelError > QueryError, DataError,
 UnsupportedQuery (a query error's text names line and column, as the CLI prints it)
-Submodules: acel.spark (Spark), acel.testing (conformance kit: strategies,
-assert_conforms, external engines).  Every other module is internal.
+Submodules: acel.engines (the Engine protocol and the registry ENGINES: optimized,
+oracle, automaton, sase, spark), acel.spark (Spark), acel.testing (conformance kit:
+strategies, assert_conforms, external engines).  Every other module is internal.
 """
 
 from __future__ import annotations
@@ -27,17 +27,22 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from acel import spark, testing
-    from acel.api import CompiledQuery, Query, Results, check, compile, engines, parse, run
-    from acel.errors import AcelError, DataError, QueryError, UnsupportedQuery
-    from acel.schema import Schema
+    from acel import engines, spark, testing
+    from acel.api import CompiledQuery as CompiledQuery
+    from acel.api import Query as Query
+    from acel.api import Results as Results
+    from acel.api import check, compile, parse, run
+    from acel.errors import AcelError as AcelError
+    from acel.errors import DataError as DataError
+    from acel.errors import QueryError as QueryError
+    from acel.errors import UnsupportedQuery as UnsupportedQuery
+    from acel.schema import Schema as Schema
 
 _WHERE = {
     "parse": "acel.api",
     "check": "acel.api",
     "compile": "acel.api",
     "run": "acel.api",
-    "engines": "acel.api",
     "Query": "acel.api",
     "CompiledQuery": "acel.api",
     "Results": "acel.api",
@@ -47,7 +52,7 @@ _WHERE = {
     "DataError": "acel.errors",
     "UnsupportedQuery": "acel.errors",
 }
-_SUBMODULES = ("spark", "testing")
+_SUBMODULES = ("engines", "spark", "testing")
 
 __all__ = ["check", "compile", "engines", "parse", "run", "spark", "testing"]
 """The functions and submodules; the classes and errors listed in the doc are

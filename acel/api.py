@@ -412,13 +412,6 @@ def run(
     return Results(parsed, stream, chosen, max_events)
 
 
-def engines() -> dict[str, str]:
-    """The engines of the registry, by name, with what each is for."""
-    from acel.engines import ENGINES
-
-    return {name: found.description for name, found in ENGINES.items()}
-
-
 __all__ = [
     "CompiledQuery",
     "EngineLike",
@@ -430,7 +423,6 @@ __all__ = [
     "as_schema",
     "check",
     "compile",
-    "engines",
     "open_checked",
     "parse",
     "run",
