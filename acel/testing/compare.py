@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -116,12 +115,28 @@ def rows_close(a: TrendRow, b: TrendRow) -> bool:
 
 def unmatched(expected: Answer, got: Answer) -> tuple[list[Any], list[Any]]:
     """``(missing, unexpected)``: results of ``expected`` that ``got`` lacks, and the
-    reverse, as multisets (a result given twice counts twice)."""
-    left = Counter(expected)  # type: ignore[arg-type]
-    right = Counter(got)  # type: ignore[arg-type]
-    common = left & right
-    missing = list((left - common).elements())
-    unexpected = list((right - common).elements())
+    reverse, as multisets (a result given twice counts twice).
+
+    Equal §12 lines pair first; what is left pairs by :func:`close` values.
+    """
+    from acel.io.lines import LineEncoder
+
+    encoder = LineEncoder()
+
+    def line(item: Any) -> bytes:
+        return encoder.match(item) if isinstance(item, Match) else encoder.row(item)
+
+    left: dict[bytes, list[Any]] = {}
+    for item in expected:
+        left.setdefault(line(item), []).append(item)
+    unexpected: list[Any] = []
+    for item in got:
+        same = left.get(line(item))
+        if same:
+            same.pop()
+        else:
+            unexpected.append(item)
+    missing = [item for items in left.values() for item in items]
     if not missing or not unexpected:
         return missing, unexpected
     still: list[Any] = []
