@@ -82,12 +82,16 @@ def cases(
     max_depth: int = 3,
     max_len: int = 7,
     null_rate: float = NULL_RATE,
+    of: st.SearchStrategy[Query] | None = None,
 ) -> Case:
     """A query (complex events or, when ``RETURN`` is allowed, sometimes RETURN rows)
-    and then a stream over ``schema``; the knobs are those of :mod:`~acel.testing.strategies`."""
+    and then a stream over ``schema``; the knobs are those of :mod:`~acel.testing.strategies`
+    (``of`` replaces the query strategy, say ``trend_queries(of=negation_formulas_with_env())``)."""
     ops = allowed(operators, without)
     top = "TOP_NOT" in ops
-    if "RETURN" in ops and draw(st.booleans()):
+    if of is not None:
+        query = draw(of)
+    elif "RETURN" in ops and draw(st.booleans()):
         query = draw(trend_queries(schema, max_depth, top, operators=ops))
     else:
         query = draw(queries(schema, max_depth, top, operators=ops))
@@ -196,7 +200,7 @@ def assert_conforms(
     """
     tested, ref = as_engine(engine), as_engine(reference)
     ops = allowed(operators, without) - tested.unsupported - ref.unsupported
-    drawn = strategy or cases(
+    drawn = strategy if strategy is not None else cases(
         schema or TEST_SCHEMA, operators=ops, max_depth=max_depth, max_len=max_len,
         null_rate=null_rate,
     )
