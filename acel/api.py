@@ -253,8 +253,8 @@ class CompiledQuery:
 
 
 def compile(query: QueryLike, schema: SchemaLike = None) -> CompiledQuery:
-    """Compile ``query`` to an ACEA over ``schema`` (checked first; default: the query's
-    types without attributes, see :func:`schema_of`)."""
+    """Compile ``query`` to an ACEA over ``schema``, checked against it; without a schema,
+    over the query's own types (:func:`schema_of`), names unchecked."""
     parsed = as_query(query)
     given = as_schema(schema)
     if given is None:

@@ -153,6 +153,8 @@ def test_without_graphviz_jupyter_gets_the_text_summary(monkeypatch: pytest.Monk
 
 def test_compile_without_schema_uses_the_query_types() -> None:
     assert acel.compile("(A ; B)+").schema == acel.Schema.of({"A": [], "B": []})
+    # names are checked only against a schema that is given
+    assert acel.compile("(SELL AS x)+ FILTER x[INC(price)]").size()["loops"] == 1
     with pytest.raises(acel.AcelError, match="NEXT"):
         acel.compile("NEXT(A)")
     assert acel.compile("NEXT(A)", {"A": [], "B": []}).size()["states"] > 1
@@ -165,6 +167,16 @@ def test_simplified_automaton_has_the_same_complex_events() -> None:
     assert smaller.size()["transitions"] <= compiled.size()["transitions"]
     stream = [Event.make(k, {"type": "AB"[k % 2], "v": k % 3}) for k in range(8)]
     assert naive.evaluate(smaller.automaton, stream) == naive.evaluate(compiled.automaton, stream)
+
+
+def test_compile_command_simplifies(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"A": ["v"], "B": ["v"]}))
+    query = "(A AS x ; B) FILTER x[v = 1] AND x[v = 2]"
+    assert main(["compile", query, "--schema", str(schema)]) == 0
+    assert capsys.readouterr().out.startswith("// states: 3, transitions: 3, registers: 4, loops: 1")
+    assert main(["compile", query, "--schema", str(schema), "--simplify"]) == 0
+    assert capsys.readouterr().out.startswith("// states: 1, transitions: 0, registers: 0, loops: 0")
 
 
 def test_compiled_query_runs() -> None:
