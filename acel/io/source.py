@@ -32,7 +32,6 @@ from acel.io.formats import (
     csv_cells,
     csv_header,
     file_format,
-    json_line_rows,
     json_rows,
     parquet_file,
 )
@@ -772,15 +771,20 @@ def _stdin_stream(
     max_delay: float | None,
     infer_lines: int,
 ) -> EventStream:
-    """JSON Lines as they arrive on standard input (read once)."""
+    """JSON Lines as they arrive on standard input (read once).
+
+    Without a schema, the schema is the one of the lines that arrive first: up
+    to ``infer_lines``, or fewer if the input pauses for half a second (a live
+    stream must not wait for a thousand events before its first result).
+    """
     source = "<stdin>"
-    lines = _live_rows(handle)
+    lines = _LiveLines(handle)
     head: list[Row] = []
     if schema is None:
         problems = Problems(source)
         checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
         inference = Inference(type_col=type_col, time_col=time_col)
-        for row in lines:
+        for row in lines.rows(pause=0.5):
             head.append(row)
             checked = checker.check(row)
             if checked is not None:
@@ -789,7 +793,6 @@ def _stdin_stream(
                 break
         schema = inference.schema(problems)
         problems.raise_if_any()
-        schema = _stdin_schema_with_time(schema, time_col, inference)
         inferred = True
     else:
         inferred = False
@@ -799,25 +802,22 @@ def _stdin_stream(
         problems = Problems(source)
         checker = RecordChecker(type_col=type_col, time_col=time_col, schema=final, problems=problems)
         reorder = _Reorder(max_delay, source) if time_col is not None else None
-        rows = _chain(head, lines)
-        for batch in _live_batches(rows):
-            out: list[Attrs] = []
-            for row in batch:
-                checked = checker.check(row)
-                if checked is None:
-                    problem = problems.shown[-1]
-                    hint = (
-                        f" (the schema was taken from the first {len(head)} lines; give --schema)"
-                        if inferred
-                        else ""
-                    )
-                    raise DataError(f"{source}: {problem}{hint}")
-                if reorder is None:
-                    out.append(checked[0])
-                else:
-                    out.extend(reorder.push(checked[1], checked[0], row))
-            if out:
-                yield out
+        for row in _chain(head, lines.rows()):
+            checked = checker.check(row)
+            if checked is None:
+                problem = problems.shown[-1]
+                hint = (
+                    f" (the schema was taken from the first {len(head)} lines; give --schema)"
+                    if inferred
+                    else ""
+                )
+                raise DataError(f"{source}: {problem}{hint}")
+            if reorder is None:
+                yield [checked[0]]  # one at a time: each event as soon as its line arrives
+            else:
+                released = reorder.push(checked[1], checked[0], row)
+                if released:
+                    yield released
         if reorder is not None:
             rest = reorder.drain()
             if rest:
@@ -826,39 +826,58 @@ def _stdin_stream(
     return EventStream(source, final, batches, None, time_col=time_col, sort=False, once=True)
 
 
-def _stdin_schema_with_time(schema: Schema, time_col: str | None, inference: Inference) -> Schema:
-    return schema
-
-
 def _chain(head: list[Row], rest: Iterator[Row]) -> Iterator[Row]:
     yield from head
     yield from rest
 
 
-def _live_rows(handle: IO[bytes]) -> Iterator[Row]:
-    for batch in json_line_rows(_LineReader(handle)):  # type: ignore[arg-type]
-        yield from batch
+class _LiveLines:
+    """The records of a live binary stream as their lines arrive.
 
-
-class _LineReader:
-    """Lines of a binary stream as they arrive (no read-ahead that would wait for more)."""
+    A thread reads lines into a queue, so the reader can ask for what has
+    arrived so far without blocking (``pause``) and a line is parsed as soon
+    as it is complete.
+    """
 
     def __init__(self, handle: IO[bytes]) -> None:
-        self.handle = handle
+        import queue
+        import threading
 
-    def __iter__(self) -> Iterator[bytes]:
-        readline = self.handle.readline
-        while True:
-            line = readline()
-            if not line:
+        self.queue: queue.Queue[bytes | None] = queue.Queue()
+        self.index = 0
+        self.number = 0
+        self.done = False
+
+        def pump() -> None:
+            try:
+                for line in iter(handle.readline, b""):
+                    self.queue.put(line)
+            finally:
+                self.queue.put(None)
+
+        threading.Thread(target=pump, name="acel-stdin", daemon=True).start()
+
+    def rows(self, pause: float | None = None) -> Iterator[Row]:
+        """Records in order; with ``pause``, stop when no line arrives for that long."""
+        import queue
+
+        from acel.io.formats import BOM, json_line_row
+
+        while not self.done:
+            try:
+                line = self.queue.get(timeout=pause) if pause is not None else self.queue.get()
+            except queue.Empty:
                 return
-            yield line
-
-
-def _live_batches(rows: Iterator[Row]) -> Iterator[list[Row]]:
-    """Rows one at a time: each arrives when its line does (low latency beats batching)."""
-    for row in rows:
-        yield [row]
+            if line is None:
+                self.done = True
+                return
+            self.index += 1
+            if self.index == 1 and line.startswith(BOM):
+                line = line[3:]
+            if not line.strip():
+                continue
+            self.number += 1
+            yield json_line_row(self.number, self.index, line)
 
 
 class _Reorder:
