@@ -326,9 +326,12 @@ class Results:
     def write(self, path: str | Path, fmt: str | None = None) -> int:
         """Write the results to a file (``.jsonl``, ``.csv``, ``.parquet``, or ``fmt``) as
         ``acel run --out`` does, each group as it becomes final; returns how many."""
+        from acel.checker import attribute_kinds
         from acel.io.results import ResultWriter
 
-        writer = ResultWriter(path, fmt)
+        query = self.query.ast
+        writer = ResultWriter(path, fmt, kinds=attribute_kinds(query, dict(self.schema.kinds)),
+                              key_names=query.partition_by)
         try:
             for group in self.groups():
                 writer.add(group)
@@ -340,8 +343,9 @@ class Results:
 
     def to_arrow(self) -> pyarrow.Table:
         """A pyarrow Table, the one ``acel run --out FILE.parquet`` writes: complex events
-        as ``start, end, key, vars`` (key and vars as §12 JSON text); RETURN rows as the
-        key attributes, ``window_lo, window_hi`` (with SLIDE) and one column per item."""
+        as ``start, end``, ``key`` (a struct, with PARTITION BY) and ``vars`` (a map from
+        variable to its typed events, :class:`acel.io.results.MatchLayout`); RETURN rows
+        as the key attributes, ``window_lo, window_hi`` (with SLIDE) and one column per item."""
         import pyarrow.parquet as pq
 
         with tempfile.TemporaryDirectory(prefix="acel-results-") as folder:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from acel.acea import engine
+
 from acel.events import Event
 from acel.io.results import to_json_lines
 from acel.parser import parse_query

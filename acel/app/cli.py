@@ -369,12 +369,19 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
         progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
 
     guard = MemoryGuard(args.max_memory)
-    writer = ResultWriter(args.out, live=args.data == "-", limit=args.limit)
+    from acel.checker import attribute_kinds
+
+    writer = ResultWriter(
+        args.out, live=args.data == "-", limit=args.limit,
+        kinds=attribute_kinds(query, dict(stream.schema.kinds)), key_names=query.partition_by,
+    )
+    # complex events straight to text, unless Parquet wants their values
+    build = LineBuilder(writer.encoder) if writer.kind != "parquet" else None
     found = 0
     try:
         for group in result_groups(
             query, stream.schema, stream, engine, max_events=args.max_events,
-            progress=report, memory_check=guard.check, build=LineBuilder(writer.encoder),
+            progress=report, memory_check=guard.check, build=build,
         ):
             found += len(group)
             writer.add(group)
