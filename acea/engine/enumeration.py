@@ -48,6 +48,7 @@ class Enumerator:
         "local",
         "starts",
         "build",
+        "prepare",
     )
 
     def __init__(
@@ -63,6 +64,9 @@ class Enumerator:
         self.ca = ca
         self.build = build
         """What a run becomes (default: a :class:`~acel.events.ComplexEvent`)."""
+        self.prepare = getattr(build, "prepare", None)
+        """The builder's form of an emission, made once when the transition fires
+        (so a run's builder reads it as many times as runs go through it)."""
         self.rule = rule
         self.dedupe = dedupe
         self.active: dict[Config, Node] = {}
@@ -112,13 +116,17 @@ class Enumerator:
                 if res is None:
                     continue
                 key = (ct.target, res[0])
+                emission = res[1]
+                if emission is not None and self.prepare is not None:
+                    emission = self.prepare(emission)
                 edges = pending.get(key)
                 if edges is None:
-                    pending[key] = [(node, res[1])]
+                    pending[key] = [(node, emission)]
                 else:
-                    edges.append((node, res[1]))
+                    edges.append((node, emission))
         starts = self.starts
         coords = self.coords
+        prepare = self.prepare
         if starts is None or local in starts:
             started = False
             for ct in ready(ca.automaton.initial, attrs, k, cache):
@@ -127,11 +135,14 @@ class Enumerator:
                     continue
                 started = True
                 key = (ct.target, res[0])
+                emission = res[1]
+                if prepare is not None and emission is not None:
+                    emission = prepare(emission)
                 edges = pending.get(key)
                 if edges is None:
-                    pending[key] = [(k, res[1])]
+                    pending[key] = [(k, emission)]
                 else:
-                    edges.append((k, res[1]))
+                    edges.append((k, emission))
             if started and coords is not None:
                 coords[k] = coord
                 self.recent.append(k)

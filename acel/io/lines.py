@@ -182,61 +182,61 @@ class LineBuilder:
     """Builds each run's complex event straight into its §12 text (an engine ``build``).
 
     The engine emits each event once per transition and shares it between all
-    the runs through that transition, so the JSON of every emission is made
-    once and kept while its runs are alive.
+    the runs through that transition; :meth:`prepare` turns such an emission
+    into ``(variable, "variable":, event, event JSON)`` entries once, when the
+    transition fires, and :meth:`__call__` only joins texts.
     """
 
-    __slots__ = ("encoder", "emissions", "limit")
+    __slots__ = ("encoder",)
 
-    def __init__(self, encoder: LineEncoder, limit: int = 100_000) -> None:
+    def __init__(self, encoder: LineEncoder) -> None:
         self.encoder = encoder
-        self.emissions: dict[int, tuple[Any, tuple[tuple[str, Any, bytes], ...]]] = {}
-        self.limit = limit
 
-    def _parts(self, emission: Any) -> tuple[tuple[str, Any, bytes], ...]:
-        entry = self.emissions.get(id(emission))
-        if entry is not None and entry[0] is emission:
-            return entry[1]
-        event = self.encoder.event
-        parts = tuple((var, e, event(e)) for var, e in emission)
-        if len(self.emissions) >= self.limit:
-            self.emissions.clear()
-        self.emissions[id(emission)] = (emission, parts)
-        return parts
+    def prepare(self, emission: Any) -> tuple[tuple[tuple[str, bytes, bytes, Any], ...], Any]:
+        """An emission's ``(variable, "variable":, event JSON, event)`` entries in order,
+        and the variables it gives two events at once (they need the tie-break sort,
+        spec §2); one emission is one step, so no other tie is possible."""
+        name, event = self.encoder.name, self.encoder.event
+        entries = tuple((var, name(var), event(e), e) for var, e in emission)
+        seen: set[str] = set()
+        tied = []
+        for var, _ in emission:
+            if var in seen:
+                tied.append(var)
+            seen.add(var)
+        return entries, tuple(tied) if tied else None
 
     def __call__(self, start: int, end: int, emitted: Any, last: Any) -> PreparedEvent:
-        mu: dict[str, list[tuple[Any, bytes]]] = {}
-        tied: list[str] | None = None
-        parts = self._parts
-        if last:
-            for var, e, text in parts(last):
-                bag = mu.get(var)
-                if bag is None:
-                    mu[var] = [(e, text)]
-                else:
-                    bag.append((e, text))
-                    if tied is None:
-                        tied = [var]
-                    elif var not in tied:
-                        tied.append(var)
-        for n in range(len(emitted) - 1, -1, -1):
-            emission = emitted[n]
-            if not emission:
+        mu: dict[str, list[Any]] = {}
+        ties: list[Any] = []
+        get = mu.get
+        for n in range(len(emitted), -1, -1):
+            prepared = last if n == len(emitted) else emitted[n]
+            if not prepared:
                 continue
-            for var, e, text in parts(emission):
-                bag = mu.get(var)
+            entries, tie = prepared
+            if tie is not None:
+                ties.append(tie)
+            for entry in entries:
+                bag = get(entry[0])
                 if bag is None:
-                    mu[var] = [(e, text)]
+                    mu[entry[0]] = [entry]
                 else:
-                    if bag[-1][0].time == e.time:
-                        if tied is None:
-                            tied = [var]
-                        elif var not in tied:
-                            tied.append(var)
-                    bag.append((e, text))
-        if tied is not None:
-            for var in tied:
-                mu[var].sort(key=lambda pair: pair[0].sort_key())
-        name = self.encoder.name
-        body = b",".join([name(var) + b"[" + b",".join([t for _, t in mu[var]]) + b"]" for var in sorted(mu)])
-        return PreparedEvent(start, end, b"{" + body + b"}")
+                    bag.append(entry)
+        if ties:
+            self._sort_ties(mu, ties)
+        return PreparedEvent(
+            start,
+            end,
+            b"{"
+            + b",".join([mu[v][0][1] + b"[" + b",".join([e[2] for e in mu[v]]) + b"]" for v in sorted(mu)])
+            + b"}",
+        )
+
+    @staticmethod
+    def _sort_ties(mu: dict[str, list[Any]], ties: list[Any]) -> None:
+        """Events one step gave one variable twice: the canonical order (time, then
+        attributes, spec §2); entries of other steps have other times."""
+        for variables in ties:
+            for var in variables:
+                mu[var].sort(key=lambda entry: entry[3].sort_key())
