@@ -83,17 +83,26 @@ class LineEncoder:
 
     __slots__ = ("events", "names", "limit", "workload")
 
-    def __init__(self, limit: int = 200_000, workload: bool = False) -> None:
+    def __init__(self, limit: int = 4096, workload: bool = False) -> None:
         self.events: dict[int, tuple[Any, bytes]] = {}
         self.names: dict[str, bytes] = {}
         self.limit = limit
         self.workload = workload
 
     def event(self, event: Any) -> bytes:
-        """``{"attrs":{...},"time":t}`` (the event is kept alive while cached)."""
+        """``{"attrs":{...},"time":t}``, cached: a complex event's variables share events
+        (the event is kept alive while cached, so its id is not reused)."""
         entry = self.events.get(id(event))
         if entry is not None and entry[0] is event:
             return entry[1]
+        text = self.event_text(event)
+        if len(self.events) >= self.limit:
+            self.events.clear()
+        self.events[id(event)] = (event, text)
+        return text
+
+    def event_text(self, event: Any) -> bytes:
+        """``{"attrs":{...},"time":t}`` for one event, not cached."""
         names = self.names
         parts = []
         for name, value in event.attrs:
@@ -101,11 +110,7 @@ class LineEncoder:
             if key is None:
                 key = names[name] = string_json(name) + b":"
             parts.append(key + value_json(value))
-        text = b'{"attrs":{' + b",".join(parts) + b'},"time":' + str(event.time).encode() + b"}"
-        if len(self.events) >= self.limit:
-            self.events.clear()
-        self.events[id(event)] = (event, text)
-        return text
+        return b'{"attrs":{' + b",".join(parts) + b'},"time":' + str(event.time).encode() + b"}"
 
     def name(self, name: str) -> bytes:
         """``"name":`` (a variable or attribute name as an object key)."""
@@ -178,13 +183,37 @@ class PreparedEvent:
         self.start, self.end, self.vars_json = state
 
 
+class _Emission:
+    """One emission of the engine, its JSON made on first use (most runs die young)."""
+
+    __slots__ = ("emission", "entries", "tied")
+
+    def __init__(self, emission: Any) -> None:
+        self.emission = emission
+        self.entries: tuple[tuple[str, bytes, bytes, Any], ...] | None = None
+        self.tied: tuple[str, ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Emission) and self.emission == other.emission
+
+    def __hash__(self) -> int:
+        return hash(self.emission)
+
+    def __getstate__(self) -> Any:
+        return self.emission
+
+    def __setstate__(self, state: Any) -> None:
+        self.emission, self.entries, self.tied = state, None, None
+
+
 class LineBuilder:
     """Builds each run's complex event straight into its §12 text (an engine ``build``).
 
     The engine emits each event once per transition and shares it between all
-    the runs through that transition; :meth:`prepare` turns such an emission
-    into ``(variable, "variable":, event, event JSON)`` entries once, when the
-    transition fires, and :meth:`__call__` only joins texts.
+    the runs through that transition; :meth:`prepare` wraps such an emission
+    when the transition fires, and the first complete run through it makes its
+    ``(variable, "variable":, event JSON, event)`` entries, which every other
+    run then only joins.
     """
 
     __slots__ = ("encoder",)
@@ -192,19 +221,29 @@ class LineBuilder:
     def __init__(self, encoder: LineEncoder) -> None:
         self.encoder = encoder
 
-    def prepare(self, emission: Any) -> tuple[tuple[tuple[str, bytes, bytes, Any], ...], Any]:
-        """An emission's ``(variable, "variable":, event JSON, event)`` entries in order,
-        and the variables it gives two events at once (they need the tie-break sort,
-        spec §2); one emission is one step, so no other tie is possible."""
-        name, event = self.encoder.name, self.encoder.event
-        entries = tuple((var, name(var), event(e), e) for var, e in emission)
+    def prepare(self, emission: Any) -> _Emission:
+        """The engine's emission, to be written on first use (see the class doc)."""
+        return _Emission(emission)
+
+    def _load(self, prepared: _Emission) -> None:
+        """The entries of an emission, and the variables it gives two events at once
+        (they need the tie-break sort, spec §2); one emission is one step, so no
+        other tie is possible."""
+        name, text = self.encoder.name, self.encoder.event_text
+        made: dict[int, bytes] = {}  # one emission shares an event between variables
+        entries = []
         seen: set[str] = set()
         tied = []
-        for var, _ in emission:
+        for var, e in prepared.emission:
+            json = made.get(id(e))
+            if json is None:
+                json = made[id(e)] = text(e)
+            entries.append((var, name(var), json, e))
             if var in seen:
                 tied.append(var)
             seen.add(var)
-        return entries, tuple(tied) if tied else None
+        prepared.entries = tuple(entries)
+        prepared.tied = tuple(tied) if tied else None
 
     def __call__(self, start: int, end: int, emitted: Any, last: Any) -> PreparedEvent:
         mu: dict[str, list[Any]] = {}
@@ -214,9 +253,12 @@ class LineBuilder:
             prepared = last if n == len(emitted) else emitted[n]
             if not prepared:
                 continue
-            entries, tie = prepared
-            if tie is not None:
-                ties.append(tie)
+            entries = prepared.entries
+            if entries is None:
+                self._load(prepared)
+                entries = prepared.entries
+            if prepared.tied is not None:
+                ties.append(prepared.tied)
             for entry in entries:
                 bag = get(entry[0])
                 if bag is None:

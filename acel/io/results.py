@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Union
 
@@ -39,6 +40,9 @@ OUTPUT_FORMATS = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
+
+_FIRST_FOUR = itemgetter(0, 1, 2, 3)
+"""(end, query, start, line): the order of complex events in a file (spec §12)."""
 
 PARTIAL = ".partial"
 """Suffix of a result file being written (renamed away when complete)."""
@@ -398,7 +402,7 @@ class ResultWriter:
             keyed = [
                 (m.event.end, q or "", m.event.start, encoder.match(m, q), m) for m, q in pending
             ]
-            keyed.sort(key=lambda item: item[:4])
+            keyed.sort(key=_FIRST_FOUR)
             if self.limit is not None:
                 keyed = keyed[: max(0, self.limit - self.written)]
             if self.kind == "jsonl":
