@@ -412,9 +412,33 @@ def _checked(
     checker = RecordChecker(
         type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=problems
     )
+    kinds = dict(schema.kinds)
+    clean: set[tuple[Any, ...]] = set()
     for batch in batches:
         out = []
         for row in batch:
+            values = row.values
+            signature = None
+            if row.failure is None and not trusted:
+                signature = (values.get(type_col), tuple(values), tuple(map(type, values.values())))
+                if signature in clean:
+                    # checked before: only conversions that depend on the kinds are left
+                    attrs = dict(values)
+                    if type_col != "type":
+                        attrs["type"] = attrs.pop(type_col)
+                    for column, value in values.items():
+                        if value is None or (type(value) is float and value != value):
+                            del attrs[column if column != type_col else "type"]
+                    for column in floats:
+                        if type(attrs.get(column)) is int:
+                            attrs[column] = float(attrs[column])
+                    try:
+                        key = time_key(attrs.get(time_col)) if time_col is not None else 0
+                    except ValueError:
+                        pass
+                    else:
+                        out.append((key, attrs))
+                        continue
             checked = checker.check(row)
             if checked is None:
                 continue
@@ -423,12 +447,35 @@ def _checked(
                 for column in floats:
                     if type(attrs.get(column)) is int:
                         attrs[column] = float(attrs[column])
+            if signature is not None and _kinds_only(signature, kinds, type_col):
+                clean.add(signature)
             out.append((key, attrs))
         if problems:
             continue
         if out:
             yield out
     problems.raise_if_any()
+
+
+_KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}
+
+
+def _kinds_only(signature: tuple[Any, ...], kinds: Mapping[str, str], type_col: str) -> bool:
+    """Whether every record with this signature passes the checks a good one passed,
+    with no conversion but int to float: each value's kind is its attribute's kind
+    (or an int for a float attribute), so the verdict depends on the signature alone."""
+    for column, value_type in zip(signature[1], signature[2]):
+        if value_type is type(None):
+            continue
+        have = _KIND_NAMES.get(value_type)
+        if have is None:
+            return False
+        if column == type_col:
+            continue
+        want = kinds.get(column)
+        if want is not None and have != want and not (have == "int" and want == "float"):
+            return False
+    return True
 
 
 def _ordered(
