@@ -334,7 +334,7 @@ class Runner:
         if neg is not None:
             self._detect(part, attrs, position, local, coord)
         if rule.slide is not None and rule.monotone:
-            return self._close(part, rule.closed_before(coord))
+            return self._close(part, rule.closed_before(self._horizon(coord)))
         return []
 
     def push_many(self, events: Iterable[dict[str, Any]]) -> list[Result]:
@@ -400,6 +400,13 @@ class Runner:
         runner = cls(query, schema, **options)
         restore(runner, blob)
         return runner
+
+    def _horizon(self, coord: Any) -> Any:
+        """The smallest coordinate a later event of the partition can have (monotone
+        axis): the next position for ``EVENTS``, the same value for ``ON attr`` (ties).
+        Whatever needs only coordinates below it is final now."""
+        within = self.rule.within
+        return coord + 1 if within is not None and within.attr is None else coord
 
     # ------------------------------------------------------------------ set-up
 
@@ -515,7 +522,8 @@ class Runner:
                     self._kill(part, entry, coord)
         # results whose window has passed are kept (no ψ match can come in time)
         deadlines = neg.deadlines
-        while deadlines and deadlines[0][0] <= coord:
+        horizon = self._horizon(coord)
+        while deadlines and deadlines[0][0] <= horizon:
             entry = heapq.heappop(deadlines)[2]
             if entry.status is None:
                 self._keep(part, entry)
