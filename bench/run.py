@@ -311,7 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="bench-out", help="output folder (default bench-out/)")
     parser.add_argument("--limit", type=float, default=60.0, help="baseline time limit (s)")
     parser.add_argument(
-        "--parts", default="trend,complex,memory", help="comma-separated: trend,complex,memory"
+        "--parts", default="trend,complex,memory,pipeline",
+        help="comma-separated: trend,complex,memory,pipeline (bench/pipeline.py: acel run "
+             "end to end, reading, memory at 10^6/10^7, the flights query, negation)",
     )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -328,6 +330,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["complex"] = complex_part(args.quick)
     if "memory" in parts:
         report["memory"] = memory_part(args.quick)
+    if "pipeline" in parts:
+        import pipeline  # bench/pipeline.py, next to this file
+
+        pipeline.main((["--quick"] if args.quick else []) + ["--out", args.out])
+        with open(os.path.join(args.out, "pipeline.json")) as fh:
+            report["pipeline"] = json.load(fh)["rows"]
     report["machine"]["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     with open(os.path.join(args.out, "engine-bench.json"), "w") as fh:
         json.dump(report, fh, indent=2)
