@@ -166,7 +166,9 @@ class Enumerator:
                 else:
                     node = Node(edges, coord)
             else:
-                node = make_node(_dedupe(edges), self.coord_of)
+                # identical edges are two runs with one complex event: impossible when
+                # the automaton is unambiguous (then nothing needs deduplicating)
+                node = make_node(_dedupe(edges) if self.dedupe else edges, self.coord_of)
             if monotone and node.best <= threshold:
                 continue
             new_active[key] = node
