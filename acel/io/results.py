@@ -28,18 +28,13 @@ from typing import IO, Any, Union
 from acel.clauses import Key, Match, TrendRow, key_sort_key
 from acel.errors import DataError
 from acel.events import ComplexEvent, Event, OptValue, Value
+from acel.io.formats import FORMATS
 from acel.io.lines import LineEncoder, clean, value_json
 
 Results = Union[Sequence[Match], Sequence[TrendRow]]
 
-OUTPUT_FORMATS = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-    ".csv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
+OUTPUT_FORMATS = FORMATS
+"""File extension → format: results are written in the formats events are read in."""
 
 _FIRST_FOUR = itemgetter(0, 1, 2, 3)
 """(end, query, start, line): the order of complex events in a file (spec §12)."""
