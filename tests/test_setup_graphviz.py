@@ -154,8 +154,10 @@ def test_the_script_prints_one_line_and_exits_0(tmp_path: Path) -> None:
 @pytest.mark.parametrize("target", ["demo", "test", "setup"])
 def test_make_sets_graphviz_up_before_any_other_work(target: str, tmp_path: Path) -> None:
     proc = subprocess.run(
-        ["make", "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=REPO, capture_output=True,
-        text=True, check=True, timeout=60,
+        ["make", "--no-print-directory", "-n", target, f"VENV={tmp_path / 'venv'}"],
+        cwd=REPO, capture_output=True, text=True, check=True, timeout=60,
+        # Under ``make test`` the parent's MAKEFLAGS would add "Entering directory" lines.
+        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")},
     )
     commands = proc.stdout.splitlines()
     assert commands[0] == "python3 tools/ensure_graphviz.py"

@@ -136,7 +136,7 @@ def test_demo_on_the_cluster_equals_the_single_process_engine(
     assert result.returncode == 0, _explain(spark_cluster, result)
     assert "Done:" in result.stdout
     figures = json.loads((out / "figures.json").read_text())
-    print("demo on the cluster:", {k: round(v, 1) for k, v in figures.items()})
+    print("demo on the cluster:", {k: round(v, 1) if isinstance(v, (int, float)) else v for k, v in figures.items()})
     events, schema = read_events(out / "flights_weather.parquet", time_col="ts")
     assert figures["events"] == len(events) > 500
 
