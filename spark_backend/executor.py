@@ -248,17 +248,21 @@ def _matches_table(
     spec: UnitSpec, events: list[Event], positions: list[int], owned: range | None
 ) -> pa.Table:
     results = _engine_run(spec.query, events, spec.schema, owned)
-    rows = [m for m in results if isinstance(m, Match)]
+    rows = [Match(m.key, m.event.relabel(positions)) for m in results if isinstance(m, Match)]
+    return pa.Table.from_pydict(match_columns(spec, rows), schema=spec.out_schema)
+
+
+def match_columns(spec: UnitSpec, matches: Sequence[Match]) -> dict[str, list[Any]]:
+    """Complex events (at global positions) as the output columns' values."""
     out: dict[str, list[Any]] = {name: [] for name in spec.out_schema.names}
-    for m in rows:
-        g = Match(m.key, m.event.relabel(positions))
+    for g in matches:
         key = dict(g.key)
         for name in spec.key_names:
             out[name].append(key.get(name))
         out["start"].append(g.event.start)
         out["end"].append(g.event.end)
         out["vars"].append(vars_json(g))
-    return pa.Table.from_pydict(out, schema=spec.out_schema)
+    return out
 
 
 # ------------------------------------------------------------------ RETURN values
@@ -310,6 +314,11 @@ def item_columns(items: Sequence[ReturnItem], key_names: Sequence[str]) -> list[
 
 
 def _rows_table(spec: UnitSpec, rows: Sequence[TrendRow]) -> pa.Table:
+    return pa.Table.from_pydict(rows_columns(spec, rows), schema=spec.out_schema)
+
+
+def rows_columns(spec: UnitSpec, rows: Sequence[TrendRow]) -> dict[str, list[Any]]:
+    """RETURN rows as the output columns' values (key columns, window, items)."""
     assert spec.query.returns is not None
     items = spec.query.returns
     shown = item_columns(items, spec.key_names)
@@ -328,7 +337,7 @@ def _rows_table(spec: UnitSpec, rows: Sequence[TrendRow]) -> pa.Table:
             value = row.values[index][1]
             out[names[column]].append(typed_value(kind, value, row.values[index][0]))
             column += 1
-    return pa.Table.from_pydict(out, schema=spec.out_schema)
+    return out
 
 
 # ------------------------------------------------------------------ partial RETURN
