@@ -473,5 +473,154 @@ def end_row(columns: dict[str, Any] | None = None, *, type_col: str = "type") ->
     return {**(columns or {}), type_col: END_TYPE}
 
 
-__all__ = ["END_TYPE", "KeyStream", "PlannedStream", "end_row", "plan_stream", "read_results",
-           "start", "stream"]
+def watermark_ms(progress: dict[str, Any] | None) -> int | None:
+    """The watermark a micro-batch used (from ``StreamingQuery.lastProgress``), in ms."""
+    from datetime import datetime
+
+    text = ((progress or {}).get("eventTime") or {}).get("watermark")
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return round(moment.timestamp() * 1000)
+
+
+def ended(progress: dict[str, Any] | None) -> bool:
+    """Whether a micro-batch ran after the end row: every key has finished."""
+    mark = watermark_ms(progress)
+    return mark is not None and mark >= ENDED_MS
+
+
+def await_end(query: StreamingQuery, timeout: float = 600.0) -> None:
+    """Wait until the stream's end row has been processed (all results out).
+
+    ``processAllAvailable`` returns once the input is read; the keys finish in
+    the micro-batch after the end row (when the watermark has moved past it).
+    """
+    import time
+
+    with spark_errors():
+        query.processAllAvailable()
+        deadline = time.monotonic() + timeout
+        while not ended(query.lastProgress):
+            if query.exception() is not None or not query.isActive:
+                query.awaitTermination(0)
+                if not ended(query.lastProgress):
+                    raise AcelError("the streaming query stopped before the end row was processed")
+                return
+            if time.monotonic() > deadline:
+                raise AcelError(f"the end row was not processed within {timeout:.0f} s")
+            time.sleep(0.1)
+
+
+def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True) -> dict[str, int]:
+    """Report each micro-batch as it completes (``report(line)``) until the query stops,
+    or the end row has been processed (``stop_at_end``: then stop it).  Returns totals.
+
+    Each line gives the batch, its input rows, the keys in the state store, the
+    rows Spark dropped as later than the watermark delay, and how long the batch
+    took (read to committed output).
+    """
+    import time
+
+    totals = {"batches": 0, "events": 0, "dropped": 0}
+    seen = -1
+    while True:
+        with spark_errors():
+            active = query.isActive
+            progress = query.recentProgress
+        for p in progress:
+            if p["batchId"] <= seen:
+                continue
+            seen = p["batchId"]
+            operators = p.get("stateOperators") or [{}]
+            dropped = int(operators[0].get("numRowsDroppedByWatermark", 0) or 0)
+            totals["batches"] += 1
+            totals["events"] += int(p.get("numInputRows", 0))
+            totals["dropped"] += dropped
+            late = f", {dropped:,} late rows dropped (raise --delay)" if dropped else ""
+            report(f"batch {p['batchId']}: {int(p.get('numInputRows', 0)):,} rows in, "
+                   f"{int(operators[0].get('numRowsTotal', 0)):,} keys in state{late}, "
+                   f"{p['durationMs'].get('triggerExecution', 0) / 1000:.2f} s")
+        if stop_at_end and progress and ended(progress[-1]):
+            with spark_errors():
+                query.stop()
+            return totals
+        if not active:
+            with spark_errors():
+                query.awaitTermination(0)
+            return totals
+        time.sleep(0.2)
+
+
+# ------------------------------------------------------------------ a folder of files
+
+
+FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".csv": "csv",
+           ".parquet": "parquet", ".pq": "parquet"}
+
+
+def folder_files(folder: str) -> list[str]:
+    """The event files in ``folder`` (Spark's file source ignores names starting ``.`` or ``_``)."""
+    from pathlib import Path
+
+    return sorted(
+        str(p) for p in Path(folder).iterdir()
+        if p.is_file() and not p.name.startswith((".", "_")) and p.suffix.lower() in FORMATS
+    )
+
+
+def folder_stream(
+    spark: SparkSession,
+    folder: str,
+    *,
+    type_col: str = "type",
+    schema: Schema | None = None,
+    files_per_batch: int | None = None,
+) -> tuple[DataFrame, Schema]:
+    """A streaming DataFrame of the event files landing in ``folder``, and its schema.
+
+    The files present when it starts give Spark's column types and, unless
+    ``schema`` is given, the event types and attributes (``acel.io`` reads them);
+    later files must have the same columns.  Write each file elsewhere and move
+    it in (a rename), so that Spark never reads half a file.
+    """
+    from pathlib import Path
+
+    present = folder_files(folder)
+    if not present:
+        raise DataError(f"{folder}: no event files yet (.jsonl, .csv, .parquet): the stream's "
+                        "columns are taken from the files present when it starts")
+    suffixes = {Path(p).suffix.lower() for p in present}
+    kinds = {FORMATS[x] for x in suffixes}
+    if len(kinds) > 1:
+        raise DataError(f"{folder}: files of several formats ({', '.join(sorted(suffixes))})")
+    fmt = kinds.pop()
+    with spark_errors():
+        reader = spark.read
+        if fmt == "csv":
+            reader = reader.option("header", True).option("inferSchema", True)
+        columns = reader.format(fmt).load(present).schema
+    if schema is None:
+        from acel.io import open_events
+
+        types: dict[str, list[str]] = {}
+        value_kinds: dict[str, str] = {}
+        for path in present:
+            found = open_events(path, type_col=type_col).schema
+            for name, attrs in found.types:
+                if name != END_TYPE:
+                    types.setdefault(name, [])
+                    types[name] += [a for a in attrs if a not in types[name]]
+            value_kinds.update(dict(found.kinds))
+        schema = Schema.of(types, value_kinds)
+    with spark_errors():
+        stream_reader = spark.readStream.schema(columns)
+        if fmt == "csv":
+            stream_reader = stream_reader.option("header", True)
+        if files_per_batch:
+            stream_reader = stream_reader.option("maxFilesPerTrigger", files_per_batch)
+        return stream_reader.format(fmt).load(folder), schema
+
+
+__all__ = ["END_TYPE", "KeyStream", "PlannedStream", "await_end", "end_row", "ended", "folder_stream", "follow",
+           "plan_stream", "read_results", "start", "stream", "watermark_ms"]
