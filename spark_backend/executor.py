@@ -15,6 +15,7 @@ import math
 import os
 import pickle
 import signal
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -63,7 +64,8 @@ DECOMPOSABLE = ("SUM", "COUNT", "MIN", "MAX", "AVG")
 def _engine_run(
     query: Query, stream: Sequence[Event], schema: Schema, start_positions: range | None
 ) -> list[Match] | list[TrendRow]:
-    """The single-process engine on one unit (the one place to switch engines).
+    """The batch engine on a unit's events numbered from 0 (the slices' user-defined
+    aggregates, which fold complex events here; everything else runs :func:`unit_run`).
 
     ``start_positions`` keeps only complex events (or trend contributions)
     whose start lies in the range of local positions.
@@ -192,28 +194,164 @@ def unit_stream(table: pa.Table, spec: UnitSpec) -> tuple[list[Event], list[int]
 
 def evaluate_unit(table: pa.Table, spec: UnitSpec) -> pa.Table:
     """Run one unit and return its results as an Arrow table of ``spec.out_schema``."""
-    events, positions, owned = unit_stream(table, spec)
-    if not events or (owned is not None and not owned):
+    if spec.mode == "partial" and not decomposable(spec.query.returns or ()):
+        events, numbers, slice_owned = unit_stream(table, spec)
+        if not events or (slice_owned is not None and not slice_owned):
+            return spec.out_schema.empty_table()
+        return _partial_table(spec, events, numbers, slice_owned)
+    table = table.sort_by(POS)
+    positions: list[int] = table.column(POS).to_pylist()
+    owned = _owned(table, spec)
+    if not positions or (owned is not None and not owned):
         return spec.out_schema.empty_table()
     if spec.mode == "matches":
-        return _matches_table(spec, events, positions, owned)
+        found = unit_run(spec.query, spec, table, positions, owned)
+        return pa.Table.from_pydict(
+            match_columns(spec, [m for m in found if isinstance(m, Match)]), schema=spec.out_schema
+        )
     if spec.mode == "rows":
-        results = _engine_run(spec.query, events, spec.schema, owned)
-        return _rows_table(spec, [r for r in results if isinstance(r, TrendRow)])
-    return _partial_table(spec, events, positions, owned)
+        found = unit_run(spec.query, spec, table, positions, owned)
+        return _rows_table(spec, [r for r in found if isinstance(r, TrendRow)])
+    return _partial_states_table(spec, table, positions, owned)
+
+
+def _owned(table: pa.Table, spec: UnitSpec) -> range | None:
+    """A slice's owned rows (local indices, contiguous); ``None`` for other units."""
+    if not spec.sliced:
+        return None
+    flags = np.asarray(table.column(OWN).to_numpy(zero_copy_only=False), dtype=bool)
+    local = np.flatnonzero(flags)
+    if not len(local):
+        return range(0)
+    owned = range(int(local[0]), int(local[-1]) + 1)
+    if len(local) != len(owned):
+        raise AssertionError("a slice's owned events must be contiguous")
+    return owned
+
+
+def unit_records(table: pa.Table, spec: UnitSpec) -> list[dict[str, Any]]:
+    """The unit's events as attribute maps, in position order (NaN is NULL, as in ``acel.io``).
+
+    Arrow's ``to_pylist`` builds them in C; NULL attributes stay as ``None``,
+    which the engine reads as missing.  (Building ``Event`` objects first and
+    maps from them again cost about as much as the engine on the demo.)
+    """
+    import pyarrow.compute as pc
+
+    names = [c for c in spec.attr_columns if c in table.column_names]
+    columns = []
+    for name in names:
+        column = table.column(name)
+        if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
+            column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=names).to_pylist() if names else [{} for _ in range(table.num_rows)]
+
+
+def unit_monotone(table: pa.Table, query: Query) -> bool:
+    """Whether the ``WITHIN … ON`` attribute never decreases inside any partition of the unit
+    (values that are missing or not numbers are skipped, as ``acel.acea.engine.run`` does)."""
+    import pyarrow.compute as pc
+
+    within = query.within
+    if within is None or within.attr is None or within.attr not in table.column_names:
+        return True
+    keys = [k for k in query.partition_by if k in table.column_names]
+    if keys:
+        table = table.sort_by([(k, "ascending") for k in keys] + [(POS, "ascending")])
+    column = table.column(within.attr)
+    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+        return True
+    values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+    valid = ~np.isnan(values)
+    if not keys:
+        kept = values[valid]
+        return bool(np.all(kept[1:] >= kept[:-1]))
+    table = table.filter(pa.array(valid))
+    values = values[valid]
+    if len(values) < 2:
+        return True
+    same = np.ones(len(values) - 1, dtype=bool)
+    for k in keys:
+        col = table.column(k)
+        equal = pc.equal(col.slice(1), col.slice(0, len(col) - 1))
+        same &= np.asarray(pc.fill_null(equal, False).to_numpy(zero_copy_only=False), dtype=bool)
+    return not bool(np.any(same & (values[1:] < values[:-1])))
+
+
+def unit_run(
+    query: Query, spec: UnitSpec, table: pa.Table, positions: list[int], owned: range | None
+) -> list[Any]:
+    """The engine's incremental runner over one unit (the single switch point of the executors).
+
+    Events are pushed with their global positions, so complex events come out
+    at stream positions; ``owned`` (local indices) keeps the complex events, or
+    trend contributions, that start in the slice.
+    """
+    from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
+
+    runner = Runner(query, spec.schema, monotone=unit_monotone(table, query),
+                    start_positions=owned, positions_given=True)
+    out: list[Any] = []
+    with paused_gc():
+        for k, (attrs, position) in enumerate(zip(unit_records(table, spec), positions)):
+            found = runner.push(attrs, position)
+            if found:
+                out.extend(found)
+            if owned is not None and k % PROGRESS_EVERY == PROGRESS_EVERY - 1 and runner.exhausted():
+                break
+        out.extend(runner.finish())
+    return out
+
+
+TRACE_ENV = "ACEL_SPARK_TRACE"
+"""A file each task appends one JSON line of timings to (benchmarks: papers/spark.md)."""
+
+_LOADED = time.time()
+"""When this Python worker imported the executor (unpickling its first task)."""
 
 
 def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator[pa.RecordBatch]:
     """Run every unit (``SLICE`` value) of one Spark task's rows; their results in turn."""
+    trace = os.environ.get(TRACE_ENV)
+    started, cpu = time.time(), time.process_time()
     received = list(batches)
     if not received or not any(batch.num_rows for batch in received):
         return
     inject_fault(spec.fault)
+    arrived = time.time()
     table = pa.Table.from_batches(received).sort_by([(SLICE, "ascending"), (POS, "ascending")])
     units = table.column(SLICE).to_numpy()
     cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]
     for a, b in zip(cuts, cuts[1:]):
         yield from evaluate_unit(table.slice(a, b - a), spec).to_batches()
+    if trace:
+        _trace(trace, {"pid": os.getpid(), "rows": table.num_rows, "units": len(cuts) - 1,
+                       "process_start": _process_start(), "module_loaded": _LOADED,
+                       "started": started, "input_s": arrived - started,
+                       "work_s": time.time() - arrived, "cpu_s": time.process_time() - cpu,
+                       "ended": time.time()})
+
+
+def _process_start() -> float | None:
+    """This process's start (the Python worker's fork), from ``/proc`` (Linux)."""
+    try:
+        return os.stat(f"/proc/{os.getpid()}").st_ctime
+    except OSError:
+        return None
+
+
+def _trace(path: str, record: dict[str, Any]) -> None:
+    try:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        if context is not None:
+            record.update(stage=context.stageId(), partition=context.partitionId())
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+    except OSError:
+        pass
 
 
 def vars_json(match: Match) -> str:
@@ -222,21 +360,17 @@ def vars_json(match: Match) -> str:
     return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def _matches_table(
-    spec: UnitSpec, events: list[Event], positions: list[int], owned: range | None
-) -> pa.Table:
-    results = _engine_run(spec.query, events, spec.schema, owned)
-    rows = [m for m in results if isinstance(m, Match)]
+def match_columns(spec: UnitSpec, matches: Sequence[Match]) -> dict[str, list[Any]]:
+    """Complex events (at global positions) as the output columns' values."""
     out: dict[str, list[Any]] = {name: [] for name in spec.out_schema.names}
-    for m in rows:
-        g = Match(m.key, m.event.relabel(positions))
+    for g in matches:
         key = dict(g.key)
         for name in spec.key_names:
             out[name].append(key.get(name))
         out["start"].append(g.event.start)
         out["end"].append(g.event.end)
         out["vars"].append(vars_json(g))
-    return pa.Table.from_pydict(out, schema=spec.out_schema)
+    return out
 
 
 # ------------------------------------------------------------------ RETURN values
@@ -288,6 +422,11 @@ def item_columns(items: Sequence[ReturnItem], key_names: Sequence[str]) -> list[
 
 
 def _rows_table(spec: UnitSpec, rows: Sequence[TrendRow]) -> pa.Table:
+    return pa.Table.from_pydict(rows_columns(spec, rows), schema=spec.out_schema)
+
+
+def rows_columns(spec: UnitSpec, rows: Sequence[TrendRow]) -> dict[str, list[Any]]:
+    """RETURN rows as the output columns' values (key columns, window, items)."""
     assert spec.query.returns is not None
     items = spec.query.returns
     shown = item_columns(items, spec.key_names)
@@ -306,7 +445,7 @@ def _rows_table(spec: UnitSpec, rows: Sequence[TrendRow]) -> pa.Table:
             value = row.values[index][1]
             out[names[column]].append(typed_value(kind, value, row.values[index][0]))
             column += 1
-    return pa.Table.from_pydict(out, schema=spec.out_schema)
+    return out
 
 
 # ------------------------------------------------------------------ partial RETURN
@@ -341,33 +480,45 @@ def state_items(items: Sequence[ReturnItem]) -> tuple[tuple[ReturnItem, ...], li
     return tuple(out), where
 
 
+def _partial_states_table(
+    spec: UnitSpec, table: pa.Table, positions: list[int], owned: range | None
+) -> pa.Table:
+    """Per-window partial states of one slice from the engine's RETURN rows (built-in
+    decomposable aggregates: their finished values are monoid states)."""
+    query = spec.query
+    assert query.returns is not None
+    items, where = state_items(query.returns)
+    states: list[tuple[Any, list[Any]]] = []
+    for row in unit_run(replace(query, returns=items), spec, table, positions, owned):
+        assert isinstance(row, TrendRow)
+        values = [v for _, v in row.values]
+        per_item = [
+            (values[idx[0]], values[idx[1]]) if len(idx) == 2 else values[idx[0]] for idx in where
+        ]
+        states.append((row.window, per_item))
+    return _states_table(spec, states, positions)
+
+
 def _partial_table(
     spec: UnitSpec, events: list[Event], positions: list[int], owned: range | None
 ) -> pa.Table:
-    """Per-window partial states of one slice (complex events starting in it only)."""
+    """Per-window partial states of one slice for other aggregates: its complex events
+    (starting in it only), enumerated and folded here."""
     query = spec.query
     assert query.returns is not None
     states: list[tuple[Any, list[Any]]] = []
-    if decomposable(query.returns):
-        items, where = state_items(query.returns)
-        results = _engine_run(replace(query, returns=items), events, spec.schema, owned)
-        for row in results:
-            assert isinstance(row, TrendRow)
-            values = [v for _, v in row.values]
-            per_item = [
-                (values[idx[0]], values[idx[1]]) if len(idx) == 2 else values[idx[0]]
-                for idx in where
-            ]
-            states.append((row.window, per_item))
-    else:
-        bare = replace(query, returns=None, slide=None)
-        matches = [m for m in _engine_run(bare, events, spec.schema, owned) if isinstance(m, Match)]
-        for (_, window), acc in _accumulate(query, events, matches):
-            per_item = [
-                acc.count if isinstance(item, CountStar) else state
-                for item, state in zip(query.returns, acc.accs)
-            ]
-            states.append((window, per_item))
+    bare = replace(query, returns=None, slide=None)
+    matches = [m for m in _engine_run(bare, events, spec.schema, owned) if isinstance(m, Match)]
+    for (_, window), acc in _accumulate(query, events, matches):
+        per_item = [
+            acc.count if isinstance(item, CountStar) else state
+            for item, state in zip(query.returns, acc.accs)
+        ]
+        states.append((window, per_item))
+    return _states_table(spec, states, positions)
+
+
+def _states_table(spec: UnitSpec, states: list[tuple[Any, list[Any]]], positions: list[int]) -> pa.Table:
     shift = positions[0] if spec.shift_windows else 0
     lo: list[Any] = []
     hi: list[Any] = []

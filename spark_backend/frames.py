@@ -43,6 +43,12 @@ class Stream:
     schema: Schema
     source: str
     persisted: tuple[DataFrame, ...] = ()
+    flags: dict[str, int] | None = None
+    """Counts of the extra checks ``prepare`` was asked for (``axis:<attr>``)."""
+    key_sizes: list[tuple[tuple[Any, ...], int]] | None = None
+    """Events per PARTITION BY key when ``prepare`` counted them (at most ``MAX_KEYS``)."""
+    many_keys: bool = False
+    """``prepare`` found more than ``MAX_KEYS`` keys (to be hashed over the tasks)."""
 
     def release(self) -> None:
         """Drop the cached numbered frames (after the results are collected)."""
@@ -67,11 +73,44 @@ def load(spark: SparkSession, data: Any) -> tuple[DataFrame, str]:
     if suffix in (".jsonl", ".ndjson", ".json"):
         return spark.read.json(path), path
     if suffix in (".parquet", ".pq"):
-        return spark.read.parquet(path), path
+        known = parquet_schema(path)
+        reader = spark.read if known is None else spark.read.schema(known)
+        return reader.parquet(path), path
     raise DataError(
         f"{path}: unknown event file format {suffix or '(no extension)'!r}; "
         "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
     )
+
+
+def parquet_schema(path: str) -> Any:
+    """Spark's schema of one Parquet file, read from its footer on the driver (or None).
+
+    Without it, ``spark.read.parquet`` runs a Spark job just to read the footer
+    (about a second, papers/spark.md).  Only plain column types, whose Spark
+    type is unambiguous, are mapped; anything else is left to Spark's inference.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark.sql import types as T
+
+    if not Path(path).is_file():
+        return None
+    try:
+        arrow = pq.read_schema(path)
+    except Exception:  # noqa: BLE001 - Spark reports unreadable files itself
+        return None
+    plain = {
+        pa.bool_(): T.BooleanType(), pa.int8(): T.ByteType(), pa.int16(): T.ShortType(),
+        pa.int32(): T.IntegerType(), pa.int64(): T.LongType(), pa.float32(): T.FloatType(),
+        pa.float64(): T.DoubleType(), pa.string(): T.StringType(), pa.large_string(): T.StringType(),
+    }
+    fields = []
+    for field in arrow:
+        spark_type = plain.get(field.type)
+        if spark_type is None:
+            return None
+        fields.append(T.StructField(field.name, spark_type, True))
+    return T.StructType(fields)
 
 
 def _kind(data_type: Any) -> str | None:
@@ -187,6 +226,155 @@ def summarise(
     return Summary(counts, totals, by_type)
 
 
+MAX_KEYS = 100_000
+"""Up to this many PARTITION BY keys are counted (to place them by size); more are hashed."""
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What the one pass of :func:`scan` tells the driver."""
+
+    summary: Summary
+    in_order: bool | None
+    """Whether the time key never decreases along the input (None: no time column)."""
+    key_sizes: list[tuple[tuple[Any, ...], int]] | None
+    """Events per PARTITION BY key (None: not asked, or more than ``MAX_KEYS``)."""
+    many_keys: bool = False
+    """More than ``MAX_KEYS`` keys: they are hashed over the tasks."""
+
+
+def scan(
+    frame: DataFrame,
+    id_col: str,
+    flags: dict[str, Column],
+    columns: Sequence[str] | None,
+    order_col: str | None = None,
+    keys: Sequence[str] = (),
+    keyed: Column | None = None,
+) -> Scan:
+    """One job, one pass over the input (Arrow batches, no shuffle) for everything the
+    driver needs before it plans: rows per input partition, the flag sums, per type the
+    ``columns`` holding a value (schema inference), whether ``order_col`` never decreases
+    along ``id_col`` (then no sort is needed), and the events per PARTITION BY key
+    (rows where ``keyed`` holds), up to ``MAX_KEYS`` keys.
+
+    The conditions are evaluated in the JVM and cross as booleans; each task sums its
+    partition and sends one pickled summary, so the driver receives a few rows.  It
+    replaces a grouped count (two stages with a shuffle), a pass checking the order
+    and a job counting keys: on the demo, three Spark jobs fewer (papers/spark.md).
+    """
+    import pickle
+
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    flag_names = list(flags)
+    present = list(columns or ())
+    selected = [F.col(f"`{id_col}`").alias("i"), F.col("type").alias("t")]
+    selected += [F.coalesce(c.cast("boolean"), F.lit(False)).alias(f"f{n}") for n, c in enumerate(flags.values())]
+    selected += [F.col(f"`{c}`").isNotNull().alias(f"p{n}") for n, c in enumerate(present)]
+    if order_col is not None:
+        selected.append(F.col(f"`{order_col}`").cast("double").alias("o"))
+    if keys:
+        selected += [F.col(f"`{k}`").alias(f"k{n}") for n, k in enumerate(keys)]
+        selected.append((keyed if keyed is not None else F.lit(True)).alias("kk"))
+    out = pa.schema([("blob", pa.binary())])
+    n_flags, n_present, n_keys, ordered = len(flag_names), len(present), len(keys), order_col is not None
+    infer = columns is not None
+
+    def summarise_task(batches: Any) -> Any:
+        import numpy as np
+        import pyarrow.compute as pc
+
+        rows = 0
+        part = None
+        sums = [0] * n_flags
+        by_type: dict[Any, list[int]] = {}
+        first = last = None
+        in_order = True
+        sizes: dict[tuple[Any, ...], int] | None = {} if n_keys else None
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            if part is None:
+                part = int(batch.column(0)[0].as_py()) >> LOW_BITS
+            rows += batch.num_rows
+            names = batch.schema.names
+            for n in range(n_flags):
+                sums[n] += int(pc.sum(batch.column(names.index(f"f{n}")).cast(pa.int64())).as_py() or 0)
+            if infer and not n_present:
+                for t in pc.unique(batch.column(names.index("t"))).to_pylist():
+                    by_type.setdefault(t, [])
+            if n_present:
+                table = pa.Table.from_batches([batch]).select(["t", *[f"p{n}" for n in range(n_present)]])
+                for n in range(n_present):
+                    table = table.set_column(n + 1, f"p{n}", table.column(n + 1).cast(pa.int64()))
+                grouped = table.group_by("t").aggregate([(f"p{n}", "sum") for n in range(n_present)])
+                types = grouped.column("t").to_pylist()
+                for n in range(n_present):
+                    got = grouped.column(f"p{n}_sum").to_pylist()
+                    for t, v in zip(types, got):
+                        by_type.setdefault(t, [0] * n_present)[n] += int(v or 0)
+            if ordered:
+                values = batch.column(names.index("o"))
+                arr = values.to_numpy(zero_copy_only=False)
+                if len(arr):
+                    if first is None:
+                        first = float(arr[0])
+                    if (last is not None and arr[0] < last) or bool(np.any(arr[1:] < arr[:-1])):
+                        in_order = False
+                    last = float(arr[-1])
+            if sizes is not None:
+                chosen = pa.Table.from_batches([batch]).filter(batch.column(names.index("kk")))
+                if chosen.num_rows:
+                    counted = chosen.group_by([f"k{n}" for n in range(n_keys)]).aggregate([([], "count_all")])
+                    key_cols = [counted.column(f"k{n}").to_pylist() for n in range(n_keys)]
+                    for key, c in zip(zip(*key_cols), counted.column("count_all").to_pylist()):
+                        sizes[key] = sizes.get(key, 0) + int(c)
+                    if len(sizes) > MAX_KEYS:
+                        sizes = None
+        if part is None:
+            return
+        report = {"part": part, "rows": rows, "flags": sums, "types": by_type,
+                  "first": first, "last": last, "in_order": in_order,
+                  "sizes": None if sizes is None else list(sizes.items()), "too_many": n_keys > 0 and sizes is None}
+        yield pa.RecordBatch.from_pydict({"blob": [pickle.dumps(report)]}, schema=out)
+
+    reports = [
+        pickle.loads(r["blob"])
+        for r in frame.select(*selected).mapInArrow(summarise_task, from_arrow_schema(out)).collect()
+    ]
+    reports.sort(key=lambda r: r["part"])
+    counts: dict[int, int] = {}
+    totals = dict.fromkeys(flag_names, 0)
+    seen: dict[str, set[str]] = {}
+    for r in reports:
+        counts[r["part"]] = counts.get(r["part"], 0) + r["rows"]
+        for name, v in zip(flag_names, r["flags"]):
+            totals[name] += v
+        for t, held in r["types"].items():
+            if t is None:
+                continue
+            seen.setdefault(str(t), set()).update(c for c, v in zip(present, held) if v)
+    by_type = {t: tuple(c for c in present if c in held) for t, held in seen.items()}
+    in_order: bool | None = None
+    if order_col is not None:
+        in_order = all(r["in_order"] for r in reports) and all(
+            a["last"] is None or b["first"] is None or a["last"] <= b["first"]
+            for a, b in zip(reports, reports[1:])
+        )
+    key_sizes: list[tuple[tuple[Any, ...], int]] | None = None
+    if keys and not any(r["too_many"] for r in reports):
+        merged: dict[tuple[Any, ...], int] = {}
+        for r in reports:
+            for key, c in r["sizes"]:
+                merged[key] = merged.get(key, 0) + c
+        key_sizes = None if len(merged) > MAX_KEYS else sorted(merged.items(), key=lambda kv: repr(kv[0]))
+    many = bool(keys) and key_sizes is None
+    return Scan(Summary(counts, totals, by_type), in_order, key_sizes, many)
+
+
 def _with_positions(frame: DataFrame, id_col: str, counts: dict[int, int]) -> DataFrame:
     """Exact 0-based ranks of ``monotonically_increasing_id`` values as ``POS``.
 
@@ -269,8 +457,23 @@ def prepare(
     type_col: str = "type",
     time_col: str | None = None,
     schema: Schema | None = None,
+    axes: Sequence[str] = (),
+    keys: Sequence[str] = (),
 ) -> Stream:
-    """Load, check and number the input stream (see the module docstring)."""
+    """Load, check and number the input stream (see the module docstring).
+
+    ``axes``: ``WITHIN/SLIDE … ON`` attributes whose missing values (on events
+    holding every ``keys`` attribute) the same pass counts, for
+    :func:`check_axis` (``Stream.flags``).
+
+    ``keys``: the PARTITION BY attributes, whose events per key the same pass
+    counts (``Stream.key_sizes``, to balance keys over tasks).
+
+    One job, one pass (:func:`scan`) counts rows per input partition, checks bad
+    rows, infers the schema and, with a time column, checks whether the rows
+    already come in time order, as event files usually do; only if not are they
+    sorted (a range shuffle) and counted again.
+    """
     from pyspark.sql import functions as F
 
     frame, source = load(spark, data)
@@ -297,23 +500,64 @@ def prepare(
     frame = frame.withColumn(IN, F.monotonically_increasing_id())
     if time_col is not None:
         frame = frame.withColumn(TKEY, _time_key(frame, time_col))
-        frame = frame.orderBy(F.col(TKEY), F.col(IN))
-        frame = frame.withColumn(ID, F.monotonically_increasing_id())
-    else:
-        frame = frame.withColumn(ID, F.col(IN))
-    cached = _persist(frame)
+    # A file is scanned the same way by every job (same splits, same row order), so
+    # its ids are stable without caching; a caller's DataFrame may not be.
+    stable = isinstance(data, (str, Path))
+    base = frame if stable else _persist(frame)
+    persisted: tuple[DataFrame, ...] = () if stable else (base,)
+    conditions = _bad_conditions(time_col)
+    for attr in axes:
+        if attr in columns and kinds.get(attr) in ("int", "float"):
+            conditions[f"axis:{attr}"] = _keyed(columns, kinds, keys) & _missing(attr)
     others = [c for c in columns if c != "type"] if schema is None else None
-    summary = summarise(cached, ID, _bad_conditions(time_col), others)
+    present_keys = [k for k in keys if k in columns]
+    found = scan(base, IN, conditions, others, TKEY if time_col is not None else None,
+                 present_keys if len(present_keys) == len(keys) else (),
+                 _keyed(columns, kinds, keys))
+    summary = found.summary
     try:
-        report_bad_rows(cached, summary.flags, source, type_col, time_col)
-    except DataError:
-        cached.unpersist()
+        report_bad_rows(base, summary.flags, source, type_col, time_col)
+        if time_col is None or found.in_order:
+            numbered = _with_positions(base, IN, summary.counts).drop(IN, TKEY)
+            counts = summary.counts
+        else:
+            ordered = _persist(
+                base.orderBy(F.col(TKEY), F.col(IN)).withColumn(ID, F.monotonically_increasing_id())
+            )
+            persisted = (ordered, *persisted)
+            counts = summarise(ordered, ID).counts
+            numbered = _with_positions(ordered, ID, counts).drop(ID, IN, TKEY)
+    except BaseException:
+        for cached in persisted:
+            cached.unpersist()
         raise
-    numbered = _with_positions(cached, ID, summary.counts).drop(ID, IN, TKEY)
     if schema is None:
         schema = infer_schema(summary.present, kinds)
-    count = sum(summary.counts.values())
-    return Stream(numbered, count, columns, kinds, schema, source, (cached,))
+    flags = {k: v for k, v in summary.flags.items() if k.startswith("axis:")}
+    return Stream(numbered, sum(counts.values()), columns, kinds, schema, source, persisted, flags,
+                  found.key_sizes, found.many_keys)
+
+
+def _keyed(columns: Sequence[str], kinds: dict[str, str], keys: Sequence[str]) -> Column:
+    """Rows holding every ``keys`` attribute (not NULL, not NaN)."""
+    from pyspark.sql import functions as F
+
+    cond = F.lit(True)
+    for key in keys:
+        if key not in columns:
+            return F.lit(False)
+        col = F.col(f"`{key}`")
+        cond = cond & col.isNotNull()
+        if kinds.get(key) == "float":
+            cond = cond & ~F.isnan(col)
+    return cond
+
+
+def _missing(attr: str) -> Column:
+    from pyspark.sql import functions as F
+
+    col = F.col(f"`{attr}`")
+    return col.isNull() | F.isnan(col.cast("double"))
 
 
 def _persist(frame: DataFrame) -> DataFrame:
@@ -347,7 +591,8 @@ def check_axis(stream: Stream, attr: str, keys: Sequence[str]) -> None:
         scope = scope.filter(_present(stream, key))
     col = F.col(f"`{attr}`")
     bad = col.isNull() | F.isnan(col.cast("double"))
-    count = scope.filter(bad).count()
+    counted = (stream.flags or {}).get(f"axis:{attr}")
+    count = scope.filter(bad).count() if counted is None else counted
     if count:
         rows = scope.filter(bad).orderBy(POS).limit(MAX_EXAMPLES).collect()
         shown = ", ".join(str(r[POS]) for r in rows)
@@ -381,11 +626,19 @@ def present(stream: Stream, columns: Sequence[str]) -> Column:
 
 
 def axis_summary(stream: Stream, attr: str) -> tuple[bool, float | None, float | None]:
-    """Whether ``attr`` is non-decreasing along positions, and its (min, max).
+    """Whether ``attr`` is non-decreasing along positions, and its (min, max)."""
+    return order_summary(stream.frame, POS, attr)
 
-    One pass with ``mapInArrow``: each Arrow batch reports its first and last
-    position and value and whether it is sorted inside; the driver checks the
-    seams between consecutive batches.
+
+def order_summary(
+    frame: DataFrame, order_col: str, value_col: str
+) -> tuple[bool, float | None, float | None]:
+    """Whether ``value_col`` is non-decreasing along ``order_col``, and its first and last value.
+
+    One pass with ``mapInArrow`` (no shuffle, no sort): each Arrow batch, in the
+    order of its partition's rows, reports its first and last order value and
+    value and whether it is sorted inside; the driver checks the seams between
+    consecutive batches.  ``order_col`` must grow along each partition's rows.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -397,18 +650,18 @@ def axis_summary(stream: Stream, attr: str) -> tuple[bool, float | None, float |
 
     def summarise(batches: Any) -> Any:
         for batch in batches:
-            table = pa.Table.from_batches([batch]).sort_by(POS)
-            if table.num_rows == 0:
+            if batch.num_rows == 0:
                 continue
-            values = pc.cast(table.column(attr), pa.float64())
+            order = batch.column(0)
+            values = pc.cast(batch.column(1), pa.float64())
             ok = True
-            if table.num_rows > 1:
-                later = values.slice(1)
-                earlier = values.slice(0, table.num_rows - 1)
-                ok = not pc.any(pc.less(later, earlier)).as_py()
-            positions = table.column(POS)
+            if batch.num_rows > 1:
+                ok = not (
+                    pc.any(pc.less(values.slice(1), values.slice(0, batch.num_rows - 1))).as_py()
+                    or pc.any(pc.less_equal(order.slice(1), order.slice(0, batch.num_rows - 1))).as_py()
+                )
             yield pa.RecordBatch.from_pydict(
-                {"lo": [positions[0].as_py()], "hi": [positions[-1].as_py()],
+                {"lo": [order[0].as_py()], "hi": [order[-1].as_py()],
                  "first": [values[0].as_py()], "last": [values[-1].as_py()], "ok": [ok]},
                 schema=out,
             )
@@ -416,7 +669,7 @@ def axis_summary(stream: Stream, attr: str) -> tuple[bool, float | None, float |
     from pyspark.sql.pandas.types import from_arrow_schema
 
     rows = (
-        stream.frame.select(POS, f"`{attr}`")
+        frame.select(f"`{order_col}`", f"`{value_col}`")
         .mapInArrow(summarise, from_arrow_schema(out))
         .collect()
     )

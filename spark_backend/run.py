@@ -201,7 +201,13 @@ def _plan(
 ) -> Planned:
     from pyspark.sql import functions as F
 
-    stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema)
+    if isinstance(query, str):
+        from acel.parser import parse_query
+
+        query = parse_query(query)  # syntax errors before any Spark job
+    axes = {w.attr for w in (query.within, query.slide) if w is not None and w.attr is not None}
+    stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema,
+                            axes=sorted(axes), keys=tuple(query.partition_by))
     parsed = _query(query, stream.schema)
     keys = tuple(parsed.partition_by)
     for window in (parsed.within, parsed.slide):
@@ -259,7 +265,7 @@ def _plan(
         # Keys go into a few buckets per core, one task each; one engine call per
         # bucket splits its keys itself (one compilation per bucket, not per key).
         buckets = UNITS_PER_CORE * n_parts
-        bucketed = _bucketed(spark, scoped, keys, buckets)
+        bucketed = _bucketed(spark, scoped, keys, buckets, stream.key_sizes, stream.many_keys)
         result = _run_units(bucketed, 0, buckets, buckets, base, result_struct)
     elif strategy.kind == "single":
         result = _run_units(frame.withColumn(SLICE, F.lit(0)), 0, 1, 1, base, result_struct)
@@ -275,14 +281,19 @@ def _plan(
     return Planned(result, parsed, strategy, layout, stream)
 
 
-MAX_BALANCED_KEYS = 100_000
+MAX_BALANCED_KEYS = frames.MAX_KEYS
 """Up to this many PARTITION BY keys are placed by size; more are hashed."""
 
 KEY_EVENTS = "__acel_key_events"
 
 
 def _bucketed(
-    spark: SparkSession, frame: DataFrame, keys: tuple[str, ...], buckets: int
+    spark: SparkSession,
+    frame: DataFrame,
+    keys: tuple[str, ...],
+    buckets: int,
+    sizes: list[tuple[tuple[Any, ...], int]] | None = None,
+    many: bool = False,
 ) -> DataFrame:
     """Column ``SLICE``: the bucket of each row's PARTITION BY key.
 
@@ -295,16 +306,25 @@ def _bucketed(
     from pyspark.sql import functions as F
 
     cols = [F.col(f"`{k}`") for k in keys]
-    sizes = frame.groupBy(*cols).agg(F.count(F.lit(1)).alias(KEY_EVENTS))
-    rows = sizes.limit(MAX_BALANCED_KEYS + 1).collect()
-    if len(rows) > MAX_BALANCED_KEYS:
+    if many:
         return frame.withColumn(SLICE, F.pmod(F.xxhash64(*cols), F.lit(buckets)))
-    bins = balance([row[KEY_EVENTS] for row in rows], buckets)
+    if sizes is None:  # not counted by the numbering pass
+        counted = frame.groupBy(*cols).agg(F.count(F.lit(1)).alias(KEY_EVENTS))
+        rows = counted.limit(MAX_BALANCED_KEYS + 1).collect()
+        if len(rows) > MAX_BALANCED_KEYS:
+            return frame.withColumn(SLICE, F.pmod(F.xxhash64(*cols), F.lit(buckets)))
+        sizes = [(tuple(row[k] for k in keys), row[KEY_EVENTS]) for row in rows]
+    bins = balance([n for _, n in sizes], buckets)
     fields = [(k, frame.schema[k].dataType.simpleString()) for k in keys] + [(SLICE, "bigint")]
-    table = spark.createDataFrame(
-        [(*(row[k] for k in keys), b) for row, b in zip(rows, bins)], _struct(fields)
+    struct = _struct(fields)
+    # An Arrow table goes to the JVM as it is; a list of tuples would become a
+    # Python RDD, and its first job would start Python workers just to read it.
+    arrow = _arrow(struct)
+    columns = [[key[i] for key, _ in sizes] for i in range(len(keys))] + [bins]
+    table = pa.Table.from_arrays(
+        [pa.array(values, type=field.type) for values, field in zip(columns, arrow)], schema=arrow
     )
-    return frame.join(F.broadcast(table), on=list(keys), how="inner")
+    return frame.join(F.broadcast(spark.createDataFrame(table, struct)), on=list(keys), how="inner")
 
 
 MAX_TASKS_PER_CORE = 64

@@ -363,6 +363,37 @@ def test_inferred_schema_equals_the_file_readers(spark: Any, tmp_path: Path) -> 
         only_types.release()
 
 
+@pytest.mark.parametrize("shuffled", [False, True], ids=["in-time-order", "shuffled"])
+def test_numbering_sorts_only_files_out_of_time_order(spark: Any, tmp_path: Path, shuffled: bool) -> None:
+    """A file already in time order (ties in input order) is numbered by its input
+    order, with no sort and nothing cached; another is sorted; both give acel.io's
+    positions, across several input partitions (small Parquet row groups)."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from acel.spark_backend.frames import POS, prepare
+
+    rows = [{"type": "AB"[i % 2], "ts": i // 3, "n": i} for i in range(600)]
+    if shuffled:
+        random.Random(4).shuffle(rows)
+    path = tmp_path / "events.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=50)
+    events, _ = read_events(path, time_col="ts")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")  # a split per row group
+    try:
+        assert spark.read.parquet(str(path)).rdd.getNumPartitions() > 2
+        stream = prepare(spark, str(path), time_col="ts")
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    try:
+        assert (stream.persisted != ()) == shuffled
+        got = sorted((r[POS], r["n"]) for r in stream.frame.select(POS, "n").collect())
+        assert got == [(e.time, e.get("n")) for e in events]
+    finally:
+        stream.release()
+
+
 # ------------------------------------------------------------------ bad input
 
 

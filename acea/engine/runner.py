@@ -24,7 +24,11 @@ The window axis of ``WITHIN d ON attr`` must be known to be monotone (never
 decreasing inside a partition) for expired work to be dropped.  Callers that
 hold the whole stream say so exactly (``monotone=``); a live stream is
 assumed monotone and an event that breaks it is a :class:`DataError` naming
-its position (sort by the attribute first, ``--time-col``).
+its position (sort by the attribute first, ``--time-col``).  A live stream's
+watermark on that attribute can be passed in with :meth:`Runner.advance`: it
+releases what the axis alone makes final (SLIDE windows that have ended,
+trailing-NOT results whose window has passed) in partitions that get no more
+events; :meth:`Runner.next_deadline` says when that will next happen.
 
 :meth:`Runner.save` and :meth:`Runner.restore` turn the whole state into
 bytes and back (:mod:`acel.acea.engine.state`), for checkpoints and Spark's
@@ -67,6 +71,11 @@ COLLECT = "collect"
 
 NO_MATCH = -math.inf
 """``G`` before any leading ``ψ`` match: blocks nothing."""
+
+
+def _least(a: Any, b: Any) -> Any:
+    """The smaller of two coordinates, ``None`` being none."""
+    return b if a is None or b < a else a
 
 
 # ------------------------------------------------------------------ negation state
@@ -351,6 +360,51 @@ class Runner:
         return self.starts is not None and not self.negated and all(
             p.evaluator.exhausted() for p in self.partitions.values()
         )
+
+    def advance(self, coord: Any) -> list[Result]:
+        """The ``ON`` axis has reached ``coord``: no event pushed from now on has a smaller
+        coordinate, in any partition (a live stream's event-time watermark).
+
+        Returns the results this makes final, in order: the rows of SLIDE windows
+        ending at or before ``coord``, and results held for a trailing NOT whose
+        window has passed.  A partition that receives no more events would
+        otherwise hold them until :meth:`finish`.  Nothing happens without
+        ``WITHIN … ON attr`` on a monotone axis (``EVENTS`` windows move only with
+        each partition's own events).
+        """
+        rule = self.rule
+        if self.finished or rule.within is None or rule.within.attr is None or not rule.monotone:
+            return []
+        out: list[Result] = []
+        for part in self.partitions.values():
+            neg = part.neg
+            if neg is not None and neg.coords is None:
+                deadlines = neg.deadlines
+                while deadlines and deadlines[0][0] <= coord:
+                    entry = heapq.heappop(deadlines)[2]
+                    if entry.status is None:
+                        self._keep(part, entry)
+                while neg.held and neg.held[0].status is not None:
+                    neg.held.popleft()
+            if self.mode != MATCHES and rule.slide is not None:
+                out.extend(self._close(part, rule.closed_before(coord)))
+        if self.mode == MATCHES:
+            out.extend(self._release())
+        return out
+
+    def next_deadline(self) -> Any:
+        """The least coordinate at which :meth:`advance` may make a result final
+        (``None``: no result waits for the axis)."""
+        rule = self.rule
+        if self.finished or rule.within is None or rule.within.attr is None or not rule.monotone:
+            return None
+        best: Any = None
+        for part in self.partitions.values():
+            if part.neg is not None and part.neg.deadlines:
+                best = _least(best, part.neg.deadlines[0][0])
+            if self.mode != MATCHES and rule.slide is not None and part.open:
+                best = _least(best, min(rule.bounds(k)[1] for k in part.open))
+        return best
 
     def finish(self) -> list[Result]:
         """The stream has ended: every result still held, in order."""

@@ -218,7 +218,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", metavar="QUERY", nargs="?",
                    help="a query file or the query text (omit with --engine sase --sase FILE)")
-    p.add_argument("--data", metavar="FILE", required=True,
+    p.add_argument("--data", metavar="FILE",
                    help="events: .jsonl/.ndjson/.json, .csv or .parquet; '-' reads JSON Lines "
                         "from standard input as they arrive")
     p.add_argument("--engine", choices=_engine_names(), default="optimized",
@@ -244,6 +244,7 @@ def _setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--master", metavar="URL", help="with --engine spark: the Spark master")
     p.add_argument("--partitions", metavar="N", type=_positive,
                    help="with --engine spark: number of partitions")
+    _setup_spark_stream(p)
 
 
 def _engine_names() -> list[str]:
@@ -289,6 +290,10 @@ class Progress:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a query on an event file (or standard input); write results as they become final."""
     progress = Progress()
+    if args.stream is not None:
+        return _run_spark_stream(args, progress)
+    if args.data is None:
+        raise UsageError("give --data FILE (or --engine spark --stream DIR)")
     if args.engine != "sase" and args.sase:
         raise UsageError("--sase FILE needs --engine sase")
     if args.engine != "spark" and (args.master or args.partitions):
@@ -499,6 +504,65 @@ def _run_spark(args: argparse.Namespace, progress: Progress) -> tuple[list[Any],
                              master=args.master, partitions=args.partitions, schema=given,
                              progress=lambda line: progress.note(line, force=True))
     return list(results), None
+
+
+def _setup_spark_stream(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Structured Streaming (--engine spark --stream DIR)")
+    g.add_argument("--stream", metavar="DIR",
+                   help="run on the event files landing in DIR (moved in whole) until a row of type "
+                        "#end; --out names the output folder (Parquet, JSON when it ends in .jsonl)")
+    g.add_argument("--checkpoint", metavar="DIR",
+                   help="the streaming query's checkpoint (default: OUT.checkpoint): a restart "
+                        "resumes from it, with no result lost or repeated")
+    g.add_argument("--pos-col", metavar="C", default="pos",
+                   help="each event's 0-based position in the whole stream (default: pos)")
+    g.add_argument("--delay", metavar="D", type=float, default=0.0,
+                   help="how late an event may arrive, in units of --time-col (default 0)")
+    g.add_argument("--once", action="store_true",
+                   help="process the files present and stop (the state waits for the next run)")
+
+
+def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
+    """``--engine spark --stream DIR``: a Structured Streaming query over a folder."""
+    if args.engine != "spark":
+        raise UsageError("--stream DIR needs --engine spark")
+    if args.data is not None:
+        raise UsageError("give either --data FILE or --stream DIR")
+    if not args.out:
+        raise UsageError("--stream DIR needs --out DIR (the results' folder)")
+    unsupported = [flag for flag, value in (("--limit", args.limit), ("--max-events", args.max_events),
+                                            ("--max-delay", args.max_delay), ("--sase", args.sase))
+                   if value is not None]
+    if unsupported:
+        raise UsageError(f"{', '.join(unsupported)} cannot be used with --stream")
+    from acel.spark_backend import get_session
+    from acel.spark_backend import streaming as ss
+
+    query, given = _load_query(args)
+    progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
+    session = get_session(args.master)
+    frame, schema = ss.folder_stream(session, args.stream, type_col=args.type_col, schema=given)
+    if given is None:
+        check(query, schema, args._query_text, args._locations)
+    planned = ss.plan_stream(query, frame, schema=schema, pos_col=args.pos_col,
+                             type_col=args.type_col, time_col=args.time_col, delay=args.delay)
+    fmt = "jsonl" if args.out.lower().endswith((".jsonl", ".json")) else "parquet"
+    checkpoint = args.checkpoint or args.out.rstrip("/") + ".checkpoint"
+    running = ss.start(planned, args.out, checkpoint=checkpoint, fmt=fmt, once=args.once)
+    progress.note(f"streaming {args.stream} -> {args.out} (checkpoint {checkpoint})", force=True)
+    try:
+        totals = ss.follow(running, lambda line: progress.note(line, force=True))
+    except KeyboardInterrupt:
+        running.stop()
+        _eprint(f"acel run: interrupted; committed results are in {args.out}, the rest resumes "
+                f"from {checkpoint}")
+        return 130
+    found = len(ss.read_results(planned, args.out, fmt, session))
+    state = "the stream ended" if ss.ended(running.lastProgress) else "the stream goes on"
+    _summary(args, progress, totals["events"],
+             f"{found:,} results in {totals['batches']} micro-batches ({state}"
+             + (f"; {totals['dropped']:,} late rows dropped" if totals["dropped"] else "") + ")")
+    return 0
 
 
 def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | None,

@@ -1,0 +1,626 @@
+"""ACEL on Spark Structured Streaming: the engine's state in Spark's state store.
+
+``stream(query, streaming_df, schema=...)`` returns a streaming DataFrame of
+results with the columns of :func:`acel.spark_backend.run`; ``start`` writes it
+to a file sink with a checkpoint, ``read_results`` reads a sink back.  Each
+PARTITION BY key (the whole stream without PARTITION BY) is one group of
+``applyInPandasWithState``; its state is the engine's incremental
+:class:`~acel.acea.engine.Runner` saved as bytes (``Runner.save``) plus the
+events that may not be evaluated yet.  See papers/spark.md, "Structured
+Streaming".
+
+What a stream must carry, and why:
+
+* **Positions** (``pos_col``, default ``pos``): each event's 0-based position in
+  the whole stream (spec §1: an event's time *is* its position), each position
+  once.  Results name events by position, ``EVENTS`` windows and ``:`` count
+  them, and the batch run on the same events numbers them so; a streaming
+  source knows neither the input order of a micro-batch (Spark's file source
+  splits and shuffles rows) nor how many events all other keys had before.
+  The producer (a sequence number, a log offset) does.
+* **Event time** (``time_col``; the positions when omitted): non-decreasing
+  along positions, as after the sort by the time column (spec §12).  Spark's
+  watermark (``max event time − delay``) says which events are complete: an
+  event is evaluated once the watermark has passed it, in position order, so
+  events may arrive up to ``delay`` late and out of order.  Later ones are
+  dropped by Spark (``numRowsDroppedByWatermark`` in the query's progress).
+  Without PARTITION BY an event is also evaluated as soon as every position
+  before it has been, so a stream arriving in order waits for nothing.
+  With ``WITHIN d ON time_col`` the watermark also closes windows: SLIDE rows
+  and trailing-NOT results of keys that get no more events are emitted when
+  the watermark passes their window (``Runner.advance``).
+* **The end** (optional): a row whose type is ``#end`` (``END_TYPE``; no query
+  can name it) ends the stream: Spark's watermark jumps past every event, every
+  key evaluates what it holds and finishes (the RETURN rows without SLIDE,
+  results waiting for a window that never closed).  Without it the stream
+  never ends and such results stay in the state store.
+
+Results are emitted once, when final; the state store and the sink's commit
+log (a file sink with a checkpoint) make each micro-batch exactly once across
+failures and restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from acel.ast import Query
+from acel.checker import attribute_kinds
+from acel.clauses import Match, TrendRow, item_name
+from acel.errors import AcelError, DataError
+from acel.schema import Schema
+
+from . import frames
+from .executor import UnitSpec, item_columns, match_columns, rows_columns
+from .failures import spark_errors
+from .run import _SPARK_OF, Layout, _arrow, _query, _struct, _window_kind, item_kind, results_of
+from .session import prepare_session
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+END_TYPE = "#end"
+"""The type of the row that ends a stream (not an ACEL name, so no query sees it)."""
+
+SHIFT = 2**30
+"""Event time: time ``v`` (in whole units of the time column) is Spark timestamp
+``⌊v⌋ + SHIFT`` milliseconds.  Spark's watermark starts at 0 and timeouts must be
+positive, so times down to ``-SHIFT`` work; Spark counts watermarks in whole
+milliseconds, so one unit is one millisecond and nothing is rounded."""
+
+END_MS = 8 * 10**12
+"""The event time (ms) of the end row: past every real event (and before pandas'
+last timestamp, as the column goes through pandas)."""
+
+ENDED_MS = 6 * 10**12
+"""A watermark at or past this (ms) means the end row has been read; real times
+must stay below ``ENDED_MS - SHIFT``."""
+
+POS = "__acel_pos"
+ET_MS = "__acel_et_ms"
+ET = "__acel_et"
+ATTRS = "__acel_attrs"
+KEY = "__acel_key"
+STATE = "blob binary"
+
+
+@dataclass(frozen=True)
+class StreamSpec:
+    """What each stateful task needs (pickled with the function)."""
+
+    unit: UnitSpec
+    contiguous: bool
+    """No PARTITION BY: positions are evaluated as soon as all earlier ones were."""
+    axis: bool
+    """``WITHIN … ON`` the event-time column: the watermark closes windows."""
+    out_names: tuple[str, ...]
+    pos_col: str = "pos"
+
+
+@dataclass(frozen=True)
+class PlannedStream:
+    """A planned stream: the streaming result frame and how to read its rows back."""
+
+    frame: DataFrame
+    query: Query
+    layout: Layout
+    schema: Schema
+
+
+# ------------------------------------------------------------------ one key
+
+
+def coordinate_of(watermark_ms: int) -> int:
+    """The ``ON`` coordinate no later event is below, the watermark being ``watermark_ms``.
+
+    Spark drops arrivals at or below the watermark (checked: an event time equal
+    to it is dropped too), and the events at or below it have just been
+    evaluated, so every later event has ``⌊v⌋ + SHIFT > watermark_ms``.
+    """
+    return watermark_ms + 1 - SHIFT
+
+
+def timeout_of(coord: Any) -> int:
+    """A timeout (ms) that fires once ``coordinate_of(watermark) ≥ coord``
+    (Spark fires it when the watermark passes it)."""
+    return math.ceil(coord + SHIFT) - 2
+
+
+class KeyStream:
+    """One group's state: the runner and the events it may not evaluate yet.
+
+    ``step(rows, watermark_ms)`` adds the group's new rows ``(pos, et_ms,
+    attrs_json)`` and evaluates, in position order, every buffered event the
+    watermark has reached (Spark drops later arrivals at or below it, so none
+    can come before them), or, with ``contiguous``, the next position; then
+    lets the watermark close windows (``axis``), and finishes at the end.
+    Pure Python: the tests drive it without Spark.
+    """
+
+    def __init__(self, spec: StreamSpec, blob: bytes | None = None) -> None:
+        from acel.acea.engine import Runner
+
+        self.spec = spec
+        unit = spec.unit
+        self.buffer: list[tuple[int, int, str]] = []
+        self.last = -1
+        self.done = False
+        if blob is None:
+            self.runner = Runner(unit.query, unit.schema, positions_given=True)
+        else:
+            state = pickle.loads(blob)
+            self.runner = Runner.restore(unit.query, unit.schema, state["runner"])
+            self.buffer = state["buffer"]
+            self.last = state["last"]
+
+    def save(self) -> bytes:
+        state = {"runner": self.runner.save(), "buffer": self.buffer, "last": self.last}
+        return pickle.dumps(state, protocol=5)
+
+    def step(self, rows: list[tuple[int, int, str]], watermark_ms: int) -> list[Any]:
+        from acel.acea.engine import paused_gc
+
+        if self.done:
+            return []
+        watermark = max(watermark_ms, 0)
+        ended = watermark >= ENDED_MS
+        buffer = self.buffer
+        buffer.extend(rows)
+        buffer.sort()
+        out: list[Any] = []
+        taken = 0
+        runner = self.runner
+        with paused_gc():
+            for pos, et_ms, text in buffer:
+                if not (ended or et_ms <= watermark or (self.spec.contiguous and pos == self.last + 1)):
+                    break
+                if pos <= self.last:
+                    raise DataError(
+                        f"event at position {pos} arrived after position {self.last} of the same "
+                        "PARTITION BY key had been evaluated: positions must follow the event-time "
+                        "column, and events may arrive at most the watermark delay late"
+                    )
+                out.extend(runner.push(json.loads(text), pos))
+                self.last = pos
+                taken += 1
+            del buffer[:taken]
+            if ended:
+                out.extend(runner.finish())
+                self.done = True
+            elif self.spec.axis and watermark > 0:
+                out.extend(runner.advance(coordinate_of(watermark)))
+        return out
+
+    def timeout_ms(self, watermark_ms: int) -> int:
+        """When this key must be called again without new rows (event time, ms)."""
+        candidates = [ENDED_MS]
+        if self.buffer:
+            candidates.append(min(et for _, et, _ in self.buffer) - 1)
+        if self.spec.axis:
+            deadline = self.runner.next_deadline()
+            if deadline is not None:
+                candidates.append(timeout_of(deadline))
+        return max(min(candidates), watermark_ms, 1)
+
+
+def _columns(spec: StreamSpec, results: list[Any]) -> dict[str, list[Any]]:
+    unit = spec.unit
+    if unit.mode == "matches":
+        return match_columns(unit, [r for r in results if isinstance(r, Match)])
+    return rows_columns(unit, [r for r in results if isinstance(r, TrendRow)])
+
+
+def _pandas(spec: StreamSpec, results: list[Any]) -> Any:
+    import pandas as pd
+
+    columns = _columns(spec, results)
+    return pd.DataFrame({name: pd.Series(columns[name], dtype=object) for name in spec.out_names})
+
+
+def handler(spec: StreamSpec) -> Any:
+    """The ``applyInPandasWithState`` function of a planned stream."""
+
+    def handle(key: Any, frames_in: Iterator[Any], state: Any) -> Iterator[Any]:
+        rows: list[tuple[int, int, str]] = []
+        ended = False
+        for frame in frames_in:
+            for pos, et_ms, text in zip(frame[POS].tolist(), frame[ET_MS].tolist(),
+                                        frame[ATTRS].tolist()):
+                if et_ms >= ENDED_MS:
+                    ended = True  # the end row: its event time moves the watermark
+                    continue
+                rows.append((int(pos), int(et_ms), text))
+        if not rows and not state.exists and not (ended and spec.contiguous):
+            return  # the end row's own group (its PARTITION BY key is NULL)
+        blob = state.get[0] if state.exists else None
+        keyed = KeyStream(spec, bytes(blob) if blob is not None else None)
+        watermark = state.getCurrentWatermarkMs()
+        results = keyed.step(rows, watermark)
+        if keyed.done:
+            state.remove()
+        else:
+            state.update((keyed.save(),))
+            state.setTimeoutTimestamp(keyed.timeout_ms(watermark))
+        if results:
+            yield _pandas(spec, results)
+
+    return handle
+
+
+# ------------------------------------------------------------------ planning
+
+
+def plan_stream(
+    query: Query | str,
+    data: DataFrame,
+    *,
+    schema: Schema,
+    pos_col: str = "pos",
+    type_col: str = "type",
+    time_col: str | None = None,
+    delay: float = 0,
+) -> PlannedStream:
+    """The streaming result frame of ``query`` over the streaming DataFrame ``data``.
+
+    ``schema``: the event types and attributes (a stream has no data to infer
+    them from up front).  ``pos_col``: each event's 0-based stream position;
+    ``time_col``: the event-time column the positions follow (default: the
+    positions); ``delay``: how late, in that column's units, an event may arrive
+    (Spark's watermark delay).  See the module doc.
+    """
+    with spark_errors():
+        return _plan_stream(query, data, schema=schema, pos_col=pos_col, type_col=type_col,
+                            time_col=time_col, delay=delay)
+
+
+def _plan_stream(
+    query: Query | str,
+    data: DataFrame,
+    *,
+    schema: Schema,
+    pos_col: str,
+    type_col: str,
+    time_col: str | None,
+    delay: float,
+) -> PlannedStream:
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    if not data.isStreaming:
+        raise AcelError("stream() needs a streaming DataFrame (spark.readStream...); use run() for a batch")
+    spark: SparkSession = data.sparkSession
+    prepare_session(spark)
+    if not (isinstance(delay, (int, float)) and delay >= 0 and math.isfinite(delay)):
+        raise AcelError(f"the watermark delay must be a non-negative number, not {delay!r}")
+    header = data.columns
+    for column, what in ((type_col, "type"), (pos_col, "position"), (time_col, "time")):
+        if column is not None and column not in header:
+            raise DataError(
+                f"the {what} column {column!r} is not in the stream (columns: {', '.join(header)})"
+            )
+    if type_col != "type" and "type" in header:
+        raise DataError(f"a 'type' column clashes with the type column {type_col!r}")
+    frame = frames.normalise(data, "<stream>")
+    if type_col != "type":
+        frame = frame.withColumnRenamed(type_col, "type")
+        pos_col = "type" if pos_col == type_col else pos_col
+        time_col = "type" if time_col == type_col else time_col
+    frame = frame.withColumn("type", F.col("type").cast("string"))
+    kinds = {f.name: k for f in frame.schema.fields if (k := frames._kind(f.dataType)) is not None}
+    if kinds.get(pos_col) != "int":
+        raise DataError(f"the position column {pos_col!r} must hold integers (0-based stream positions)")
+    if time_col is not None and kinds.get(time_col) not in ("int", "float"):
+        raise DataError(f"the time column {time_col!r} must be a number or a timestamp")
+    parsed = _query(query, schema)
+    keys = tuple(parsed.partition_by)
+    for k in keys:
+        if k not in frame.columns:
+            raise DataError(f"PARTITION BY {k}: the stream has no column {k!r}")
+
+    # Attributes travel as one JSON text per event: exact ints, floats, strings and
+    # booleans (pandas would turn an integer column with a NULL into floats);
+    # NULL (and NaN, as in acel.io) attributes are left out.
+    attr_cols = []
+    for field in frame.schema.fields:
+        col = F.col(f"`{field.name}`")
+        if isinstance(field.dataType, T.DoubleType):
+            col = F.when(F.isnan(col), F.lit(None)).otherwise(col)
+        attr_cols.append(col.alias(field.name))
+    end = F.col("type") == F.lit(END_TYPE)
+    source = F.col(f"`{time_col or pos_col}`").cast("double")
+    et_ms = F.when(end, F.lit(END_MS)).otherwise(
+        (F.floor(source) + F.lit(SHIFT)).cast("long")
+    )
+    position = F.col(f"`{pos_col}`").cast("long")
+    missing = F.when(
+        ~end & (position.isNull() | source.isNull() | F.isnan(source)),
+        F.raise_error(F.lit(f"an event lacks its position ({pos_col!r}) or its time "
+                            f"({(time_col or pos_col)!r}); every event of a stream needs both")),
+    )
+    staged = frame.select(
+        *[F.col(f"`{k}`") for k in keys],
+        F.coalesce(position, F.lit(-1)).alias(POS),
+        et_ms.alias(ET_MS),
+        F.to_json(F.struct(*attr_cols)).alias(ATTRS),
+        missing.alias("__acel_check"),
+    )
+    if keys:
+        # Events lacking a key attribute join no partition (spec §6): they are left
+        # out before the watermark, the end row is kept (its key is NULL: a group of
+        # its own that only moves the watermark).
+        present = F.lit(True)
+        for k in keys:
+            col = F.col(f"`{k}`")
+            present = present & col.isNotNull()
+            if kinds.get(k) == "float":
+                present = present & ~F.isnan(col)
+        staged = staged.filter(present | (F.col(ET_MS) == F.lit(END_MS)))
+        group_cols = [F.col(f"`{k}`") for k in keys]
+    else:
+        staged = staged.withColumn(KEY, F.lit(0))
+        group_cols = [F.col(KEY)]
+    staged = staged.withColumn(ET, F.timestamp_millis(F.col(ET_MS))).withWatermark(
+        ET, f"{math.ceil(delay)} milliseconds"
+    )
+    key_fields = [(k, frame.schema[k].dataType.simpleString()) for k in keys]
+    mode = "matches" if parsed.returns is None else "rows"
+    items = tuple(parsed.returns or ())
+    shown = item_columns(items, keys)
+    item_kinds = tuple(item_kind(items[i], attribute_kinds(parsed, kinds)) for i in shown)
+    window_kind = _window_kind(parsed)
+    if mode == "matches":
+        fields = key_fields + [("start", "bigint"), ("end", "bigint"), ("vars", "string")]
+    else:
+        fields = list(key_fields)
+        if window_kind is not None:
+            fields += [("window_lo", _SPARK_OF[window_kind]), ("window_hi", _SPARK_OF[window_kind])]
+        fields += [(item_name(items[i]), _SPARK_OF[k]) for i, k in zip(shown, item_kinds)]
+    struct = _struct(fields)
+    unit = UnitSpec(
+        query=parsed, schema=schema, mode=mode,  # type: ignore[arg-type]
+        attr_columns=tuple(frame.columns), key_names=keys, item_kinds=item_kinds,
+        window_kind=window_kind, out_schema=_arrow(struct),
+    )
+    within = parsed.within
+    axis = within is not None and within.attr is not None and within.attr == time_col
+    spec = StreamSpec(unit, contiguous=not keys, axis=axis, out_names=tuple(n for n, _ in fields),
+                      pos_col=pos_col)
+    result = staged.groupBy(*group_cols).applyInPandasWithState(
+        handler(spec), struct, STATE, "append", GroupStateTimeout.EventTimeTimeout
+    )
+    layout = Layout(mode, keys, items, item_kinds, window_kind)  # type: ignore[arg-type]
+    return PlannedStream(result, parsed, layout, schema)
+
+
+def stream(
+    query: Query | str,
+    data: DataFrame,
+    *,
+    schema: Schema,
+    pos_col: str = "pos",
+    type_col: str = "type",
+    time_col: str | None = None,
+    delay: float = 0,
+) -> DataFrame:
+    """Run an ACEL query on a streaming DataFrame: a streaming DataFrame of results.
+
+    The columns are those of :func:`acel.spark_backend.run` (complex events:
+    PARTITION BY columns, ``start``, ``end``, ``vars``; RETURN: PARTITION BY
+    columns, the SLIDE window, one column per item).  Each result is emitted
+    once, when final.  Write it with ``writeStream`` (append mode) and a
+    checkpoint, or use :func:`start`.  See the module doc for what the stream
+    must carry (positions, event time, the end row).
+    """
+    return plan_stream(query, data, schema=schema, pos_col=pos_col, type_col=type_col,
+                       time_col=time_col, delay=delay).frame
+
+
+def start(
+    planned: PlannedStream,
+    out: str,
+    *,
+    checkpoint: str,
+    fmt: str = "parquet",
+    once: bool = False,
+    name: str | None = None,
+) -> StreamingQuery:
+    """Write a planned stream to a file sink (``parquet`` or ``jsonl``), exactly once.
+
+    ``checkpoint``: the query's checkpoint folder (offsets, the state store,
+    the sink's commits); restarting with the same folder resumes where the
+    last committed micro-batch ended.  ``once``: process what is available and
+    stop (``Trigger.AvailableNow``).
+    """
+    if fmt not in ("parquet", "jsonl", "json"):
+        raise AcelError(f"unknown output format {fmt!r} (use parquet or jsonl)")
+    with spark_errors():
+        writer = (
+            planned.frame.writeStream.format("json" if fmt in ("json", "jsonl") else "parquet")
+            .outputMode("append")
+            .option("checkpointLocation", checkpoint)
+            .option("path", out)
+        )
+        if name:
+            writer = writer.queryName(name)
+        if once:
+            writer = writer.trigger(availableNow=True)
+        return writer.start()
+
+
+def read_results(
+    planned: PlannedStream, out: str, fmt: str = "parquet", session: SparkSession | None = None
+) -> list[Match] | list[TrendRow]:
+    """The results a file sink holds (committed micro-batches only), sorted as spec §12."""
+    from pyspark.sql import SparkSession
+
+    spark = session or SparkSession.getActiveSession()
+    assert spark is not None
+    with spark_errors():
+        reader = spark.read.schema(planned.frame.schema)
+        frame = reader.json(out) if fmt in ("json", "jsonl") else reader.parquet(out)
+        return results_of(planned, frame.collect())  # type: ignore[arg-type]
+
+
+def end_row(columns: dict[str, Any] | None = None, *, type_col: str = "type") -> dict[str, Any]:
+    """The row that ends a stream (other columns NULL unless given)."""
+    return {**(columns or {}), type_col: END_TYPE}
+
+
+def watermark_ms(progress: dict[str, Any] | None) -> int | None:
+    """The watermark a micro-batch used (from ``StreamingQuery.lastProgress``), in ms."""
+    from datetime import datetime
+
+    text = ((progress or {}).get("eventTime") or {}).get("watermark")
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return round(moment.timestamp() * 1000)
+
+
+def ended(progress: dict[str, Any] | None) -> bool:
+    """Whether a micro-batch ran after the end row: every key has finished."""
+    mark = watermark_ms(progress)
+    return mark is not None and mark >= ENDED_MS
+
+
+def await_end(query: StreamingQuery, timeout: float = 600.0) -> None:
+    """Wait until the stream's end row has been processed (all results out).
+
+    ``processAllAvailable`` returns once the input is read; the keys finish in
+    the micro-batch after the end row (when the watermark has moved past it).
+    """
+    import time
+
+    with spark_errors():
+        query.processAllAvailable()
+        deadline = time.monotonic() + timeout
+        while not ended(query.lastProgress):
+            if query.exception() is not None or not query.isActive:
+                query.awaitTermination(0)
+                if not ended(query.lastProgress):
+                    raise AcelError("the streaming query stopped before the end row was processed")
+                return
+            if time.monotonic() > deadline:
+                raise AcelError(f"the end row was not processed within {timeout:.0f} s")
+            time.sleep(0.1)
+
+
+def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True) -> dict[str, int]:
+    """Report each micro-batch as it completes (``report(line)``) until the query stops,
+    or the end row has been processed (``stop_at_end``: then stop it).  Returns totals.
+
+    Each line gives the batch, its input rows, the keys in the state store, the
+    rows Spark dropped as later than the watermark delay, and how long the batch
+    took (read to committed output).
+    """
+    import time
+
+    totals = {"batches": 0, "events": 0, "dropped": 0}
+    seen = -1
+    while True:
+        with spark_errors():
+            active = query.isActive
+            progress = query.recentProgress
+        for p in progress:
+            if p["batchId"] <= seen:
+                continue
+            seen = p["batchId"]
+            operators = p.get("stateOperators") or [{}]
+            dropped = int(operators[0].get("numRowsDroppedByWatermark", 0) or 0)
+            totals["batches"] += 1
+            totals["events"] += int(p.get("numInputRows", 0))
+            totals["dropped"] += dropped
+            late = f", {dropped:,} late rows dropped (raise --delay)" if dropped else ""
+            report(f"batch {p['batchId']}: {int(p.get('numInputRows', 0)):,} rows in, "
+                   f"{int(operators[0].get('numRowsTotal', 0)):,} keys in state{late}, "
+                   f"{p['durationMs'].get('triggerExecution', 0) / 1000:.2f} s")
+        if stop_at_end and progress and ended(progress[-1]):
+            with spark_errors():
+                query.stop()
+            return totals
+        if not active:
+            with spark_errors():
+                query.awaitTermination(0)
+            return totals
+        time.sleep(0.2)
+
+
+# ------------------------------------------------------------------ a folder of files
+
+
+FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".csv": "csv",
+           ".parquet": "parquet", ".pq": "parquet"}
+
+
+def folder_files(folder: str) -> list[str]:
+    """The event files in ``folder`` (Spark's file source ignores names starting ``.`` or ``_``)."""
+    from pathlib import Path
+
+    return sorted(
+        str(p) for p in Path(folder).iterdir()
+        if p.is_file() and not p.name.startswith((".", "_")) and p.suffix.lower() in FORMATS
+    )
+
+
+def folder_stream(
+    spark: SparkSession,
+    folder: str,
+    *,
+    type_col: str = "type",
+    schema: Schema | None = None,
+    files_per_batch: int | None = None,
+) -> tuple[DataFrame, Schema]:
+    """A streaming DataFrame of the event files landing in ``folder``, and its schema.
+
+    The files present when it starts give Spark's column types and, unless
+    ``schema`` is given, the event types and attributes (``acel.io`` reads them);
+    later files must have the same columns.  Write each file elsewhere and move
+    it in (a rename), so that Spark never reads half a file.
+    """
+    from pathlib import Path
+
+    present = folder_files(folder)
+    if not present:
+        raise DataError(f"{folder}: no event files yet (.jsonl, .csv, .parquet): the stream's "
+                        "columns are taken from the files present when it starts")
+    suffixes = {Path(p).suffix.lower() for p in present}
+    kinds = {FORMATS[x] for x in suffixes}
+    if len(kinds) > 1:
+        raise DataError(f"{folder}: files of several formats ({', '.join(sorted(suffixes))})")
+    fmt = kinds.pop()
+    with spark_errors():
+        reader = spark.read
+        if fmt == "csv":
+            reader = reader.option("header", True).option("inferSchema", True)
+        columns = reader.format(fmt).load(present).schema
+    if schema is None:
+        from acel.io import open_events
+
+        types: dict[str, list[str]] = {}
+        value_kinds: dict[str, str] = {}
+        for path in present:
+            found = open_events(path, type_col=type_col).schema
+            for name, attrs in found.types:
+                if name != END_TYPE:
+                    types.setdefault(name, [])
+                    types[name] += [a for a in attrs if a not in types[name]]
+            value_kinds.update(dict(found.kinds))
+        schema = Schema.of(types, value_kinds)
+    with spark_errors():
+        stream_reader = spark.readStream.schema(columns)
+        if fmt == "csv":
+            stream_reader = stream_reader.option("header", True)
+        if files_per_batch:
+            stream_reader = stream_reader.option("maxFilesPerTrigger", files_per_batch)
+        return stream_reader.format(fmt).load(folder), schema
+
+
+__all__ = ["END_TYPE", "KeyStream", "PlannedStream", "await_end", "end_row", "ended", "folder_stream", "follow",
+           "plan_stream", "read_results", "start", "stream", "watermark_ms"]
