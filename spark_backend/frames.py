@@ -11,6 +11,10 @@ persisted so that positions never change between jobs.
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,15 +47,20 @@ class Stream:
     schema: Schema
     source: str
     persisted: tuple[DataFrame, ...] = ()
+    folders: tuple[str, ...] = ()
+    """Temporary folders holding the events read from a file (see :func:`read_file`)."""
 
     def release(self) -> None:
         """Drop the cached numbered frames (after the results are collected)."""
         for frame in self.persisted:
             frame.unpersist()
+        for folder in self.folders:
+            _remove(folder)
 
 
 def load(spark: SparkSession, data: Any) -> tuple[DataFrame, str]:
-    """A DataFrame from a DataFrame or a path (CSV, JSON Lines, Parquet by extension)."""
+    """A DataFrame from a DataFrame or a path (CSV, JSON Lines, Parquet by extension),
+    read by Spark itself (:func:`prepare` reads files with :func:`read_file` instead)."""
     from pyspark.sql import DataFrame
 
     if isinstance(data, DataFrame):
@@ -72,6 +81,141 @@ def load(spark: SparkSession, data: Any) -> tuple[DataFrame, str]:
         f"{path}: unknown event file format {suffix or '(no extension)'!r}; "
         "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
     )
+
+
+# ------------------------------------------------------------------ event files
+
+INT64 = (-(2**63), 2**63 - 1)
+"""The integers a Spark ``bigint`` column holds."""
+
+_ARROW_OF_KIND = {"int": "int64", "float": "float64", "str": "string", "bool": "bool"}
+
+
+@dataclass(frozen=True)
+class FileEvents:
+    """An event file read by the toolkit's own reader, as a Parquet file Spark reads."""
+
+    frame: DataFrame
+    source: str
+    schema: Schema
+    count: int
+    folder: str
+
+
+def read_file(
+    spark: SparkSession,
+    path: str,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+) -> FileEvents:
+    """An event file, read exactly as the single-process engines read it (spec §1, §9).
+
+    The file goes through :func:`acel.io.open_events` on the driver: every
+    check, every message (with its row and line) and every value is the
+    single-process reader's, reported before any Spark job.  Spark's own
+    readers would differ: they turn a column mixing kinds into text, keep the
+    last of two equal JSON keys, reject a BOM, read an unclosed CSV quote as
+    data and fail on an integer beyond 64 bits.  The events, already sorted by
+    ``time_col`` and with the type in ``type``, are written in stream order to
+    a Parquet file in a temporary folder (removed by :meth:`Stream.release`,
+    or when the process exits) with one column type per attribute kind.  An
+    integer beyond 64 bits, which no Spark column holds, is an error naming
+    its row.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from acel.io import open_events
+
+    stream = open_events(path, type_col=type_col, time_col=time_col, schema=schema)
+    events_schema = stream.schema
+    kinds = dict(events_schema.kinds)
+    names = ["type"] + [a for a in _attribute_order(events_schema) if a != "type"]
+    arrow_schema = pa.schema(
+        [pa.field(n, pa.string() if n == "type" else _arrow_type(kinds.get(n))) for n in names]
+    )
+    folder = tempfile.mkdtemp(prefix="acel-spark-")
+    _TEMPORARY.append(folder)
+    target = os.path.join(folder, "events.parquet")
+    count = 0
+    try:
+        with pq.ParquetWriter(target, arrow_schema) as writer:
+            for batch in stream.batches():
+                try:
+                    table = pa.Table.from_pylist(batch, schema=arrow_schema)
+                except (OverflowError, pa.ArrowInvalid):
+                    raise _too_big(path, type_col, schema, kinds, batch) from None
+                writer.write_table(table)
+                count += len(batch)
+    except BaseException:
+        _remove(folder)
+        raise
+    if count == 0 and schema is None:
+        _remove(folder)
+        raise DataError(
+            f"{path}: the file holds no events, so there is no schema to check the query "
+            "against (give a schema to run it on an empty stream)"
+        )
+    return FileEvents(spark.read.parquet(target), path, events_schema, count, folder)
+
+
+def _attribute_order(schema: Schema) -> list[str]:
+    """Attributes in order of first appearance over the types (as the reader found them)."""
+    order: dict[str, None] = {}
+    for type_name in schema.type_names():
+        order.update(dict.fromkeys(schema.attributes(type_name)))
+    return list(order)
+
+
+def _arrow_type(kind: str | None) -> Any:
+    import pyarrow as pa
+
+    return pa.type_for_alias(_ARROW_OF_KIND.get(kind or "str", "string"))
+
+
+def _too_big(
+    path: str, type_col: str, schema: Schema | None, kinds: dict[str, str], batch: list[Any]
+) -> DataError:
+    """The error for an integer beyond 64 bits, naming the first row that holds one."""
+    from acel.io import open_events
+    from acel.io.values import int_text
+
+    lo, hi = INT64
+    columns = {c for attrs in batch for c, v in attrs.items() if type(v) is int and not lo <= v <= hi}
+    if not columns:  # not an integer after all: say what Arrow said
+        return DataError(f"{path}: cannot hand the events to Spark (a value fits no column type)")
+    # the first such row in the file, counted as the reader counts rows (input order)
+    for row, attrs in enumerate(open_events(path, type_col=type_col, schema=schema), start=1):
+        for column, value in attrs.items():
+            if type(value) is int and not lo <= value <= hi:
+                digits = int_text(abs(value))
+                shown = digits if len(digits) <= 24 else f"{digits[:12]}…{digits[-6:]}"
+                return DataError(
+                    f"{path}: row {row}, column {column!r}: the integer "
+                    f"{'-' if value < 0 else ''}{shown} ({len(digits):,} digits) does not fit in "
+                    "64 bits, the largest integers a Spark column holds; the single-process "
+                    "engines read it exactly (--engine optimized), or store it as a float or "
+                    "a string"
+                )
+    return DataError(f"{path}: an integer in column {sorted(columns)[0]!r} does not fit in 64 bits")
+
+
+_TEMPORARY: list[str] = []
+
+
+def _remove(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    if folder in _TEMPORARY:
+        _TEMPORARY.remove(folder)
+
+
+@atexit.register
+def _remove_all() -> None:
+    """Folders of frames handed out lazily (``run``) live until the process ends."""
+    for folder in list(_TEMPORARY):
+        _remove(folder)
 
 
 def _kind(data_type: Any) -> str | None:
@@ -219,27 +363,42 @@ def _examples(frame: DataFrame, condition: Column, columns: Sequence[str]) -> li
     return out
 
 
-def _bad_conditions(time_col: str | None) -> dict[str, Column]:
+def _bad_conditions(time_col: str | None, floats: Sequence[str] = ()) -> dict[str, Column]:
     from pyspark.sql import functions as F
 
     bad_type = F.col("type").isNull() | (F.col("type") == F.lit(""))
     bad_time = F.col(TKEY).isNull() if time_col is not None else F.lit(False)
-    return {"bad_type": bad_type, "bad_time": bad_time}
+    conditions = {"bad_type": bad_type, "bad_time": bad_time}
+    if floats:
+        infinite = F.lit(False)
+        for name in floats:
+            value = F.col(f"`{name}`")
+            infinite = infinite | F.coalesce(
+                (value == F.lit(float("inf"))) | (value == F.lit(float("-inf"))), F.lit(False)
+            )
+        conditions["bad_infinity"] = infinite
+    return conditions
 
 
 def report_bad_rows(
-    frame: DataFrame, sums: dict[str, int], source: str, type_col: str, time_col: str | None
+    frame: DataFrame,
+    sums: dict[str, int],
+    source: str,
+    type_col: str,
+    time_col: str | None,
+    floats: Sequence[str] = (),
 ) -> None:
-    """Null types and unreadable times are reported with counts and examples (spec §9).
+    """Null types, unreadable times and ±infinity are reported with counts and examples
+    (spec §9).
 
     ``frame`` is persisted and has the input-order id ``IN``; rows are named
     by their 1-based input row.
     """
-    if not sums.get("bad_type") and not sums.get("bad_time"):
+    if not sums.get("bad_type") and not sums.get("bad_time") and not sums.get("bad_infinity"):
         return
     counts = summarise(frame, IN).counts
     frame = _with_positions(frame.drop(POS), IN, counts)
-    conditions = _bad_conditions(time_col)
+    conditions = _bad_conditions(time_col, floats)
     shown = ["type"] + ([time_col] if time_col is not None and time_col != "type" else [])
     problems: list[str] = []
     if sums.get("bad_type"):
@@ -252,6 +411,15 @@ def report_bad_rows(
             f"{sums['bad_time']} row(s) with a NULL or unreadable time (column {time_col!r}; "
             "a number or an ISO 8601 date is needed), e.g.:\n    "
             + "\n    ".join(_examples(frame, conditions["bad_time"], shown))
+        )
+    if sums.get("bad_infinity"):
+        from acel.io.records import infinity_message
+
+        problems.append(
+            f"{sums['bad_infinity']} row(s) with ±infinity in a float column: "
+            + infinity_message(float("inf")).replace("value +infinity is", "it is")
+            + ", e.g.:\n    "
+            + "\n    ".join(_examples(frame, conditions["bad_infinity"], ["type", *floats]))
         )
     raise DataError(f"{source}: bad input rows, nothing was run:\n  " + "\n  ".join(problems))
 
@@ -270,10 +438,21 @@ def prepare(
     time_col: str | None = None,
     schema: Schema | None = None,
 ) -> Stream:
-    """Load, check and number the input stream (see the module docstring)."""
+    """Load, check and number the input stream (see the module docstring).
+
+    A file is read by the toolkit's reader (:func:`read_file`): the same
+    checks and values as every other engine, already in stream order.
+    """
     from pyspark.sql import functions as F
 
-    frame, source = load(spark, data)
+    folders: tuple[str, ...] = ()
+    if isinstance(data, (str, Path)):
+        read = read_file(spark, str(data), type_col=type_col, time_col=time_col, schema=schema)
+        data, type_col, time_col, schema = read.frame, "type", None, read.schema
+        folders = (read.folder,)
+        frame, source = read.frame, read.source
+    else:
+        frame, source = load(spark, data)
     header = frame.columns
     for column, what in ((type_col, "type"), (time_col, "time")):
         if column is not None and column not in header:
@@ -303,17 +482,25 @@ def prepare(
         frame = frame.withColumn(ID, F.col(IN))
     cached = _persist(frame)
     others = [c for c in columns if c != "type"] if schema is None else None
-    summary = summarise(cached, ID, _bad_conditions(time_col), others)
+    floats = [c for c in columns if kinds.get(c) == "float"]
+    summary = summarise(cached, ID, _bad_conditions(time_col, floats), others)
     try:
-        report_bad_rows(cached, summary.flags, source, type_col, time_col)
+        report_bad_rows(cached, summary.flags, source, type_col, time_col, floats)
+        count = sum(summary.counts.values())
+        if count == 0 and schema is None:
+            raise DataError(
+                f"{source}: the data holds no events, so there is no schema to check the query "
+                "against (give a schema to run it on an empty stream)"
+            )
     except DataError:
         cached.unpersist()
+        for folder in folders:
+            _remove(folder)
         raise
     numbered = _with_positions(cached, ID, summary.counts).drop(ID, IN, TKEY)
     if schema is None:
         schema = infer_schema(summary.present, kinds)
-    count = sum(summary.counts.values())
-    return Stream(numbered, count, columns, kinds, schema, source, (cached,))
+    return Stream(numbered, count, columns, kinds, schema, source, (cached,), folders)
 
 
 def _persist(frame: DataFrame) -> DataFrame:
