@@ -155,7 +155,7 @@ def read_file(
     if count == 0 and schema is None:
         _remove(folder)
         raise DataError(
-            f"{path}: the file holds no events, so there is no schema to check the query "
+            f"{path}: the data holds no events, so there is no schema to check the query "
             "against (give a schema to run it on an empty stream)"
         )
     return FileEvents(spark.read.parquet(target), path, events_schema, count, folder)
@@ -191,7 +191,7 @@ def _too_big(
         for column, value in attrs.items():
             if type(value) is int and not lo <= value <= hi:
                 digits = int_text(abs(value))
-                shown = digits if len(digits) <= 24 else f"{digits[:12]}…{digits[-6:]}"
+                shown = digits if len(digits) <= 60 else f"{digits[:12]}…{digits[-6:]}"
                 return DataError(
                     f"{path}: row {row}, column {column!r}: the integer "
                     f"{'-' if value < 0 else ''}{shown} ({len(digits):,} digits) does not fit in "

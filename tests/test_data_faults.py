@@ -837,3 +837,164 @@ def test_a_partitioned_windowed_run_streams_in_bounded_memory(tmp_path: Path) ->
         sizes[n] = out.stat().st_size
     assert sizes[100_000] > 4 * sizes[20_000] > 0
     assert peaks[100_000] < peaks[20_000] + 25, peaks
+
+
+# ===================================================================== Spark
+
+
+def _spark_results(spark: Any, query: str, data: Any, **options: Any) -> list[str]:
+    import warnings
+
+    from acel.spark_backend import run_to_results
+
+    from acel.io.results import to_json_lines
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return to_json_lines(run_to_results(query, data, session=spark, **options))
+
+
+def _bad_files(tmp_path: Path) -> list[Path]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = {
+        "mixed.jsonl": "".join(json.dumps(r) + "\n" for r in MIXED),
+        "dup_price.jsonl": '{"type":"SELL","price":101,"price":999}\n',
+        "dup_type.jsonl": '{"type":"SELL","type":"BUY","price":1}\n',
+        "inf.jsonl": '{"type":"SELL","price":5}\n{"type":"SELL","price":Infinity}\n',
+        "inf.csv": "type,price\nSELL,5\nSELL,-inf\n",
+        "quote.csv": 'type,price\nSELL,1\nSELL,"2\nSELL,3\n',
+        "empty.jsonl": "",
+        "header.csv": "type,price\n",
+    }
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text)
+        paths.append(path)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(b"type,name\nSELL,a\nSELL,\xe9\n")
+    parquet = tmp_path / "inf.parquet"
+    pq.write_table(pa.table({"type": ["SELL", "SELL"], "price": [1.5, math.inf]}), parquet)
+    empty = tmp_path / "empty.parquet"
+    pq.write_table(pa.table({"type": pa.array([], pa.string())}), empty)
+    return [*paths, latin, parquet, empty]
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_spark_reports_the_single_process_data_errors(spark: Any, tmp_path: Path) -> None:
+    """Was: Spark read mixed kinds as text (0 matches instead of 1), kept the last of two
+    equal keys or failed with COLUMN_ALREADY_EXISTS, dropped ±infinity, read an unclosed
+    quote as data, and called an empty file an unknown event type.  Now every file goes
+    through the single-process reader: the same error, word for word, before any job."""
+    from acel.spark_backend import run_to_results
+
+    query = "SELL AS x FILTER x[price > 150]"
+    for path in _bad_files(tmp_path):
+        with pytest.raises(DataError) as single:
+            acel.run(query, path).to_list()
+        with pytest.raises(DataError) as on_spark:
+            run_to_results(query, str(path), session=spark)
+        assert str(on_spark.value) == str(single.value), path
+        assert "Traceback" not in str(on_spark.value)
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_spark_gives_the_single_process_results_on_files_it_misread(
+    spark: Any, tmp_path: Path
+) -> None:
+    """int+float as float (Spark: 101 vs 101.0), BOMs, quoted line breaks, a time column."""
+    bom = "\ufeff"
+    prices = write_lines(tmp_path / "prices.jsonl", {"type": "SELL", "price": 101, "ts": 3},
+                         {"type": "SELL", "price": 180.5, "ts": 1}, {"type": "BUY", "ts": 2})
+    bom_jsonl = tmp_path / "bom.jsonl"
+    bom_jsonl.write_text(bom + prices.read_text(), encoding="utf-8")
+    bom_csv = tmp_path / "bom.csv"
+    bom_csv.write_text(bom + 'type,price,ts,note\nSELL,101,3,"a\nb"\nSELL,180.5,1,\nBUY,,2,\n',
+                       encoding="utf-8")
+    for path in (prices, bom_jsonl, bom_csv):
+        for query, time_col in (
+            ("SELL AS x FILTER x[price > 150]", None),
+            ("RETURN COUNT(*), SUM(x.price), MAX(x.price) PATTERN SELL AS x ; BUY", "ts"),
+        ):
+            expected = acel.run(query, path, time_col=time_col).to_json_lines()
+            assert expected
+            got = _spark_results(spark, query, str(path), time_col=time_col)
+            assert got == expected, (path, query, time_col)
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_an_integer_beyond_64_bits_on_spark_is_an_error_naming_the_row(
+    capsys: pytest.CaptureFixture[str], spark: Any, tmp_path: Path
+) -> None:
+    """Was: a CAST_OVERFLOW traceback on Spark only; the engine reads it exactly."""
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"type":"SELL","price":1}\n\n{"type":"SELL","price":' + str(2**100) + "}\n")
+    code, out, err = run(capsys, "run", "SELL AS x FILTER x[price > 150]", "--data", path)
+    assert code == 0 and str(2**100) in out
+    code, out, err = run(capsys, "run", "SELL AS x FILTER x[price > 150]", "--data", path,
+                         "--engine", "spark")
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1] == (
+        f"acel run: data error: {path}: row 2, column 'price': the integer "
+        "1267650600228229401496703205376 (31 digits) does not fit in 64 bits, the largest "
+        "integers a Spark column holds; the single-process engines read it exactly (--engine "
+        "optimized), or store it as a float or a string"
+    )
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_infinity_in_a_spark_dataframe_is_reported_with_its_rows(spark: Any) -> None:
+    from acel.spark_backend import run_to_results
+
+    frame = spark.createDataFrame(
+        [("SELL", 1.5), ("SELL", float("inf")), ("SELL", 2.0), ("SELL", float("-inf"))],
+        "type string, price double",
+    )
+    with pytest.raises(DataError) as info:
+        run_to_results("SELL", frame, session=spark)
+    assert str(info.value) == (
+        "<DataFrame>: bad input rows, nothing was run:\n"
+        "  2 row(s) with ±infinity in a float column: it is not a finite number: attributes "
+        "hold finite numbers (JSON, the results' format, has no infinity); use NULL or a large "
+        "finite value, e.g.:\n"
+        "    row 2: type='SELL', price=inf\n"
+        "    row 4: type='SELL', price=-inf"
+    )
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_a_huge_count_on_spark_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str], spark: Any, fifteen_thousand: Path
+) -> None:
+    """Counts beyond DECIMAL(38,0) are exact on the engine; Spark says so in one line
+    (was: a ValueError traceback from the worker, the count having 4,516 digits)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code, out, err = run(capsys, "run", "RETURN COUNT(*) PATTERN (A AS a)+", "--data",
+                             fifteen_thousand, "--engine", "spark")
+    assert code == 2 and out == ""
+    digits = int_text(HUGE)
+    assert err.splitlines()[-1] == (
+        f"acel run: data error: COUNT(*) = {digits[:12]}…{digits[-6:]} (4,516 digits) does not "
+        "fit the DataFrame column DECIMAL(38,0); use the single-process engine for such counts "
+        "(--engine optimized)"
+    )
+
+
+def test_a_dead_worker_is_retried_by_default() -> None:
+    """Issue 17, "One dead worker kills the job": done with issue 16 (retries by default,
+    a two-line error when every attempt fails); its tests live beside the other Spark ones."""
+    source = (Path(__file__).parent / "test_spark.py").read_text()
+    assert "def test_a_killed_python_worker_is_retried_with_the_same_results(" in source
+    assert "def test_a_failed_job_is_a_short_error(" in source
+    cluster = (Path(__file__).parent / "test_spark_cluster.py").read_text()
+    assert "def test_a_killed_python_worker_on_the_cluster_is_retried(" in cluster
