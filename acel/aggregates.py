@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from acel.errors import DataError
 from acel.events import OptValue
 
 
@@ -69,13 +70,38 @@ def _identity(x: Any) -> Any:
     return x
 
 
+def _number(function: str) -> Callable[[Any], Any]:
+    """The lift of SUM/AVG: a number, or a DataError (never ``"AMZN" + "INTL"``).
+
+    The checker rejects SUM/AVG of an attribute whose kind is known to be
+    text or bool; this guards the runs where the kind is not known (a schema
+    without kinds on a live stream), so that every engine stops with the same
+    error instead of concatenating strings or failing with a TypeError.
+    """
+
+    def lift(x: Any) -> Any:
+        t = type(x)
+        if t is int or t is float or (isinstance(x, (int, float)) and not isinstance(x, bool)):
+            return x
+        kind = "bool" if isinstance(x, bool) else "str" if isinstance(x, str) else t.__name__
+        raise DataError(
+            f"{function} adds numbers, but an event holds the {kind} value {x!r} "
+            "(give the attribute a numeric kind in the schema)"
+        )
+
+    return lift
+
+
+_sum_lift = _number("SUM")
+_avg_lift = _number("AVG")
+
 # MIN/MAX use None as the stand-in for ±∞ so that every value type is welcome.
-SUM = Aggregate("SUM", 0, _identity, lambda a, b: a + b, _identity)
+SUM = Aggregate("SUM", 0, _sum_lift, lambda a, b: a + b, _identity)
 COUNT = Aggregate("COUNT", 0, lambda _x: 1, lambda a, b: a + b, _identity, needs_attribute=False)
 MIN = Aggregate("MIN", None, _identity, _min, _identity)
 MAX = Aggregate("MAX", None, _identity, _max, _identity)
 AVG = Aggregate(
-    "AVG", (0, 0), lambda x: (x, 1), lambda a, b: (a[0] + b[0], a[1] + b[1]), _avg_finish
+    "AVG", (0, 0), lambda x: (_avg_lift(x), 1), lambda a, b: (a[0] + b[0], a[1] + b[1]), _avg_finish
 )
 
 _REGISTRY: dict[str, Aggregate] = {}

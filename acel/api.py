@@ -391,6 +391,8 @@ def open_checked(
                 "query against (give a schema to run it on an empty stream)"
             )
         query.check(stream.schema)
+    elif stream.schema.kinds != schema.kinds:  # kinds the schema left open, read from the data
+        query.check(stream.schema)
     return stream
 
 

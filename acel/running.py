@@ -11,7 +11,10 @@ incremental runner get the whole stream and give one group.
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from acel.ast import Query
@@ -41,6 +44,37 @@ def monotone_hint(query: Query, stream: EventStream) -> bool | None:
     return None if stream.facts is None and stream.source == "<stdin>" else False
 
 
+@contextmanager
+def watched(check: Callable[[], None] | None, every: float = 0.1) -> Iterator[None]:
+    """Run ``check()`` every ``every`` seconds (of wall time) while the block runs.
+
+    For a call that cannot be watched from inside (a batch engine's one call,
+    which may explode): a timer signal runs ``check`` in the main thread
+    between two steps of Python code, so when it raises (the memory guard),
+    the block ends with its error instead of the kernel's out-of-memory kill.
+    Only the main thread of a Unix process takes signals; elsewhere the block
+    just runs.
+    """
+    if (
+        check is None
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+
+    def on_timer(signum: int, frame: Any) -> None:
+        check()
+
+    previous = signal.signal(signal.SIGALRM, on_timer)
+    signal.setitimer(signal.ITIMER_REAL, every, every)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def result_groups(
     query: Query,
     schema: Schema,
@@ -61,15 +95,34 @@ def result_groups(
         events = stream.events(limit=max_events)
         if progress is not None:
             progress(len(events), 0)
-        results = engine.batch(query, events, schema)
+
+        def tick() -> None:
+            if memory_check is not None:
+                memory_check()
+            if progress is not None:
+                progress(len(events), 0)
+
+        with watched(tick if memory_check is not None or progress is not None else None):
+            results = engine.batch(query, events, schema)  # one call, which may explode
         if results:
             yield results
         return
     from acel.acea.engine import paused_gc
 
-    runner = engine.runner(query, schema, monotone=monotone_hint(query, stream), build=build)
     found_total = 0
     read = 0
+
+    def watch(found: int) -> None:
+        """Inside one event's step that ends very many complex events."""
+        if memory_check is not None:
+            memory_check()
+        if progress is not None:
+            progress(read, found_total + found)
+
+    runner = engine.runner(
+        query, schema, monotone=monotone_hint(query, stream), build=build,
+        watch=watch if memory_check is not None or progress is not None else None,
+    )
     try:
         with paused_gc():
             for batch in stream.batches():

@@ -118,6 +118,7 @@ def acel_run(args: Sequence[str]) -> dict[str, Any]:
 def engine_only(query_text: str, path: Path, **options: Any) -> dict[str, Any]:
     """The incremental engine alone on events read beforehand (CPU and wall seconds)."""
     from acel.acea.engine import Runner, paused_gc
+
     from acel.io import open_events
     from acel.parser import parse_query
 

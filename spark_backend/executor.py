@@ -381,14 +381,20 @@ def typed_value(kind: ValueKind, value: OptValue, name: str) -> Any:
     if value is None:
         return None
     if kind == "json":
-        return json.dumps(value)
+        from acel.io.lines import value_json
+
+        return value_json(value).decode()  # integers of any size (json.dumps stops at 4,300 digits)
     if kind == "decimal":
         if isinstance(value, bool) or not isinstance(value, int):
             raise DataError(f"{name}: expected an integer, found {value!r}")
         if abs(value) >= 10**38:
+            from acel.io.values import int_text
+
+            text = int_text(value)
+            shown = text if len(text) <= 60 else f"{text[:12]}…{text[-6:]} ({len(text):,} digits)"
             raise DataError(
-                f"{name} = {value} does not fit the DataFrame column DECIMAL(38,0); "
-                "use the single-process engine for such counts"
+                f"{name} = {shown} does not fit the DataFrame column DECIMAL(38,0); "
+                "use the single-process engine for such counts (--engine optimized)"
             )
         return Decimal(value)
     if kind == "double":
@@ -401,7 +407,9 @@ def python_value(kind: ValueKind, value: Any) -> OptValue:
     if value is None:
         return None
     if kind == "json":
-        return json.loads(value)  # type: ignore[no-any-return]
+        from acel.io.values import int_from_digits
+
+        return json.loads(value, parse_int=int_from_digits)  # type: ignore[no-any-return]
     if kind == "decimal":
         try:
             return int(Decimal(value))

@@ -398,12 +398,21 @@ def test_numbering_sorts_only_files_out_of_time_order(spark: Any, tmp_path: Path
 
 
 def test_null_type_and_unreadable_time_are_reported(spark: Any, tmp_path: Path) -> None:
+    """A DataFrame is checked on Spark; a file by the single-process reader (same words)."""
     from acel.spark_backend import run_to_results
 
     path = tmp_path / "bad.csv"
     path.write_text("type,ts,x\nA,1,0\n,2,0\nB,soon,1\nA,3,1\n,4,2\nB,,0\n")
     with pytest.raises(DataError) as info:
         run_to_results("A ; B", str(path), time_col="ts", session=spark)
+    with pytest.raises(DataError) as single:
+        read_events(path, time_col="ts")
+    assert str(info.value) == str(single.value)
+    rows = [("A", "1", 0), (None, "2", 0), ("B", "soon", 1), ("A", "3", 1), (None, "4", 2),
+            ("B", None, 0)]
+    frame = spark.createDataFrame(rows, "type string, ts string, x long")
+    with pytest.raises(DataError) as info:
+        run_to_results("A ; B", frame, time_col="ts", session=spark)
     message = str(info.value)
     assert "2 row(s) with a NULL or empty type" in message
     assert "2 row(s) with a NULL or unreadable time" in message
@@ -519,17 +528,15 @@ def test_a_failed_job_is_a_short_error(spark: Any, fault: str, lines: list[str])
 
 
 def test_an_unreadable_file_is_a_short_error(spark: Any, tmp_path: Path) -> None:
+    """The file is read by the single-process reader (issue 17): its one-line error."""
     from acel.spark_backend import run_to_results
-    from acel.spark_backend.failures import SparkJobError
 
     path = tmp_path / "events.parquet"
     path.write_text("not parquet\n" * 10)
-    with pytest.raises(SparkJobError) as info:
+    with pytest.raises(DataError) as info:
         run_to_results("A ; B", str(path), session=spark)
-    first, cause = str(info.value).splitlines()
-    assert first.startswith("Spark failed: [FAILED_READ_FILE") and str(path) in first
-    assert cause == f"  cause: file:{path} is not a Parquet file. " + cause.split(". ", 1)[1]
-    assert "Exception" not in str(info.value)
+    assert str(info.value).startswith(f"{path}: cannot read Parquet: ")
+    assert len(str(info.value).splitlines()) == 1 and "Exception" not in str(info.value)
 
 
 def test_a_count_too_large_for_the_frame_is_a_clear_error(spark: Any) -> None:

@@ -30,6 +30,10 @@ Config = tuple[int, tuple[Any, ...]]
 EXPIRED = float("-inf")
 """The coordinate of a start that has left the window (compares below every threshold)."""
 
+WATCH_EVERY = 1024
+"""How often (in complex events of one step) :attr:`Enumerator.watch` is called."""
+WATCH_MASK = WATCH_EVERY - 1
+
 
 
 
@@ -49,6 +53,7 @@ class Enumerator:
         "starts",
         "build",
         "prepare",
+        "watch",
     )
 
     def __init__(
@@ -60,10 +65,14 @@ class Enumerator:
         identity_coords: bool = False,
         starts: range | None = None,
         build: Builder | None = None,
+        watch: Callable[[int], None] | None = None,
     ) -> None:
         self.ca = ca
         self.build = build
         """What a run becomes (default: a :class:`~acel.events.ComplexEvent`)."""
+        self.watch = watch
+        """Called with the count so far every :data:`WATCH_EVERY` complex events of one
+        step (one event can end 2^n of them): a memory guard, progress lines."""
         self.prepare = getattr(build, "prepare", None)
         """The builder's form of an emission, made once when the transition fires
         (so a run's builder reads it as many times as runs go through it)."""
@@ -178,6 +187,7 @@ class Enumerator:
         out: list[Any] = []
         if ends:
             build = self.build
+            watch = self.watch
             if self.dedupe:
                 seen: set[Any] = set()
                 for node in ends:
@@ -185,6 +195,14 @@ class Enumerator:
                         if ce not in seen:
                             seen.add(ce)
                             out.append(ce)
+                            if watch is not None and not len(out) & WATCH_MASK:
+                                watch(len(out))
+            elif watch is not None:
+                for node in ends:
+                    for ce in enumerate_within(node, k, threshold, coords, build):
+                        out.append(ce)
+                        if not len(out) & WATCH_MASK:
+                            watch(len(out))
             else:
                 for node in ends:
                     out.extend(enumerate_within(node, k, threshold, coords, build))

@@ -41,7 +41,7 @@ import heapq
 import math
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
 
 from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagator_for
@@ -202,6 +202,7 @@ class Runner:
         seeds: Mapping[int, Sequence[Any]] | None = None,
         positions_given: bool = False,
         build: Builder | None = None,
+        watch: Callable[[int], None] | None = None,
     ) -> None:
         """Prepare a checked query.
 
@@ -217,6 +218,8 @@ class Runner:
         ``build``: what a complex event becomes in a result (complex-event mode
         only; by default a :class:`~acel.events.ComplexEvent`; the command line
         builds its JSON text directly, :class:`acel.io.lines.LineBuilder`).
+        ``watch``: called inside a step that enumerates many complex events
+        (see :attr:`Enumerator.watch`), e.g. a memory guard that may raise.
         """
         self.query = query
         self.schema = schema
@@ -264,6 +267,7 @@ class Runner:
             raise AcelError(f"unknown trend mode {trend_mode!r} (auto or enumerate)")
         self.ca: CompiledAutomaton = ca
         self.build = build if self.mode == MATCHES else None
+        self.watch = watch
         self.dedupe = not unambiguous(automaton)
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
         self.partitions: dict[Key, Partition] = {}
@@ -490,6 +494,7 @@ class Runner:
             identity_coords=self.identity_coords,
             starts=self.starts,
             build=self.build,
+            watch=self.watch,
         )
 
     # ------------------------------------------------------------------ RETURN rows

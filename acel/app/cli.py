@@ -76,7 +76,9 @@ def load_query_text(arg: str) -> str:
     """
     if could_be_path(arg):
         if os.path.isfile(arg):
-            return Path(arg).read_text(encoding="utf-8")
+            from acel.io.formats import read_text_file
+
+            return read_text_file(arg)
         if Path(arg).suffix.lower() in QUERY_SUFFIXES and not any(c.isspace() for c in arg):
             raise UsageError(f"query file {arg!r} not found")
     return arg
@@ -127,6 +129,9 @@ def load_schema(args: argparse.Namespace) -> tuple[Schema | None, list[Event] | 
         events, schema = read_events(
             data, type_col=args.type_col, time_col=getattr(args, "time_col", None)
         )
+        if not events:
+            raise DataError(f"{data}: the file holds no events, so there is no schema to check "
+                            "the query against (give --schema instead)")
         return schema, events
     return schema, None
 
@@ -308,7 +313,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--max-delay is for --data - with --time-col (a live stream's reorder bound)")
     from acel.io.results import check_output
 
-    check_output(args.out, [args.data])  # a bad --out is reported before any work
+    inputs = [args.data, args.schema, args.sase]
+    if args.query is not None and could_be_path(args.query) and os.path.isfile(args.query):
+        inputs.append(args.query)
+    check_output(args.out, [i for i in inputs if i])  # a bad --out before any work
     if args.engine == "spark":
         results, n_events = _run_spark(args, progress)
         return _write_all(args, results, n_events, progress)
@@ -348,6 +356,8 @@ def _open_stream(args: argparse.Namespace, query: Any, given: Schema | None) -> 
                 "query against (give --schema to run it on an empty stream)"
             )
         check(query, stream.schema, args._query_text, args._locations)
+    elif stream.schema.kinds != given.kinds:  # kinds the schema left open, read from the data
+        check(query, stream.schema, args._query_text, args._locations)
     return stream
 
 
@@ -355,7 +365,7 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     """Events in batches, results written as soon as they are final (spec §12 order)."""
     from acel.engines import engine as engine_named
     from acel.io.lines import LineBuilder
-    from acel.io.results import ResultWriter
+    from acel.io.results import ResultWriter, interrupts_between_writes
     from acel.running import result_groups
 
     query, given = _load_query(args)
@@ -369,6 +379,10 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
 
     def report(done: int, found: int) -> None:
         fed[0] = done
+        if not engine.incremental:  # one call over the whole stream: no count to show
+            progress.note(f"the {engine.name} engine is running on {done:,} events "
+                          "(its results come at the end)")
+            return
         rate = done / max(progress.elapsed(), 1e-9)
         of = f" of {total:,}" if total else ""
         progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
@@ -384,16 +398,17 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     build = LineBuilder(writer.encoder) if writer.kind != "parquet" else None
     found = 0
     try:
-        for group in result_groups(
-            query, stream.schema, stream, engine, max_events=args.max_events,
-            progress=report, memory_check=guard.check, build=build,
-        ):
-            found += len(group)
-            writer.add(group)
-            writer.flush()
-            if writer.full:
-                break
-        written = writer.close()
+        with interrupts_between_writes():
+            for group in result_groups(
+                query, stream.schema, stream, engine, max_events=args.max_events,
+                progress=report, memory_check=guard.check, build=build,
+            ):
+                found += len(group)
+                writer.add(group)
+                writer.flush()
+                if writer.full:
+                    break
+            written = writer.close()
     except KeyboardInterrupt:
         _eprint(f"acel run: interrupted; {writer.abort()}")
         return 130
@@ -437,16 +452,21 @@ def peak_rss_mib() -> float:
 class MemoryGuard:
     """Stops a run whose memory passes a limit, with a message instead of the kernel's kill.
 
-    The limit is ``--max-memory`` MiB, by default three quarters of the machine's memory.
+    The limit is ``--max-memory`` MiB, by default three quarters of the memory
+    this process may use: the machine's, or its container's (cgroup) limit when
+    lower, which is the one the kernel's out-of-memory killer enforces.
     """
 
     def __init__(self, limit_mib: float | None) -> None:
         if limit_mib is None:
             try:
                 total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-                limit_mib = 0.75 * total / 2**20
             except (ValueError, OSError, AttributeError):
-                limit_mib = float("inf")
+                total = None
+            cgroup = _cgroup_limit()
+            if cgroup is not None and (total is None or cgroup < total):
+                total = cgroup
+            limit_mib = 0.75 * total / 2**20 if total else float("inf")
         self.limit = limit_mib
         self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -467,6 +487,19 @@ class MemoryGuard:
             )
 
 
+def _cgroup_limit() -> int | None:
+    """The memory limit of this process's container in bytes (cgroup v2 or v1), if any."""
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path, encoding="ascii") as handle:
+                text = handle.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 2**60:  # v1 writes a huge number for "none"
+            return int(text)
+    return None
+
+
 def _read_for_run(args: argparse.Namespace, schema: Schema | None,
                   progress: Progress) -> tuple[list[Event], Schema]:
     from acel.io import read_events
@@ -484,7 +517,9 @@ def _run_sase_file(args: argparse.Namespace, progress: Progress) -> tuple[list[A
 
     if args.query is not None:
         raise UsageError("give either QUERY or --sase FILE, not both")
-    text = Path(args.sase).read_text(encoding="utf-8")
+    from acel.io.formats import read_text_file
+
+    text = read_text_file(args.sase)
     sase_query = sase.parse_sase(text)
     schema = None
     if args.schema:
@@ -568,12 +603,16 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
 def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | None,
                progress: Progress) -> int:
     """Write results computed all at once (Spark, SASE+ files) in the order of spec §12."""
-    from acel.io.results import ResultWriter
+    from acel.io.results import ResultWriter, interrupts_between_writes
 
     writer = ResultWriter(args.out, limit=args.limit)
     try:
-        writer.add(results)
-        written = writer.close()
+        with interrupts_between_writes():
+            writer.add(results)
+            written = writer.close()
+    except KeyboardInterrupt:
+        _eprint(f"acel run: interrupted; {writer.abort()}")
+        return 130
     except BaseException:
         _eprint(f"acel run: stopped; {writer.abort()}")
         raise

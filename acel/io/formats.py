@@ -14,7 +14,7 @@ import csv
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -49,6 +49,26 @@ def file_format(path: str | Path) -> str:
             "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
         )
     return FORMATS[suffix]
+
+
+def read_text_file(path: str | Path) -> str:
+    """A whole UTF-8 text file (a query, a schema); a BOM is dropped.
+
+    Bytes that are not UTF-8 are a :class:`DataError` naming the file, the
+    line and the byte, never a bare ``UnicodeDecodeError``.
+    """
+    data = Path(path).read_bytes()
+    if data.startswith(BOM):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise DataError(
+            f"{path}: not UTF-8 text: line {line}, byte {column} of the line "
+            f"(0x{data[error.start]:02x}); save the file as UTF-8"
+        ) from None
 
 
 # ------------------------------------------------------------------ JSON
@@ -207,8 +227,6 @@ def csv_header(path: str | Path) -> list[str]:
             header = next(reader, None)
         except csv.Error as error:
             raise DataError(f"{source}: line 1: {error}") from None
-        except UnicodeDecodeError as error:
-            raise DataError(f"{source}: line 1: not UTF-8 text ({error.reason})") from None
     if header is None:
         raise DataError(f"{source}: empty CSV file (a header line naming the columns is needed)")
     header = [h.strip() for h in header]
@@ -259,16 +277,45 @@ def csv_cells(path: str | Path, width: int) -> Iterator[list[tuple[int, int, lis
                     "(an unmatched '\"')"
                 ) from None
             raise DataError(f"{source}: line {reader.line_num}: {message}") from None
-        except UnicodeDecodeError as error:
-            raise DataError(
-                f"{source}: after line {last_line}: not UTF-8 text ({error.reason})"
-            ) from None
         if batch:
             yield batch
 
 
-def _open_text(path: str | Path) -> IO[str]:
-    return open(path, encoding="utf-8-sig", newline="")
+class _TextLines:
+    """The lines of a file decoded one by one (a BOM dropped), for ``csv.reader``.
+
+    A line that is not UTF-8 raises :class:`DataError` with its physical line
+    number (a text handle decodes ahead in blocks, so its error would come
+    while reading an earlier, good line).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.handle = open(path, "rb")
+        self.line = 0
+
+    def __enter__(self) -> _TextLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.close()
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self.handle:
+            self.line += 1
+            if self.line == 1 and raw.startswith(BOM):
+                raw = raw[3:]
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise DataError(
+                    f"{self.path}: line {self.line}: not UTF-8 text (byte {error.start + 1} "
+                    "of the line); save the file as UTF-8"
+                ) from None
+
+
+def _open_text(path: str | Path) -> _TextLines:
+    return _TextLines(path)
 
 
 # ------------------------------------------------------------------ Parquet

@@ -104,6 +104,16 @@ class Problems:
 
 
 _SIMPLE = (str, int, bool)
+_INFINITIES = (math.inf, -math.inf)
+
+
+def infinity_message(value: float) -> str:
+    """Why ±infinity is refused (the same words for every reader and for Spark)."""
+    sign = "-" if value < 0 else "+"
+    return (
+        f"value {sign}infinity is not a finite number: attributes hold finite numbers "
+        "(JSON, the results' format, has no infinity); use NULL or a large finite value"
+    )
 
 
 def plain_values(row: Row, errors: list[tuple[str | None, str]]) -> dict[str, OptValue]:
@@ -114,12 +124,22 @@ def plain_values(row: Row, errors: list[tuple[str | None, str]]) -> dict[str, Op
         if kind_type is str or kind_type is int or kind_type is bool or raw is None:
             values[column] = raw  # type: ignore[assignment]
         elif kind_type is float:
-            values[column] = None if raw != raw else raw  # type: ignore[assignment]  # NaN
+            if raw != raw:  # type: ignore[comparison-overlap]
+                values[column] = None  # NaN is NULL
+            elif raw in _INFINITIES:
+                errors.append((column, infinity_message(raw)))  # type: ignore[arg-type]
+            else:
+                values[column] = raw  # type: ignore[assignment]
         else:
             try:
-                values[column] = native(raw)
+                value = native(raw)
             except BadValue as error:
                 errors.append((column, str(error)))
+                continue
+            if type(value) is float and value in _INFINITIES:
+                errors.append((column, infinity_message(value)))
+            else:
+                values[column] = value
     return values
 
 
@@ -145,6 +165,8 @@ class RecordChecker:
         self.schema = schema
         self.problems = problems
         self.kinds = dict(schema.kinds) if schema is not None else {}
+        self.learned: dict[str, Row] = {}
+        """Attributes whose kind the schema left open: the row that fixed it."""
         self.declared = (
             {t: set(schema.attributes(t)) for t in schema.type_names()}
             if schema is not None
@@ -180,7 +202,7 @@ class RecordChecker:
                     (time_col, str(error) if time_col in row.values else "missing time value")
                 )
         if self.schema is not None:
-            attrs = self._conform(values, type_value, errors)
+            attrs = self._conform(values, type_value, errors, row)
         else:
             attrs = values
         if errors:
@@ -191,7 +213,11 @@ class RecordChecker:
         return attrs, key
 
     def _conform(
-        self, values: Mapping[str, OptValue], type_value: OptValue, errors: list[tuple[str | None, str]]
+        self,
+        values: Mapping[str, OptValue],
+        type_value: OptValue,
+        errors: list[tuple[str | None, str]],
+        row: Row,
     ) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
         declared = self.declared
@@ -212,12 +238,22 @@ class RecordChecker:
                 )
                 continue
             kind = kinds.get(column)
-            if kind is not None:
+            if kind is None:
+                # A schema without this attribute's kind (read once: a live stream):
+                # its first value fixes the kind, as a column's type would.
+                kinds[column] = kind_of(value)
+                self.learned[column] = row
+            else:
                 fitted = fits(value, kind)
                 if fitted is None:
-                    errors.append(
-                        (column, f"value {value!r} is {kind_of(value)}, but the schema says {kind}")
+                    first = self.learned.get(column)
+                    where = (
+                        f"{column!r} is {kind} in {first.where()}: an attribute holds one kind "
+                        "of value"
+                        if first is not None
+                        else f"the schema says {kind}"
                     )
+                    errors.append((column, f"value {value!r} is {kind_of(value)}, but {where}"))
                     continue
                 value = fitted
             attrs[column] = value
@@ -336,5 +372,6 @@ __all__ = [
     "RecordChecker",
     "Row",
     "Value",
+    "infinity_message",
     "with_time_column",
 ]

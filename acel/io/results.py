@@ -19,14 +19,17 @@ import csv
 import io
 import json
 import os
+import signal
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Union
 
 from acel.clauses import Key, Match, TrendRow, key_sort_key
-from acel.errors import DataError
+from acel.errors import AcelError, DataError
 from acel.events import ComplexEvent, Event, OptValue, Value
 from acel.io.formats import FORMATS
 from acel.io.lines import LineEncoder, clean, value_json
@@ -317,6 +320,47 @@ def check_output(path: str | Path | None, inputs: Iterable[str | Path] = ()) -> 
 # ----------------------------------------------------------------- writing
 
 
+class OutputError(AcelError):
+    """The results cannot be written (a full disk, a device error)."""
+
+
+class _Interrupts:
+    """Ctrl-C while a write is under way: noted, raised when the write is whole."""
+
+    writing = 0
+    pending = False
+
+
+_SIGINT = _Interrupts()
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    if _SIGINT.writing:
+        _SIGINT.pending = True
+        return
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def interrupts_between_writes() -> Iterator[None]:
+    """While this holds, Ctrl-C (SIGINT) never lands inside a :class:`ResultWriter` write.
+
+    The interrupt is raised as soon as the write under way is complete, so
+    standard output ends with a whole line and a file holds whole records.
+    Only the main thread can install a signal handler; elsewhere this does
+    nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _SIGINT.pending = False
+
+
 class ResultWriter:
     """Writes results as they become final (see the module doc).
 
@@ -378,6 +422,40 @@ class ResultWriter:
 
     def add(self, results: Sequence[Any], query: str | None = None) -> None:
         """One group of final results (see the class doc)."""
+        with self._writing():
+            self._add(results, query)
+
+    def flush(self) -> None:
+        """Write the complex events added so far (they end before every later one)."""
+        with self._writing():
+            self._flush()
+
+    def close(self) -> int:
+        """Write what is held (RETURN rows, in order), finish the file; the count written."""
+        with self._writing():
+            return self._close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write: Ctrl-C waits until it is whole (see :func:`interrupts_between_writes`),
+        and a failing device (a full disk) is an :class:`OutputError` naming the file."""
+        _SIGINT.writing += 1
+        try:
+            yield
+        except BrokenPipeError:
+            raise  # a closed pipe (``| head``): the command line stops quietly
+        except OSError as error:
+            where = str(self.path) if self.path is not None else "standard output"
+            raise OutputError(
+                f"{where}: cannot write results: {error.strerror or error}"
+            ) from None
+        finally:
+            _SIGINT.writing -= 1
+        if _SIGINT.pending and not _SIGINT.writing:
+            _SIGINT.pending = False
+            raise KeyboardInterrupt
+
+    def _add(self, results: Sequence[Any], query: str | None = None) -> None:
         if not results:
             return
         if _is_match(results[0]):
@@ -389,8 +467,7 @@ class ResultWriter:
                 else:
                     self.rows.append((row, query))
 
-    def flush(self) -> None:
-        """Write the complex events added so far (they end before every later one)."""
+    def _flush(self) -> None:
         if self.pending:
             pending, self.pending = self.pending, []
             encoder = self.encoder
@@ -462,9 +539,8 @@ class ResultWriter:
 
     # -------------------------------------------------------------- closing
 
-    def close(self) -> int:
-        """Write what is held (RETURN rows, in order), finish the file; the count written."""
-        self.flush()
+    def _close(self) -> int:
+        self._flush()
         if self.rows:
             self._write_rows()
         if self.kind == "parquet":
@@ -485,20 +561,35 @@ class ResultWriter:
         return self.written
 
     def abort(self) -> str:
-        """Stop after an error or Ctrl-C: keep what was written as ``FILE.partial``, say so."""
+        """Stop after an error or Ctrl-C: keep what was written as ``FILE.partial``, say so.
+
+        Never raises (the run is failing already): a write that fails here
+        (the disk is still full) leaves what is there.
+        """
+        _SIGINT.writing += 1  # a second Ctrl-C must not cut the last lines in half
         try:
-            self.flush()
-        except Exception:  # noqa: BLE001 - the run is failing already; keep what is there
-            pass
-        if self.parquet is not None:
             try:
-                self.parquet.close()
+                self._flush()
+            except Exception:  # noqa: BLE001 - keep what is there
+                pass
+            if self.parquet is not None:
+                try:
+                    self.parquet.close()
+                except Exception:  # noqa: BLE001
+                    pass
+            try:
+                if self.own and self.handle is not None:
+                    self.handle.close()
+                elif self.handle is not None:
+                    self.handle.flush()
             except Exception:  # noqa: BLE001
                 pass
-        if self.own and self.handle is not None:
-            self.handle.close()
+        finally:
+            _SIGINT.writing -= 1
+            _SIGINT.pending = False
         if self.partial is not None and self.partial.exists():
-            return f"{self.written:,} results written to {self.partial} (incomplete)"
+            return (f"{self.written:,} results written to {self.partial}, which is incomplete "
+                    f"({self.path} was not written)")
         return f"{self.written:,} results written (incomplete)"
 
     def _write_rows(self) -> None:

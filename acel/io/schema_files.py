@@ -12,9 +12,10 @@ from acel.schema import Schema
 
 def read_schema(path: str | Path) -> Schema:
     """A schema file: ``{"types": {T: [a, ...]}, "kinds": {a: kind}}`` or ``{T: [a, ...]}``."""
+    from acel.io.formats import read_text_file
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(read_text_file(path))
     except json.JSONDecodeError as error:
         raise DataError(f"{path}: bad JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     if not isinstance(data, dict):

@@ -293,8 +293,12 @@ def _rows_stream(
     if schema is None:
         schema, facts = _infer(source, rows(), type_col, time_col, watch)
         trusted = True
-    elif time_col is not None:
-        schema = with_time_column(schema, time_col, schema.type_names(), [])
+    else:
+        open_kinds = _open_kinds(schema)
+        if open_kinds:
+            schema = _with_data_kinds(source, rows(), type_col, time_col, schema, open_kinds)
+        if time_col is not None:
+            schema = with_time_column(schema, time_col, schema.type_names(), [])
     final = schema
     sort = time_col is not None and (facts is None or not facts.sorted_by_time)
 
@@ -308,6 +312,43 @@ def _rows_stream(
 
 
 _PLAIN = frozenset([str, int, float, bool, type(None)])
+
+
+def _open_kinds(schema: Schema) -> set[str]:
+    """The attributes a given schema declares without a kind."""
+    kinds = dict(schema.kinds)
+    return {a for a in schema.all_attributes() if a != "type" and a not in kinds}
+
+
+def _with_data_kinds(
+    source: str,
+    batches: Iterable[list[Row]],
+    type_col: str,
+    time_col: str | None,
+    schema: Schema,
+    open_kinds: set[str],
+) -> Schema:
+    """The given schema with the kinds its data shows for ``open_kinds``.
+
+    One kind per attribute holds with a schema too (``papers/io.md``): a
+    first pass finds each open attribute's kind (int and float mix as float)
+    and reports one that mixes kinds, naming both rows, before any event is
+    handed out.
+    """
+    problems = Problems(source)
+    checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
+    inference = Inference(type_col=type_col, time_col=time_col)
+    for batch in batches:
+        for row in batch:
+            checked = checker.check(row)
+            if checked is not None:
+                attrs = checked[0]
+                inference.add(row, {c: v for c, v in attrs.items() if c in open_kinds or c == "type"})
+    found = inference.schema(problems)
+    problems.raise_if_any()
+    kinds = dict(schema.kinds)
+    kinds.update((a, k) for a, k in found.kinds if a in open_kinds)
+    return Schema.of({t: list(schema.attributes(t)[1:]) for t in schema.type_names()}, kinds)
 
 
 def _infer(
@@ -338,7 +379,7 @@ def _infer(
             if row.failure is None:
                 kinds = tuple(map(type, values.values()))
                 signature = (values.get(type_col), tuple(values), kinds)
-                if signature in known:
+                if signature in known and not (float in kinds and _infinite(values)):
                     inference.count += 1
                     if timed:
                         try:
@@ -369,6 +410,14 @@ def _infer(
     problems.raise_if_any()
     order.facts.plain = plain
     return schema, order.facts
+
+
+_INFINITIES = (math.inf, -math.inf)
+
+
+def _infinite(values: Mapping[str, Any]) -> bool:
+    """Whether a record holds ±infinity (the full check reports it with its column)."""
+    return any(type(v) is float and v in _INFINITIES for v in values.values())
 
 
 def _checked(
@@ -562,6 +611,13 @@ def _csv_stream(
         "str" if name == type_col else given.get(name) or scanned[i]
         for i, name in enumerate(header)
     ]
+    if schema is not None and _open_kinds(schema):
+        # a column has one kind: the schema's open attributes take the column's
+        completed = dict(schema.kinds)
+        completed.update(
+            (name, kinds[i]) for i, name in enumerate(header) if name in _open_kinds(schema)
+        )
+        schema = Schema.of({t: schema.attributes(t) for t in schema.type_names()}, completed)
     if schema is not None and time_col is not None:
         schema = with_time_column(
             schema, time_col, schema.type_names(), [kinds[header.index(time_col)]]
@@ -604,6 +660,10 @@ def _arrow_stream(
     chunk: int,
 ) -> EventStream:
     """Parquet files, pyarrow Tables, DataFrames: column-wise where the data allows."""
+    if not names:  # not even a column (``pd.DataFrame()``): no events
+        return EventStream(
+            source, schema or Schema.of({}), lambda: iter(()), Facts(), time_col=time_col, sort=False
+        )
     _require_columns(source, names, type_col, time_col)
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})[0]
@@ -758,6 +818,8 @@ def _infer_columns(
             if name == type_col:
                 continue
             t = batch.schema.field(name).type
+            if pa.types.is_floating(t):
+                _report_infinities(problems, batch.column(name), name, number)
             kind = (
                 "bool" if pa.types.is_boolean(t)
                 else "int" if pa.types.is_integer(t)
@@ -790,6 +852,20 @@ def _infer_columns(
         {n_: k for n_, k in kinds.items() if n_ in present},
     )
     return schema, facts
+
+
+def _report_infinities(problems: Problems, column: Any, name: str, offset: int) -> None:
+    """±infinity in a float column: a problem per row (see ``records.infinity_message``)."""
+    import pyarrow.compute as pc
+
+    from acel.io.records import infinity_message
+
+    infinite = pc.fill_null(pc.is_inf(column), False)
+    if not pc.any(infinite).as_py():
+        return
+    for i, (flag, value) in enumerate(zip(infinite.to_pylist(), column.to_pylist())):
+        if flag:
+            problems.add(Problem(offset + i + 1, None, name, infinity_message(value)))
 
 
 def _non_decreasing(column: Any, last: dict[str, Any], name: str) -> bool:

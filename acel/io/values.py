@@ -99,7 +99,7 @@ def parse_cell(text: str, kind: str) -> Value:
         return text
     if kind == "int":
         if _INT.fullmatch(cell):
-            return int(cell)
+            return int_from_digits(cell)  # any length (int() stops at 4,300 digits)
         raise ValueError(f"{text!r} is not an int")
     if kind == "float":
         if _FLOAT.fullmatch(cell) or _SPECIAL_FLOAT.fullmatch(cell):
@@ -170,7 +170,7 @@ def time_key(value: OptValue) -> int | float:
         return value
     text = value.strip()
     if _INT.fullmatch(text):
-        return int(text)
+        return int_from_digits(text)
     if _FLOAT.fullmatch(text):
         return float(text)
     try:

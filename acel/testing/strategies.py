@@ -435,7 +435,10 @@ def _negation_env(
     node: Formula = SeqNot(left, excluded, right)
     env = _merge(lenv, renv)
     wanted = {"plus": "PLUS", "and": "AND", "or": "OR", "agg": "AGG", "filter": "FILTER"}
-    contexts = ["none"] + [c for c, op in wanted.items() if op in ops]
+    # a FILTER or an AGG needs a variable to read (the sides may bind none)
+    contexts = ["none"] + [
+        c for c, op in wanted.items() if op in ops and (env or c not in ("filter", "agg"))
+    ]
     context = draw(st.sampled_from(contexts))
     if context == "plus":
         node = Plus(node)
