@@ -186,7 +186,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 def _setup_check(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+    p.add_argument("query", metavar="QUERY", nargs="+",
+                   help="a query file or the query text; several files, a folder or a file of "
+                        "'QUERY name:' sections: a workload")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
     source.add_argument("--schema", metavar="FILE", help='schema JSON: {"types": {T: [a, ...]}}')
@@ -195,6 +197,10 @@ def _setup_check(p: argparse.ArgumentParser) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Parse and check a query; print what it uses."""
+    from acel.app import workload_cmd
+
+    if workload_cmd.dispatch(args):
+        return workload_cmd.cmd_check(args)
     text = load_query_text(args.query)
     query, locations = parse_text(text)
     schema, _ = load_schema(args)
@@ -213,8 +219,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _setup_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", nargs="?",
-                   help="a query file or the query text (omit with --engine sase --sase FILE)")
+    p.add_argument("query", metavar="QUERY", nargs="*",
+                   help="a query file or the query text (omit with --engine sase --sase FILE); "
+                        "several files, a folder or a file of 'QUERY name:' sections: a workload, "
+                        "run in one pass, every line tagged \"query\"")
     p.add_argument("--data", metavar="FILE", required=True,
                    help="events: .jsonl/.ndjson/.json, .csv or .parquet; '-' reads JSON Lines "
                         "from standard input as they arrive")
@@ -286,12 +294,17 @@ class Progress:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a query on an event file (or standard input); write results as they become final."""
     progress = Progress()
+    from acel.app import workload_cmd
+
+    workload = workload_cmd.dispatch(args)
     if args.engine != "sase" and args.sase:
         raise UsageError("--sase FILE needs --engine sase")
     if args.engine != "spark" and (args.master or args.partitions):
         raise UsageError("--master and --partitions need --engine spark")
     if args.engine == "spark" and args.max_events is not None:
         raise UsageError("--max-events is not supported with --engine spark (slice the data instead)")
+    if workload:
+        return workload_cmd.cmd_run(args, progress)
     if args.query is None and not (args.engine == "sase" and args.sase):
         raise UsageError("give a QUERY (or --engine sase --sase FILE)")
     if args.data == "-" and args.engine in ("spark",):
@@ -513,7 +526,9 @@ def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | Non
 
 
 def _setup_compile(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+    p.add_argument("query", metavar="QUERY", nargs="+",
+                   help="a query file or the query text; a workload (several files, a folder, "
+                        "'QUERY name:' sections) draws its shared plan and each automaton")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--schema", metavar="FILE", help="schema JSON")
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
@@ -525,6 +540,10 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     """Compile a query to an ACEA; print its size and DOT, or write DOT/SVG/PNG files."""
+    from acel.app import workload_cmd
+
+    if workload_cmd.dispatch(args):
+        return workload_cmd.cmd_compile(args)
     text = load_query_text(args.query)
     query, locations = parse_text(text)
     schema, _ = load_schema(args)
@@ -590,7 +609,8 @@ add_command(
     help="run a query on an event file",
     epilog="examples:\n  acel run \"SELL ; BUY\" --data tests/data/stocks.jsonl\n"
            "  acel run query.acel --data flights.parquet --time-col ts --out out.parquet\n"
-           "  acel run --engine sase --sase query.sase --data events.csv",
+           "  acel run --engine sase --sase query.sase --data events.csv\n"
+           "  acel run queries/ --data events.jsonl          # a workload: every .acel file",
 )
 add_command(
     "compile", _setup_compile, cmd_compile,
