@@ -4,25 +4,31 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup graphviz demo test lint bench clean
 
-$(STAMP): pyproject.toml
+# Graphviz's dot draws automata (optional: without it they are written as DOT).
+# Installed with apt-get when root or password-less sudo allows, else one line
+# says what to run; first, before any other work.
+graphviz:
+	@$(PYTHON) tools/ensure_graphviz.py
+
+$(STAMP): pyproject.toml | graphviz
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test,data,bench]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: graphviz $(STAMP)
 
-demo: $(STAMP)
+demo: graphviz $(STAMP)
 	$(BIN)/acel demo
 
-test: $(STAMP)
+test: graphviz $(STAMP)
 	$(BIN)/pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench
-	$(BIN)/mypy acel acea compiler reference spark_backend
+	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench tools
+	$(BIN)/mypy acel acea compiler reference spark_backend tools
 
 bench: $(STAMP)
 	$(BIN)/acel bench

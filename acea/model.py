@@ -243,11 +243,21 @@ class ACEA:
         """Whether some configuration is in a final state (a run has just accepted)."""
         return any(state in self.finals for state, _ in configurations or ())
 
-    def _repr_svg_(self) -> str:
-        """Jupyter display: the automaton drawn by Graphviz (:mod:`acel.acea.render`)."""
-        from acel.acea.render import to_svg
+    def _repr_svg_(self) -> str | None:
+        """Jupyter display: the automaton drawn by Graphviz (:mod:`acel.acea.render`).
 
-        return to_svg(self)
+        ``None`` without Graphviz's ``dot``: the notebook then shows
+        :meth:`_repr_pretty_`, a plain-text summary saying how to get pictures.
+        """
+        from acel.acea.render import svg_or_none
+
+        return svg_or_none(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's text display: states, transitions and their labels."""
+        from acel.acea.render import summary
+
+        printer.text(summary(self))
 
     def size(self) -> dict[str, int]:
         """States, transitions and registers: the measures of ``papers/compiler.md``."""

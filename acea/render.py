@@ -4,17 +4,23 @@
 predicates; ``transition_label`` prints one transition as three lines
 (predicate, assignment, outputs).  An atom's copies ``a#n := a`` are shown
 as ``e ▷ #n (a, b, ...)`` and a renaming ``{a ↦ a#n, ...}`` that copies
-them all back as ``e#n``.  ``to_dot`` always works (it only builds text);
-``render`` and ``to_svg`` call the ``dot`` program.
+them all back as ``e#n``.  ``to_dot`` and ``summary`` always work (they only
+build text); ``render`` and ``to_svg`` call Graphviz's ``dot`` program.
 
 Negation (spec §3.1): the gap loop of ``φ1 ; NOT ψ ; φ2`` is drawn bold and
 red, labelled ``¬ψ``; ψ's own automaton (what the gap register runs) is drawn
 as a dashed cluster next to it, joined to the gap state by a dashed edge
 (nested negations nest their clusters).
+
+Graphviz is optional: ``render_or_dot`` writes the DOT source instead of a
+picture when ``dot`` is missing (the command line and the demo use it and say
+how to get the picture), and the notebook displays (``Diagram``,
+``ACEA._repr_svg_``) fall back to the plain-text ``summary``.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -238,11 +244,80 @@ def render(automaton: ACEA, path: str | Path, fmt: str | None = None) -> Path:
     return target
 
 
+INSTALL_HINT = "install Graphviz (sudo apt-get install graphviz, or brew install graphviz)"
+"""How to get pictures, for messages shown when ``dot`` is missing."""
+
+
+def render_or_dot(automaton: ACEA, path: str | Path, fmt: str | None = None) -> tuple[Path, bool]:
+    """Like :func:`render`, but without Graphviz write the DOT source instead.
+
+    Returns the file written and whether it is the picture asked for: without
+    the ``dot`` program (``graphviz.ExecutableNotFound``) the DOT source goes
+    to ``path`` with the suffix ``.dot``, from which ``dot -Tsvg`` draws the
+    picture later.
+    """
+    try:
+        return render(automaton, path, fmt), True
+    except graphviz.ExecutableNotFound:
+        target = Path(path).with_suffix(".dot")
+        target.write_text(to_dot(automaton), encoding="utf-8")
+        return target, False
+
+
+def draw_command(dot_file: str | Path, picture: str | Path) -> str:
+    """The command that turns a DOT file into the picture (format from its suffix)."""
+    kind = Path(picture).suffix.lstrip(".").lower() or "svg"
+    return f"dot -T{kind} {dot_file} -o {picture}"
+
+
+def svg_or_none(automaton: ACEA) -> str | None:
+    """The SVG picture, or ``None`` when Graphviz's ``dot`` is not installed."""
+    try:
+        return to_svg(automaton)
+    except graphviz.ExecutableNotFound:
+        return None
+
+
+SUMMARY_TRANSITIONS = 40
+"""The most transitions :func:`summary` lists."""
+
+
+def summary(automaton: ACEA) -> str:
+    """The automaton as plain text: its size, then one block per transition.
+
+    What a notebook shows when it cannot draw (no ``dot``), with a line saying
+    how to get the picture; also handy in a terminal.
+    """
+    size = automaton.size()
+    finals = ", ".join(f"q{q}" for q in sorted(automaton.finals)) or "none"
+    lines = [
+        f"ACEA: {size['states']} states, {size['transitions']} transitions, "
+        f"{size['registers']} registers; initial q{automaton.initial}, final {finals}"
+    ]
+    for t in automaton.transitions[:SUMMARY_TRANSITIONS]:
+        head = f"  q{t.source} -> q{t.target}  "
+        label = transition_label(t).split("\n")
+        lines.append(head + label[0])
+        lines.extend(" " * len(head) + rest for rest in label[1:])
+    hidden = len(automaton.transitions) - SUMMARY_TRANSITIONS
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more transitions")
+    if shutil.which("dot") is None:
+        lines.append(f"(no picture: Graphviz's dot is not installed; {INSTALL_HINT})")
+    return "\n".join(lines)
+
+
 class Diagram:
-    """A Jupyter-friendly wrapper: displays an automaton as SVG."""
+    """A Jupyter-friendly wrapper: displays an automaton as SVG, or as text without dot."""
 
     def __init__(self, automaton: ACEA) -> None:
         self.automaton = automaton
 
-    def _repr_svg_(self) -> str:
-        return to_svg(self.automaton)
+    def _repr_svg_(self) -> str | None:
+        return svg_or_none(self.automaton)  # None: the notebook shows _repr_pretty_
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(summary(self.automaton))
+
+    def __str__(self) -> str:
+        return summary(self.automaton)

@@ -433,19 +433,32 @@ __all__ = [
 
 
 def walk(node: object) -> Iterator[object]:
-    """Every AST node below ``node`` (dataclass fields and tuples), ``node`` first."""
-    yield node
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            yield from _walk_value(getattr(node, f.name))
+    """Every AST node below ``node`` (dataclass fields and tuples), ``node`` first.
+
+    Pre-order, children in field order, as the recursive definition would give,
+    but with an explicit stack: a formula's depth (a chain of 1,000 ``;`` is
+    1,000 levels deep) never meets Python's recursion limit here.
+    """
+    stack: list[object] = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if dataclasses.is_dataclass(current) and not isinstance(current, type):
+            children: list[object] = []
+            for f in dataclasses.fields(current):
+                _children_of(getattr(current, f.name), children)
+            stack.extend(reversed(children))
 
 
-def _walk_value(value: object) -> Iterator[object]:
-    if isinstance(value, tuple):
-        for item in value:
-            yield from _walk_value(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        yield from walk(value)
+def _children_of(value: object, out: list[object]) -> None:
+    """Append the AST nodes held by a field value (a node, or tuples of them) to ``out``."""
+    pending: list[object] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, tuple):
+            pending.extend(reversed(item))
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            out.append(item)
 
 
 # ------------------------------------------------------------ top negation

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from acel import aggregates
 from acel.ast import (
     Agg,
+    AggOutput,
     And,
     As,
     Atom,
@@ -65,6 +66,7 @@ from acel.ast import (
     VarPred,
     Window,
     top_chain,
+    walk,
 )
 from acel.errors import AcelCheckError
 from acel.parser import Locations, parse_query_located
@@ -84,7 +86,9 @@ _PLACES = {LeadingNot: ("start", "leading"), TrailingNot: ("end", "trailing")}
 
 
 class _Checker:
-    def __init__(self, schema: Schema, locations: Locations | None, text: str | None) -> None:
+    def __init__(
+        self, schema: Schema, locations: Locations | None, text: str | None, formula: Formula
+    ) -> None:
         self.schema = schema
         self.loc = locations
         self.text = text
@@ -92,6 +96,7 @@ class _Checker:
         """Ids of the leading/trailing negations allowed where they stand (the top chain)."""
         self.local: dict[str, tuple[object, int]] = {}
         """Variables bound inside a negated formula → (negation node, index of its NOT)."""
+        self.kinds = attribute_kinds(formula, dict(schema.kinds))
 
     def fail(self, message: str, node: object, part: str = "") -> AcelCheckError:
         where = self.loc.get(node, part) if self.loc is not None else None
@@ -234,6 +239,19 @@ class _Checker:
                 "func",
             )
 
+    def numeric(self, func: str, var: str, attr: str | None, node: object) -> None:
+        """SUM and AVG add their inputs: reject an input the schema says is text or bool."""
+        if attr is None or aggregates.lookup(func) not in (aggregates.SUM, aggregates.AVG):
+            return
+        kind = self.kinds.get(attr)
+        if kind in NON_NUMERIC:
+            raise self.fail(
+                f"{func.upper()}({var}.{attr}) adds numbers, but {attr} holds {kind} values"
+                " (MIN, MAX and COUNT take any kind)",
+                node,
+                "attr",
+            )
+
     def agg(self, f: Agg) -> Env:
         env = self.formula(f.formula)
         seen: set[str] = set()
@@ -249,6 +267,7 @@ class _Checker:
             self.variable(out.var, env, out, "var", "AGG")
             if out.attr is not None:
                 self.attribute(out.var, out.attr, env, out, "attr")
+            self.numeric(out.func, out.var, out.attr, out)
         return merge(env, {f.var: frozenset(seen)})
 
     # ----------------------------------------------------------- filters
@@ -374,12 +393,66 @@ class _Checker:
                 self.variable(item.var, env, item, "var", "RETURN")
                 if item.attr is not None:
                     self.attribute(item.var, item.attr, env, item, "attr")
+                self.numeric(item.func, item.var, item.attr, item)
             elif not isinstance(item, CountStar):
                 raise TypeError(f"not a RETURN item: {item!r}")
             name = format_return_item(item)
             if name in seen:
                 raise self.fail(f"RETURN lists {name} twice", item)
             seen.add(name)
+
+
+# ------------------------------------------------------------------ value kinds
+
+NON_NUMERIC = ("str", "bool")
+"""Value kinds SUM and AVG refuse (``papers/semantics.md``, "Value kinds")."""
+
+
+def output_kind(output: AggOutput, kinds: Mapping[str, str]) -> str | None:
+    """The value kind of an AGG output (None: unknown, always NULL; ``mixed``: several).
+
+    COUNT gives ``int``, AVG ``float``, SUM the kind of its numeric input
+    (``int`` when unknown), MIN and MAX the kind of their input; a user's
+    aggregate may give anything (``mixed``).
+    """
+    func = output.func.upper()
+    if aggregates.lookup(func) is not getattr(aggregates, func, None):
+        return "mixed"  # a user's aggregate: any value
+    source = kinds.get(output.attr) if output.attr is not None else None
+    if func == "COUNT":
+        return "int"
+    if func == "AVG":
+        return "float"
+    if func == "SUM":
+        return "int" if source is None else source if source in ("int", "float") else "mixed"
+    if func in ("MIN", "MAX"):
+        return source
+    return "mixed"
+
+
+def attribute_kinds(query: Query | Formula, columns: Mapping[str, str]) -> dict[str, str]:
+    """Value kinds of every attribute the query can see: columns and AGG outputs.
+
+    An attribute created by ``AGG`` (say ``n := AVG(C.k)``) has the kind of its
+    function, whatever the stream's columns are; a name with two kinds is
+    ``mixed`` (the Spark backend then sends its RETURN values as JSON text).
+    Repeated to a fixpoint, since an AGG output may aggregate another AGG's
+    output.  The checker and the Spark backend share this one definition.
+    """
+    formula = query.formula if isinstance(query, Query) else query
+    kinds = dict(columns)
+    outputs = [o for node in walk(formula) if isinstance(node, Agg) for o in node.outputs]
+    changed = True
+    while changed:
+        changed = False
+        for output in outputs:
+            kind = output_kind(output, kinds)
+            old = kinds.get(output.name)
+            new = kind if old in (None, kind) else "mixed" if kind is not None else old
+            if new != old and new is not None:
+                kinds[output.name] = new
+                changed = True
+    return kinds
 
 
 def merge(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> Env:
@@ -396,7 +469,7 @@ def formula_env(formula: Formula, schema: Schema) -> Env:
     A query's formula may have leading/trailing negation at its top: its
     environment is the body's.
     """
-    checker = _Checker(schema, None, None)
+    checker = _Checker(schema, None, None, formula)
     checker.allow_top(formula)
     return checker.formula(formula)
 
@@ -408,7 +481,7 @@ def check_formula(
 
     A bare formula has no window, so leading/trailing negation is refused.
     """
-    _Checker(schema, locations, text).formula(formula)
+    _Checker(schema, locations, text, formula).formula(formula)
 
 
 def check_query(
@@ -419,7 +492,7 @@ def check_query(
     ``locations`` and ``text`` (from :func:`acel.parser.parse_query_located`)
     give the error a line, a column and a caret.
     """
-    _Checker(schema, locations, text).query(query)
+    _Checker(schema, locations, text, query.formula).query(query)
 
 
 def check_text(text: str, schema: Schema) -> Query:

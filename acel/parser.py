@@ -69,6 +69,7 @@ from acel.ast import (
 )
 from acel.errors import AcelSyntaxError
 from acel.events import Value
+from acel.numbers import int_from_digits, literal_problem
 
 KEYWORDS: frozenset[str] = frozenset(
     """AS FILTER OR AND NOT IN PROJECT AGG NEXT RETURN PATTERN PARTITION BY WITHIN
@@ -264,8 +265,21 @@ def _previous_token_type(text: str, pos: int | None) -> str | None:
 
 
 def _end_position(text: str) -> Position:
-    lines = text.split("\n")
-    return (len(lines), len(lines[-1]) + 1)
+    """Where "the end of the query" is: just after its last token.
+
+    Trailing blank lines and comments are skipped, so the error shows the line
+    that needs more (a query ending in a newline has an empty last line); a
+    query of blanks and comments only ends at line 1, column 1.
+    """
+    last: Token | None = None
+    try:
+        for token in _lark().lex(text):
+            last = token
+    except UnexpectedInput:
+        last = None
+    if last is not None and last.end_line is not None and last.end_column is not None:
+        return (last.end_line, last.end_column)
+    return (1, 1)  # nothing but blanks and comments
 
 
 def _accepted(err: UnexpectedInput, text: str) -> set[str] | None:
@@ -335,18 +349,30 @@ def _names(children: list[Any]) -> list[Token]:
     return [c for c in children if isinstance(c, Token) and c.type == "NAME"]
 
 
+class _BadLiteral(Exception):
+    """A number token without an ACEL value (``acel.numbers``); becomes a syntax error."""
+
+    def __init__(self, message: str, token: Token) -> None:
+        super().__init__(message)
+        self.message = message
+        self.token = token
+
+
+def _numeric(token: Token) -> int | float:
+    problem = literal_problem(token.type, token.value)
+    if problem is not None:
+        raise _BadLiteral(problem, token)
+    return int_from_digits(token.value) if token.type == "INT" else float(token.value)
+
+
 def _number(tokens: list[Token]) -> int | float:
     sign = -1 if tokens[0].type == "MINUS" else 1
-    token = tokens[-1]
-    value: int | float = int(token.value) if token.type == "INT" else float(token.value)
-    return sign * value
+    return sign * _numeric(tokens[-1])
 
 
 def _literal_value(token: Token) -> Value:
-    if token.type == "INT":
-        return int(token.value)
-    if token.type == "FLOAT":
-        return float(token.value)
+    if token.type in ("INT", "FLOAT"):
+        return _numeric(token)
     if token.type == "STRING":
         return token.value[1:-1].replace("''", "'")
     if token.type == "TRUE":
@@ -354,6 +380,15 @@ def _literal_value(token: Token) -> Value:
     if token.type == "FALSE":
         return False
     raise AssertionError(f"not a literal token: {token!r}")
+
+
+def _unparen(tree: Tree | Token) -> Tree:
+    """The tree inside any number of parentheses (a loop: they may nest deeply)."""
+    assert isinstance(tree, Tree), tree
+    while tree.data == "paren":
+        tree = tree.children[1]
+        assert isinstance(tree, Tree), tree
+    return tree
 
 
 _BINARY: dict[str, Callable[[Formula, Formula], Formula]] = {
@@ -470,7 +505,7 @@ class _Builder:
     # ---------------------------------------------------------- formulas
 
     def formula(self, tree: Tree | Token) -> Formula:
-        assert isinstance(tree, Tree), tree
+        tree = _unparen(tree)
         kind = tree.data
         ch = tree.children
         names = _names(ch)
@@ -478,8 +513,6 @@ class _Builder:
         if kind == "atom":
             node = Atom(names[0].value)
             self.loc.set(node, "type", names[0])
-        elif kind == "paren":
-            return self.formula(ch[1])
         elif kind == "next_f":
             node = Next(names[0].value)
             self.loc.set(node, "type", names[0])
@@ -596,12 +629,10 @@ class _Builder:
     # ----------------------------------------------------------- filters
 
     def filter(self, tree: Tree | Token) -> Filter:
-        assert isinstance(tree, Tree), tree
+        tree = _unparen(tree)
         kind = tree.data
         ch = tree.children
         node: Filter
-        if kind == "paren":
-            return self.filter(ch[1])
         if kind == "filter_or":
             node = FilterOr(self.filter(ch[0]), self.filter(ch[2]))
         elif kind == "filter_and":
@@ -621,12 +652,10 @@ class _Builder:
         return cast(Filter, self.at(node, tree))
 
     def pred(self, tree: Tree | Token) -> Pred:
-        assert isinstance(tree, Tree), tree
+        tree = _unparen(tree)
         kind = tree.data
         ch = tree.children
         node: Pred
-        if kind == "paren":
-            return self.pred(ch[1])
         if kind == "pred_or":
             node = PredOr(self.pred(ch[0]), self.pred(ch[2]))
         elif kind == "pred_and":
@@ -656,12 +685,10 @@ class _Builder:
         return tuple(values)
 
     def expr(self, tree: Tree | Token) -> Expr:
-        assert isinstance(tree, Tree), tree
+        tree = _unparen(tree)
         kind = tree.data
         ch = tree.children
         node: Expr
-        if kind == "paren":
-            return self.expr(ch[1])
         if kind == "binop":
             op = cast(Token, ch[1]).value
             node = BinOp(op, self.expr(ch[0]), self.expr(ch[2]))  # type: ignore[arg-type]
@@ -679,11 +706,57 @@ class _Builder:
 # ------------------------------------------------------------------ entry points
 
 
+MAX_DEPTH = 200
+"""How deeply a query may nest (spec §9; ``papers/language.md``, "Nesting limit").
+
+The depth of a query is the longest path from a clause down to a name or a
+number through the syntax tree: every operator (``AND``, ``OR``, ``;``, ``:``,
+``+``, ``:+``, ``AS``, ``FILTER``, ``NOT``, a comparison, arithmetic, a unary
+minus), every ``X[...]``, ``AGG`` and ``PROJECT`` adds one level, and so does
+each operator of a chain (``A ; B ; C`` is three levels: chains are binary
+nodes in the AST).  Parentheses build no node and add nothing (so the
+printer, which adds some, never makes a query too deep).  Checked once,
+right after parsing, so that every later stage (checker, printer, compiler,
+oracle, engines, the Python code the optimized engine generates) may walk the
+AST recursively within Python's default recursion limit: at this depth none
+needs more than about 650 frames (``tests/test_robustness.py``).
+"""
+
+
 def _parse_tree(text: str) -> Tree:
     try:
-        return _lark().parse(text)
+        tree = _lark().parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(err, text) from None
+    _check_depth(tree, text)
+    return tree
+
+
+def _check_depth(tree: Tree, text: str) -> None:
+    """Raise a syntax error at the first part of the query nested deeper than MAX_DEPTH."""
+    stack: list[tuple[Tree, int]] = [
+        (child, 1) for child in reversed(_query_parts(tree)) if isinstance(child, Tree)
+    ]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH and node.data != "paren":
+            line, column = (1, 1) if node.meta.empty else (node.meta.line, node.meta.column)
+            raise AcelSyntaxError(
+                f"the query is nested too deeply: deeper than {MAX_DEPTH} levels from here "
+                "(each operator is one level, also each AND, OR, ';' or ':' of a chain); "
+                "split it into smaller queries or use shorter chains",
+                line=line,
+                column=column,
+                text=text,
+            )
+        step = 0 if node.data == "paren" else 1  # parentheses build no AST node
+        stack.extend((c, depth + step) for c in reversed(node.children) if isinstance(c, Tree))
+
+
+def _query_parts(tree: Tree) -> list[Any]:
+    """The clauses and the formula of a parsed ``start`` tree."""
+    (query,) = tree.children
+    return list(query.children) if isinstance(query, Tree) else []
 
 
 def parse_query_located(text: str) -> tuple[Query, Locations]:
@@ -692,48 +765,10 @@ def parse_query_located(text: str) -> tuple[Query, Locations]:
     tree = _parse_tree(text)
     try:
         query = builder.query(tree)
-    except RecursionError:
-        raise AcelSyntaxError(
-            "the query is nested too deeply (split it or add fewer operators per formula)",
-            line=1,
-            column=1,
-            text=text,
-        ) from None
-    if formula_depth(query.formula) > MAX_FORMULA_DEPTH:
-        raise AcelSyntaxError(
-            f"the query is nested too deeply (more than {MAX_FORMULA_DEPTH} operators inside "
-            "one another; split it or add fewer operators per formula)",
-            line=1,
-            column=1,
-            text=text,
-        )
+    except _BadLiteral as bad:
+        raise builder.error(bad.message, bad.token) from None
     builder.loc.root = query
     return query, builder.loc
-
-
-MAX_FORMULA_DEPTH = 400
-"""Formula operators nested inside one another, at most.
-
-The checker, printer, oracle and compiler recurse over formulas (the compiler
-uses two Python frames per level); sequences are built without recursion, so
-the limit is checked explicitly instead of waiting for a RecursionError later.
-"""
-
-
-def formula_depth(formula: Formula) -> int:
-    """How many formula operators are nested inside one another (an atom is 1)."""
-    deepest = 0
-    stack: list[tuple[object, int]] = [(formula, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        for name in ("formula", "left", "right"):
-            child = getattr(node, name, None)
-            if child is not None:
-                stack.append((child, depth + 1))
-        for child in getattr(node, "excluded", ()):
-            stack.append((child, depth + 1))
-    return deepest
 
 
 def parse_query(text: str) -> Query:

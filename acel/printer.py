@@ -55,6 +55,7 @@ from acel.ast import (
     Window,
 )
 from acel.events import Value
+from acel.numbers import int_to_digits
 from acel.parser import KEYWORDS
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -72,7 +73,7 @@ def format_literal(value: Value) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
-        return str(value)
+        return int_to_digits(value)  # also beyond Python's int/str digit limit
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"the float {value!r} has no ACEL literal")

@@ -100,10 +100,9 @@ def _build(ctx: Context, formula: Formula) -> Auto:
     if isinstance(formula, (LeadingNot, TrailingNot)):
         raise UnsupportedQuery(
             "leading and trailing negation (NOT ψ at the start or the end of the pattern) "
-            "depend on the query's window and are not compiled into the automaton: the "
-            "oracle and the automaton engine apply them around it (acel run --engine oracle "
-            "or --engine automaton); the optimized engine and Spark do not run them yet "
-            "(spec §3.1)"
+            "depend on the query's window and are not compiled into the automaton: every "
+            "engine applies them around the automaton of the rest of the pattern "
+            "(compile acel.ast.top_negation(formula).body; spec §3.1)"
         )
     if isinstance(formula, Next):
         raise c.CompileError("NEXT must be expanded before compiling (see expand)")

@@ -63,7 +63,25 @@ def translate_pred(pred: Pred, attr: AttrLookup) -> RPred:
     if isinstance(pred, PredNot):
         return PNot(translate_pred(pred.operand, attr))
     if isinstance(pred, PredAnd):
-        return PAnd((translate_pred(pred.left, attr), translate_pred(pred.right, attr)))
+        return PAnd(tuple(translate_pred(p, attr) for p in _operands(pred, PredAnd)))
     if isinstance(pred, PredOr):
-        return POr((translate_pred(pred.left, attr), translate_pred(pred.right, attr)))
+        return POr(tuple(translate_pred(p, attr) for p in _operands(pred, PredOr)))
     raise TypeError(f"not a predicate: {pred!r}")
+
+
+def _operands(pred: Pred, kind: type[PredAnd] | type[PredOr]) -> list[Pred]:
+    """The operands of a chain ``p1 AND p2 AND ...`` (or OR), left to right.
+
+    Three-valued AND and OR are associative, so a chain becomes one n-ary
+    ``PAnd``/``POr``: the register predicate, and the code the optimized engine
+    generates from it, stay one level deep however long the chain is.
+    """
+    out: list[Pred] = []
+    stack: list[Pred] = [pred]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            stack.extend((node.right, node.left))
+        else:
+            out.append(node)
+    return out

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pickle
+import signal
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -138,18 +140,41 @@ class UnitSpec:
     out_schema: pa.Schema
     sliced: bool = False
     shift_windows: bool = False
-    inject_fault: bool = False
+    fault: str = ""
+    """Test-only fault injection (``session.FAULT_CONF``); empty: none."""
 
 
-def _maybe_fail(spec: UnitSpec) -> None:
-    """Fault injection for the retry test: fail every task's first attempt."""
-    if not spec.inject_fault:
+def inject_fault(fault: str) -> None:
+    """Make this task fail as the fault-tolerance tests ask (``session.FAULT_CONF``).
+
+    ``true``/``raise``: every task's first attempt raises.  ``kill:<path>``:
+    the one task that first creates the marker file ``<path>`` kills its own
+    Python worker with SIGKILL, as a crash or an out-of-memory kill would (the
+    marker makes it exactly one worker, even across processes on one machine).
+    ``raise-always``/``kill-always``: every attempt, so the job fails.
+    """
+    if not fault:
         return
     from pyspark import TaskContext
 
     context = TaskContext.get()
-    if context is not None and context.attemptNumber() == 0:
+    first = context is not None and context.attemptNumber() == 0
+    if fault in ("true", "raise") and first:
         raise RuntimeError("acel: injected fault on a first task attempt (test only)")
+    if fault == "raise-always":
+        raise RuntimeError("acel: injected fault on every task attempt (test only)")
+    if fault.startswith("kill:"):
+        try:
+            os.close(os.open(fault[len("kill:"):], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return  # another task was the one killed
+        _kill_this_worker()
+    if fault == "kill-always":
+        _kill_this_worker()
+
+
+def _kill_this_worker() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _clean(value: object) -> OptValue:
@@ -189,7 +214,6 @@ def unit_stream(table: pa.Table, spec: UnitSpec) -> tuple[list[Event], list[int]
 
 def evaluate_unit(table: pa.Table, spec: UnitSpec) -> pa.Table:
     """Run one unit and return its results as an Arrow table of ``spec.out_schema``."""
-    _maybe_fail(spec)
     events, positions, owned = unit_stream(table, spec)
     if not events or (owned is not None and not owned):
         return spec.out_schema.empty_table()
@@ -206,6 +230,7 @@ def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator
     received = list(batches)
     if not received or not any(batch.num_rows for batch in received):
         return
+    inject_fault(spec.fault)
     table = pa.Table.from_batches(received).sort_by([(SLICE, "ascending"), (POS, "ascending")])
     units = table.column(SLICE).to_numpy()
     cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]

@@ -10,7 +10,10 @@ Three strategies (papers/spark.md proves each exact):
   with values in ``[kL - P, (k+1)L + U)``.  It reports only complex events
   whose start it owns.  ``U`` is the reach of a window (``w - 1`` positions,
   or ``w`` attribute units) and ``P`` the prefix that keeps SLIDE windows of
-  the ``EVENTS`` axis aligned (0 otherwise).
+  the ``EVENTS`` axis aligned, or a window's reach before the slice when the
+  query has a leading NOT (whose ``ψ`` may start up to a window before the
+  complex event), 0 otherwise.  A trailing NOT's ``ψ`` ends inside the
+  complex event's window, so the overlap ``U`` already holds it.
 * ``single``: neither — one ordered unit; the query cannot be parallelised.
 """
 
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from acel.ast import Query
+from acel.ast import Query, top_negation
 
 Kind = Literal["partition", "slice", "single"]
 
@@ -111,13 +114,15 @@ def slicing_for(
     within = query.within
     assert within is not None
     w = within.size
+    # a leading NOT looks back one window before the first start a slice owns (spec §3.1)
+    looks_back = bool(top_negation(query.formula).leading)
     if within.attr is None:
         reach = max(int(math.ceil(w)) - 1, 0)
         if slice_size is not None:
             length = max(1, int(math.ceil(slice_size)))
         else:
             length = max(int(math.ceil(w)), -(-count // max(slices, 1)), 1)
-        before = 0
+        before = reach if looks_back else 0
         if query.slide is not None:
             s = query.slide.size
             if not (isinstance(s, int) or float(s).is_integer()) or s <= 0:
@@ -136,7 +141,7 @@ def slicing_for(
             length_v = int(math.ceil(length_v))
     if length_v <= 0:
         length_v = 1
-    return Slicing(length_v, 0, w)
+    return Slicing(length_v, w if looks_back else 0, w)
 
 
 def balance(sizes: Sequence[int], bins: int) -> list[int]:

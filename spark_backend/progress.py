@@ -19,9 +19,10 @@ Report = Callable[[str], None]
 
 
 def describe_stages(session: SparkSession) -> str | None:
-    """``3 of 8 tasks done, 2 running`` over the active stages (None when idle)."""
+    """``3 of 8 tasks done, 2 running`` over the active stages (None when idle),
+    with ``, 1 failed attempt (retried)`` when tasks failed and Spark tries them again."""
     tracker = session.sparkContext.statusTracker()
-    total = done = running = 0
+    total = done = running = failed = 0
     for stage_id in tracker.getActiveStageIds():
         info = tracker.getStageInfo(stage_id)
         if info is None:
@@ -29,9 +30,13 @@ def describe_stages(session: SparkSession) -> str | None:
         total += info.numTasks
         done += info.numCompletedTasks
         running += info.numActiveTasks
+        failed += info.numFailedTasks
     if total == 0:
         return None
-    return f"Spark: {done} of {total} tasks done, {running} running"
+    line = f"Spark: {done} of {total} tasks done, {running} running"
+    if failed:
+        line += f", {failed} failed attempt{'s' if failed > 1 else ''} (retried)"
+    return line
 
 
 @contextmanager

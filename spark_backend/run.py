@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from acel import aggregates
-from acel.ast import Agg, AggOutput, CountStar, Query, ReturnAttr, ReturnItem, walk
+from acel.ast import CountStar, Query, ReturnAttr, ReturnItem
+from acel.checker import attribute_kinds
 from acel.clauses import Key, Match, TrendRow, item_name
-from acel.errors import AcelError, DataError
+from acel.errors import AcelError
 from acel.io.results import match_from_json
 from acel.schema import Schema
 
@@ -43,9 +43,10 @@ from .executor import (
     python_value,
     typed_value,
 )
+from .failures import spark_errors
 from .partitioning import Strategy, balance, choose, slicing_for
 from .progress import Report, watch
-from .session import FAULT_CONF, get_session
+from .session import FAULT_CONF, get_session, prepare_session
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -119,46 +120,6 @@ _VALUE_OF_KIND: dict[str | None, ValueKind] = {
 }
 
 
-def _output_kind(output: AggOutput, kinds: dict[str, str]) -> str | None:
-    """The value kind of an AGG output (None: always NULL; ``mixed``: unknown)."""
-    func = output.func.upper()
-    if aggregates.lookup(func) is not getattr(aggregates, func, None):
-        return "mixed"  # a user's aggregate: any value
-    source = kinds.get(output.attr) if output.attr is not None else None
-    if func == "COUNT":
-        return "int"
-    if func == "AVG":
-        return "float"
-    if func == "SUM":
-        return "int" if source is None else source if source in ("int", "float") else "mixed"
-    if func in ("MIN", "MAX"):
-        return source
-    return "mixed"
-
-
-def attribute_kinds(query: Query, columns: dict[str, str]) -> dict[str, str]:
-    """Value kinds of every attribute the query can see: columns and AGG outputs.
-
-    An attribute created by ``AGG`` (say ``n := AVG(C.k)``) has the kind of its
-    function, whatever the stream's columns are; a name with two kinds is
-    ``mixed`` (its RETURN values travel as JSON text).  Repeated to a fixpoint,
-    since an AGG output may aggregate another AGG's output.
-    """
-    kinds = dict(columns)
-    outputs = [o for node in walk(query.formula) if isinstance(node, Agg) for o in node.outputs]
-    changed = True
-    while changed:
-        changed = False
-        for output in outputs:
-            kind = _output_kind(output, kinds)
-            old = kinds.get(output.name)
-            new = kind if old in (None, kind) else "mixed" if kind is not None else old
-            if new != old and new is not None:
-                kinds[output.name] = new
-                changed = True
-    return kinds
-
-
 def item_kind(item: ReturnItem, kinds: dict[str, str]) -> ValueKind:
     """The DataFrame column kind of a RETURN item (exact for integers)."""
     if isinstance(item, CountStar):
@@ -216,10 +177,30 @@ def plan(
     partitions: int | None = None,
     slice_size: int | float | None = None,
 ) -> Planned:
-    """Number the stream, choose the strategy and build the (lazy) result frame."""
+    """Number the stream, choose the strategy and build the (lazy) result frame.
+
+    Numbering and planning run Spark jobs; a failed one is a short ``AcelError``.
+    """
+    with spark_errors():
+        spark = session or get_session(master)
+        prepare_session(spark)
+        return _plan(query, data, spark, type_col=type_col, time_col=time_col, schema=schema,
+                     partitions=partitions, slice_size=slice_size)
+
+
+def _plan(
+    query: Query | str,
+    data: Any,
+    spark: SparkSession,
+    *,
+    type_col: str,
+    time_col: str | None,
+    schema: Schema | None,
+    partitions: int | None,
+    slice_size: int | float | None,
+) -> Planned:
     from pyspark.sql import functions as F
 
-    spark = session or get_session(master)
     stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema)
     parsed = _query(query, stream.schema)
     keys = tuple(parsed.partition_by)
@@ -235,9 +216,9 @@ def plan(
             span = (int(lo), int(hi)) if integral else (lo, hi)
     strategy = choose(parsed, attr_monotone=monotone)
     if strategy.kind == "single":
-        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=3)
+        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=4)
     n_parts = partitions or spark.sparkContext.defaultParallelism
-    inject = spark.conf.get(FAULT_CONF, "false") == "true"
+    fault = spark.conf.get(FAULT_CONF, "") or ""
 
     key_fields = [
         (k, stream.frame.schema[k].dataType.simpleString() if k in stream.columns else "string")
@@ -267,7 +248,7 @@ def plan(
         item_kinds=item_kinds,
         window_kind=window_kind,
         out_schema=_arrow(result_struct),
-        inject_fault=inject,
+        fault="" if fault == "false" else fault,
     )
     frame = stream.frame
     for k in keys:
@@ -452,19 +433,9 @@ def run(
 
 
 def _collect(frame: DataFrame) -> list[Any]:
-    """Collect, turning an executor's user-facing error back into an AcelError."""
-    from pyspark.errors import PythonException
-
-    try:
+    """Collect; a failed job is a short ``AcelError`` (the executor's own errors word for word)."""
+    with spark_errors():
         return frame.collect()
-    except PythonException as error:
-        text = str(error)
-        for name, cls in (("DataError", DataError), ("AcelError", AcelError)):
-            marker = f"acel.errors.{name}: "
-            if marker in text:
-                message = text.split(marker, 1)[1].strip().splitlines()[0]
-                raise cls(message) from None
-        raise
 
 
 def results_of(planned: Planned, rows: list[Any]) -> list[Match] | list[TrendRow]:
@@ -519,7 +490,8 @@ def run_to_results(
     ``progress`` (say ``print``) hears the plan and, about once a second, how
     many Spark tasks are done.
     """
-    spark = session or get_session(master)
+    with spark_errors():
+        spark = session or get_session(master)
     with watch(spark, progress):
         planned = plan(
             query, data, type_col=type_col, time_col=time_col, schema=schema, session=spark,
@@ -535,12 +507,13 @@ def run_to_results(
 
 def write(frame: DataFrame, path: str, fmt: str = "parquet") -> None:
     """Write a result frame as Parquet or JSON Lines (a Spark output directory)."""
-    if fmt in ("jsonl", "json"):
-        frame.write.mode("overwrite").json(path)
-    elif fmt == "parquet":
-        frame.write.mode("overwrite").parquet(path)
-    else:
+    if fmt not in ("jsonl", "json", "parquet"):
         raise AcelError(f"unknown output format {fmt!r} (use parquet or jsonl)")
+    with spark_errors():
+        if fmt == "parquet":
+            frame.write.mode("overwrite").parquet(path)
+        else:
+            frame.write.mode("overwrite").json(path)
 
 
 __all__ = ["NotParallelWarning", "Planned", "plan", "run", "run_events", "run_to_results", "write"]

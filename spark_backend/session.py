@@ -1,8 +1,9 @@
-"""The embedded Spark session: local, quiet, no UI, Arrow on.
+"""The Spark session: embedded and local by default, or a cluster's; quiet, no UI, Arrow on.
 
 The backend needs nothing but pyspark and Java 17.  ``get_session()`` reuses
 the active session when there is one (a caller's cluster session wins), and
-otherwise starts ``local[*]`` (or ``master``) with the settings below.
+otherwise starts ``DEFAULT_MASTER`` (or ``master``) with the settings below.
+On a cluster master the toolkit ships itself to the executors (``shipping``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from acel.errors import AcelError
 
+from .shipping import ensure_shipped, needs_shipping
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -22,7 +25,19 @@ LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 """Log4j 2 settings of the embedded session: errors only (no start-up chatter)."""
 
 FAULT_CONF = "spark.acel.test.failFirstAttempt"
-"""Runtime conf flag (tests only): every executor task fails on its first attempt."""
+"""Runtime conf (tests only) that makes executor tasks fail; see ``executor.inject_fault``:
+``true`` (every task's first attempt raises), ``kill:<marker file>`` (the first task
+to create the file kills its own Python worker), ``raise-always``, ``kill-always``."""
+
+DEFAULT_MASTER = "local[*,4]"
+"""All cores, and a failed task is tried up to 4 times in all (Spark's cluster default).
+
+Local mode ignores ``spark.task.maxFailures``: plain ``local[*]`` gives every
+task a single attempt, so one crashed Python worker failed the whole job; the
+second number of ``local[N,F]`` is the only retry setting local mode reads."""
+
+PYTHON_CONF = "spark.pyspark.python"
+"""The executors' Python, as a user sets it (``--conf`` or ``spark-defaults.conf``)."""
 
 
 def default_settings(shuffle_partitions: int | None = None) -> dict[str, str]:
@@ -51,10 +66,15 @@ def get_session(
     log_level: str = "ERROR",
     extra: dict[str, str] | None = None,
 ) -> SparkSession:
-    """The active session, or a new embedded one (``local[*]`` unless ``master`` is given).
+    """The active session, or a new one (``DEFAULT_MASTER`` unless ``master`` is given).
 
     An explicit ``master`` that differs from the running session's is refused:
-    one JVM holds one SparkContext.
+    one JVM holds one SparkContext.  ``extra`` settings override the defaults.
+    On a cluster master (``spark://``, ``yarn``, ``k8s://`` ...) the acel
+    package is added to the session for the executors (``shipping``, unless
+    ``spark.acel.ship=false``), and the executors' Python is the one the user
+    configured (``spark.pyspark.python``, else ``PYSPARK_PYTHON``, else
+    Spark's default ``python3``); an embedded session runs this interpreter.
     """
     from pyspark.sql import SparkSession
 
@@ -66,23 +86,53 @@ def get_session(
                 f"a Spark session with master {running!r} is already running; "
                 f"stop it before asking for {master!r}"
             )
+        prepare_session(active)
         return active
-    # Executors must run the same interpreter (and so the same installed acel).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    local = master is None or master.startswith("local")
+    chosen = master or DEFAULT_MASTER
+    local = not needs_shipping(chosen)
     if local:
+        # Local executors run this interpreter, and so import this installed acel.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     # pyspark 4 warns on every import under pandas 3; the Arrow paths used here are fine.
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    builder = SparkSession.builder.master(master or "local[*]").appName(app_name)
+    builder = SparkSession.builder.master(chosen).appName(app_name)
     settings = {**default_settings(shuffle_partitions), **(extra or {})}
-    if local and LOG_CONFIG.exists():
+    if LOG_CONFIG.exists():
+        # The driver is always quiet; a cluster's executors keep their own logging
+        # (this file's path means nothing on another machine).
         quiet = f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}"
-        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        keys = ["spark.driver.extraJavaOptions"] + (["spark.executor.extraJavaOptions"] if local else [])
+        for key in keys:
             settings[key] = (settings.get(key, "") + " " + quiet).strip()
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(log_level)
+    prepare_session(session)
     return session
+
+
+def prepare_session(session: SparkSession) -> None:
+    """What every run needs of a session, however it was made: the configured
+    executor Python and, on a cluster, acel shipped to the executors (both
+    idempotent; ``run`` calls this on a session the caller passes in)."""
+    use_configured_python(session)
+    ensure_shipped(session)
+
+
+def use_configured_python(session: SparkSession) -> str:
+    """Make ``spark.pyspark.python`` (when set) the executors' Python; return the one in use.
+
+    pyspark reads only the ``PYSPARK_PYTHON`` variable when a plain Python
+    process starts the session (``spark-submit`` alone turns the conf into the
+    variable), so a cluster's ``spark.pyspark.python`` from ``--conf`` or
+    ``spark-defaults.conf`` would be ignored.  It wins here, as under
+    ``spark-submit``; then ``PYSPARK_PYTHON``; then Spark's ``python3``.
+    """
+    context = session.sparkContext
+    configured = context.getConf().get(PYTHON_CONF, None)
+    if configured:
+        context.pythonExec = configured
+    return str(context.pythonExec)

@@ -7,6 +7,7 @@ targets: thousands of examples), chosen with ``HYPOTHESIS_PROFILE``.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -36,3 +37,20 @@ def spark() -> Iterator[Any]:
     from acel.spark_backend import get_session
 
     yield get_session("local[2,2]", shuffle_partitions=2)
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Spark standalone master and one worker (2 cores) on 127.0.0.1, for the whole run.
+
+    Started only when a test asks for it (about 10 s), stopped at the end of
+    the run whatever happened, with every process of both daemons (see
+    ``tests/spark_cluster.py``).  Its drivers run as subprocesses: this
+    process already holds the ``local[2,2]`` session above.
+    """
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java")
+    from spark_cluster import standalone_cluster
+
+    with standalone_cluster(tmp_path_factory.mktemp("spark-cluster")) as cluster:
+        yield cluster

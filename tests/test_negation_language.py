@@ -29,7 +29,7 @@ from acel.ast import (
 )
 from acel.checker import check_formula, check_text, formula_env
 from acel.errors import AcelCheckError, AcelSyntaxError
-from acel.parser import MAX_FORMULA_DEPTH, parse_formula, parse_query, parse_query_located
+from acel.parser import MAX_DEPTH, parse_formula, parse_query, parse_query_located
 from acel.printer import format_formula, format_query
 from acel.schema import Schema
 
@@ -127,11 +127,12 @@ def test_not_locations_are_recorded() -> None:
 
 
 def test_deep_sequences_are_refused_before_anything_recurses() -> None:
-    assert parse_formula(" ; ".join(["A"] * MAX_FORMULA_DEPTH)) is not None
+    assert parse_formula(" ; ".join(["A"] * MAX_DEPTH)) is not None
+    assert parse_formula(" ; NOT B ; ".join(["A"] * (MAX_DEPTH // 2))) is not None
     with pytest.raises(AcelSyntaxError, match="nested too deeply"):
-        parse_formula(" ; ".join(["A"] * (MAX_FORMULA_DEPTH + 1)))
+        parse_formula(" ; ".join(["A"] * (MAX_DEPTH + 1)))
     with pytest.raises(AcelSyntaxError, match="nested too deeply"):
-        parse_formula(" ; NOT B ; ".join(["A"] * (MAX_FORMULA_DEPTH + 1)))
+        parse_formula(" ; NOT B ; ".join(["A"] * (MAX_DEPTH // 2 + 1)))
 
 
 # ------------------------------------------------------------------ checker

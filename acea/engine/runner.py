@@ -1,18 +1,22 @@
 """The incremental query runner: events in, final results out, state saved and restored.
 
 :class:`Runner` evaluates one checked query (spec §6) over a stream fed in
-order, one event (or batch) at a time, and hands back each result as soon as
-it is final:
+order, one event at a time, and hands back each result as soon as it is
+final:
 
 * a complex event when the event that ends it is read (they all end at that
   position, so the output is end-major, spec §12, without any global sort);
+  with a trailing negation (spec §3.1), when its window has closed with no
+  ``ψ`` match after it (it is held until then, and so are the complex events
+  ending after it, to keep the order);
 * a RETURN row when its window has closed (SLIDE on a monotone axis), or at
   :meth:`Runner.finish` (no SLIDE: one row per partition key).
 
 It routes each event to its PARTITION BY sub-stream, numbers it inside it,
 and runs the partition's evaluator: an :class:`Enumerator` for complex events
 (or RETURN rows that must be enumerated), a propagator for RETURN rows that
-can be counted without building complex events.  The batch
+can be counted without building complex events; leading and trailing
+negation run beside it (:mod:`acel.acea.engine.negation`).  The batch
 :func:`acel.acea.engine.run` is a loop over this class; so are the command
 line's streaming path and the Spark executors.
 
@@ -21,21 +25,30 @@ decreasing inside a partition) for expired work to be dropped.  Callers that
 hold the whole stream say so exactly (``monotone=``); a live stream is
 assumed monotone and an event that breaks it is a :class:`DataError` naming
 its position (sort by the attribute first, ``--time-col``).
+
+:meth:`Runner.save` and :meth:`Runner.restore` turn the whole state into
+bytes and back (:mod:`acel.acea.engine.state`), for checkpoints and Spark's
+state store.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
+from bisect import bisect_right
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
 from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagator_for
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
 from acel.acea.engine.enumeration import Enumerator
+from acel.acea.engine.negation import Detector, blocked
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
 from acel.acea.engine.trend import Vec, identity_vector
 from acel.acea.engine.windows import Row, WindowRule
 
-from acel.ast import Query, ReturnAgg
+from acel.ast import Query, ReturnAgg, top_negation
 from acel.clauses import Key, Match, TrendAccumulator, TrendRow
 from acel.errors import AcelError, DataError
 from acel.events import ComplexEvent
@@ -51,15 +64,110 @@ PROPAGATE = "propagate"
 COLLECT = "collect"
 """Mode: RETURN rows from enumerated complex events."""
 
+NO_MATCH = -math.inf
+"""``G`` before any leading ``ψ`` match: blocks nothing."""
+
+
+# ------------------------------------------------------------------ negation state
+
+
+class _Held:
+    """A result (or a RETURN contribution) waiting for its trailing-negation verdict."""
+
+    __slots__ = ("end", "local", "deadline", "item", "windows", "status")
+
+    def __init__(self, end: int, local: int, deadline: Any, item: Any, windows: list[Any]) -> None:
+        self.end = end
+        self.local = local
+        """``j``, the end inside the partition (a ψ match must start after it)."""
+        self.deadline = deadline
+        """The coordinate from which no ψ match can block it any more."""
+        self.item = item
+        """A Match (MATCHES), a ComplexEvent (COLLECT) or a trend vector (PROPAGATE)."""
+        self.windows = windows
+        """The SLIDE windows it still counts in (``[None]`` without SLIDE)."""
+        self.status: bool | None = None
+        """``True`` kept, ``False`` blocked, ``None`` undecided."""
+
+
+class _Negation:
+    """One partition's leading/trailing negation (see :mod:`acel.acea.engine.negation`)."""
+
+    __slots__ = ("leading", "trailing", "g", "g_from", "g_value", "held", "deadlines", "seq",
+                 "coords", "found", "positions")
+
+    def __init__(self, leading: list[Detector], trailing: list[Detector], exact: bool) -> None:
+        self.leading = leading
+        self.trailing = trailing
+        self.g: Any = NO_MATCH
+        """The latest start coordinate of a leading ψ match ending before the next event."""
+        self.g_from: list[int] = []
+        self.g_value: list[Any] = []
+        """``G`` by global position: from ``g_from[n]`` on it is ``g_value[n]``."""
+        self.held: deque[_Held] = deque()
+        """Undecided results in the order of their end."""
+        self.deadlines: list[tuple[Any, int, _Held]] = []
+        self.seq = 0
+        self.coords: dict[int, Any] | None = {} if exact else None
+        """Exact mode (an axis that may decrease): coordinate per local position."""
+        self.found: list[tuple[int, int, Any]] = []
+        """Exact mode: ``(i, j, item)`` of every complex event, local positions."""
+        self.positions: dict[int, int] | None = {} if exact else None
+        """Exact mode: global → local position."""
+
+    def g_at(self, position: int) -> Any:
+        """``G(i)`` for a run starting at global position ``position``."""
+        n = bisect_right(self.g_from, position)
+        return self.g_value[n - 1] if n else NO_MATCH
+
+
+class _LeadingRule(WindowRule):
+    """A partition's window rule with start classes that remember ``G`` (leading NOT)."""
+
+    def __init__(self, base: WindowRule, negation: _Negation, trailing: bool) -> None:
+        super().__init__(base.within, base.slide, base.monotone)
+        object.__setattr__(self, "negation", negation)
+        object.__setattr__(self, "trailing", trailing)
+
+    def single_class(self) -> bool:
+        return False
+
+    def class_of(self, coord: Any) -> Any:
+        base = WindowRule.class_of(self, coord)
+        return None if base is None else (base, self.negation.g)  # type: ignore[attr-defined]
+
+    def class_alive(self, c: Any, coord: Any) -> bool:
+        return WindowRule.class_alive(self, c[0], coord)
+
+    def targets(self, c: Any, coord: Any) -> Sequence[Row]:
+        if self.trailing:  # type: ignore[attr-defined]
+            return (("held", c),)
+        return self.kept_targets(c, coord)
+
+    def kept_targets(self, c: Any, coord: Any) -> Sequence[Row]:
+        """The rows a run of class ``c`` ending at ``coord`` counts in, leading NOT applied."""
+        base, g = c
+        rows = WindowRule.targets(self, base, coord)
+        if g is NO_MATCH or self.within is None:
+            return rows
+        if self.slide is None:
+            return rows if coord - g >= self.within.size else ()
+        return [k for k in rows if k * self.slide.size > g]
+
+
+# ------------------------------------------------------------------ partitions
+
 
 class Partition:
     """One PARTITION BY sub-stream: its evaluator, its open windows, its accumulators."""
 
-    __slots__ = ("key", "evaluator", "local", "last", "open", "accs")
+    __slots__ = ("key", "evaluator", "local", "last", "open", "accs", "neg", "rule")
 
-    def __init__(self, key: Key, evaluator: Evaluator) -> None:
+    def __init__(self, key: Key, evaluator: Evaluator, rule: WindowRule, neg: _Negation | None) -> None:
         self.key = key
         self.evaluator = evaluator
+        self.rule = rule
+        self.neg = neg
         self.local = 0
         """Events read so far (the next event's index inside the partition)."""
         self.last: Any = None
@@ -98,6 +206,13 @@ class Runner:
         """
         self.query = query
         self.schema = schema
+        self.options = {
+            "monotone": monotone,
+            "start_positions": start_positions,
+            "trend_mode": trend_mode,
+            "positions_given": positions_given,
+        }
+        """How the runner was made (saved with its state)."""
         within = query.within
         on_attr = within is not None and within.attr is not None
         self.check_monotone = on_attr and monotone is None
@@ -106,14 +221,29 @@ class Runner:
         self.seeds = seeds
         self.positions_given = positions_given
         self.partition_by = tuple(query.partition_by)
-        automaton, ca = compiled_for(query.formula, schema)
+        top = top_negation(query.formula)
+        self.body = top.body
+        self.negated = top.negated
+        if self.negated and within is None:
+            raise AcelError(
+                "NOT at the start or the end of the pattern (leading/trailing negation) needs "
+                "WITHIN: ψ is looked for inside each complex event's window (spec §3.1)"
+            )
+        self.exact_negation = self.negated and not self.rule.monotone
+        self.leading = [compiled_for(psi, schema)[1] for psi in top.leading]
+        self.trailing = [compiled_for(psi, schema)[1] for psi in top.trailing]
+        automaton, ca = compiled_for(self.body, schema)
         self.items: tuple[TrendItem, ...] = ()
         if query.returns is None:
             self.mode = MATCHES
-        elif trend_mode == "auto" and propagation_applies(query, automaton):
+        elif (
+            trend_mode == "auto"
+            and not self.exact_negation
+            and propagation_applies(query, automaton)
+        ):
             self.mode = PROPAGATE
             self.items = trend_items(query)
-            _, ca = compiled_for(query.formula, schema, self.items)
+            _, ca = compiled_for(self.body, schema, self.items)
         elif trend_mode in ("auto", "enumerate"):
             self.mode = COLLECT
         else:
@@ -127,6 +257,8 @@ class Runner:
         self.emitted = 0
         """Results handed back so far."""
         self.finished = False
+        self.order: deque[_Held] = deque()
+        """Trailing negation, complex events: every held result in global end order."""
         self._empty = identity_vector(self.items, 0) if self.mode == PROPAGATE else ()
         self._index = {item: n for n, item in enumerate(self.items, start=1)}
 
@@ -152,7 +284,7 @@ class Runner:
             key = ()
         part = self.partitions.get(key)
         if part is None:
-            part = self.partitions[key] = Partition(key, self._evaluator())
+            part = self.partitions[key] = self._partition(key)
         local = part.local
         part.local = local + 1
         rule = self.rule
@@ -164,21 +296,37 @@ class Runner:
                 "needs it non-decreasing (sort by it: --time-col)"
             )
         part.last = coord
+        neg = part.neg
+        if neg is not None and neg.coords is not None:
+            neg.coords[local] = coord
+            assert neg.positions is not None
+            neg.positions[position] = local
         evaluator = part.evaluator
-        if self.mode == MATCHES:
+        mode = self.mode
+        if mode == MATCHES:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
-            if not found:
-                return []
-            self.emitted += len(found)
-            return [Match(key, ce) for ce in found]
+            if neg is None:
+                if not found:
+                    return []
+                self.emitted += len(found)
+                return [Match(key, ce) for ce in found]
+            return self._negated_matches(part, found, attrs, position, local, coord)
         if rule.slide is not None:
             for k in rule.windows_holding(coord):
                 part.open[k] = None
-        if self.mode == PROPAGATE:
+        if mode == PROPAGATE:
             evaluator.step(attrs, position, coord)
+            if neg is not None:
+                self._hold_vectors(part, local, coord)
         else:
-            for ce in evaluator.step(attrs, position, coord):  # type: ignore[union-attr]
-                self._collect(part, ce, coord)
+            found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
+            if neg is None:
+                for ce in found:
+                    self._collect(part, ce, coord)
+            else:
+                self._negated_collect(part, found, local, coord)
+        if neg is not None:
+            self._detect(part, attrs, position, local, coord)
         if rule.slide is not None and rule.monotone:
             return self._close(part, rule.closed_before(coord))
         return []
@@ -232,53 +380,105 @@ class Runner:
 
     def exhausted(self) -> bool:
         """With ``start_positions``: no run is alive and none may start any more."""
-        return self.starts is not None and all(
+        return self.starts is not None and not self.negated and all(
             p.evaluator.exhausted() for p in self.partitions.values()
         )
 
     def finish(self) -> list[Result]:
-        """The stream has ended: every result still held (RETURN rows), in order."""
+        """The stream has ended: every result still held, in order."""
         if self.finished:
             return []
         self.finished = True
-        if self.mode == MATCHES:
-            return []
         if not self.partition_by and () not in self.partitions:
             # the whole stream is one partition, even when it is empty (spec §6)
-            self.partitions[()] = Partition((), self._evaluator())
+            self.partitions[()] = self._partition(())
+        if self.mode == MATCHES:
+            return self._finish_matches()
         out: list[Result] = []
         for part in self.partitions.values():
+            if part.neg is not None:
+                self._settle_all(part)
             if self.rule.slide is None:
                 out.append(self._row(part, None))
             else:
                 out.extend(self._close(part, None))
         return out
 
-    # ------------------------------------------------------------------ helpers
+    # ------------------------------------------------------------------ state
 
-    def _evaluator(self) -> Evaluator:
-        if self.mode == PROPAGATE:
-            return propagator_for(
-                self.ca, self.items, self.rule, starts=self.starts, seeds=self.seeds
+    def save(self) -> bytes:
+        """The whole state as bytes: :meth:`restore` continues from exactly here."""
+        from acel.acea.engine.state import save
+
+        return save(self)
+
+    @classmethod
+    def restore(cls, query: Query, schema: Schema, blob: bytes) -> Runner:
+        """A runner of ``query`` continuing from a state :meth:`save` wrote.
+
+        Raises :class:`acel.acea.engine.state.StateMismatch` for a state of another
+        query, schema or engine version.
+        """
+        import pickle
+
+        from acel.acea.engine.state import StateMismatch, restore
+
+        try:
+            options = pickle.loads(blob)["options"]
+        except Exception:  # noqa: BLE001 - restore() reports it
+            options = None
+        if not isinstance(options, dict):
+            raise StateMismatch("not a saved runner state")
+        runner = cls(query, schema, **options)
+        restore(runner, blob)
+        return runner
+
+    # ------------------------------------------------------------------ set-up
+
+    def _partition(self, key: Key) -> Partition:
+        neg = None
+        rule = self.rule
+        if self.negated:
+            assert rule.within is not None
+            size = rule.within.size
+            exact = self.exact_negation
+            neg = _Negation(
+                [Detector(ca, size, exact) for ca in self.leading],
+                [Detector(ca, size, exact) for ca in self.trailing],
+                exact,
             )
+            if self.mode == PROPAGATE:
+                rule = _LeadingRule(rule, neg, bool(self.trailing))
+        return Partition(key, self._evaluator(rule), rule, neg)
+
+    def _evaluator(self, rule: WindowRule) -> Evaluator:
+        if self.mode == PROPAGATE:
+            return propagator_for(self.ca, self.items, rule, starts=self.starts, seeds=self.seeds)
         return Enumerator(
             self.ca,
-            self.rule,
+            rule,
             dedupe=self.dedupe,
             identity_coords=self.identity_coords,
             starts=self.starts,
         )
 
-    def _collect(self, part: Partition, ce: ComplexEvent, coord: Any) -> None:
-        """Mode COLLECT: fold one complex event into the rows it counts in."""
-        assert self.query.returns is not None
+    # ------------------------------------------------------------------ RETURN rows
+
+    def _windows_of(self, part: Partition, start: Any, coord: Any) -> list[Row]:
+        """The rows a complex event from coordinate ``start`` to ``coord`` counts in."""
         rule = self.rule
         if rule.slide is None:
-            rows: Iterable[Row] = (None,)
-        else:
-            start = part.evaluator.coord_of(ce.start)  # type: ignore[union-attr]
-            lo, hi = min(start, coord), max(start, coord)
-            rows = range(rule.kmin(hi), rule.kmax(lo) + 1) if lo >= 0 else ()
+            return [None]
+        lo, hi = min(start, coord), max(start, coord)
+        return list(range(rule.kmin(hi), rule.kmax(lo) + 1)) if lo >= 0 else []
+
+    def _collect(self, part: Partition, ce: ComplexEvent, coord: Any) -> None:
+        """Mode COLLECT: fold one complex event into the rows it counts in."""
+        start = part.evaluator.coord_of(ce.start)  # type: ignore[union-attr]
+        self._fold(part, ce, self._windows_of(part, start, coord))
+
+    def _fold(self, part: Partition, ce: ComplexEvent, rows: Iterable[Row]) -> None:
+        assert self.query.returns is not None
         for row in rows:
             acc = part.accs.get(row)
             if acc is None:
@@ -290,6 +490,8 @@ class Runner:
         out: list[Result] = []
         closing = [k for k in part.open if below is None or k < below]
         for k in sorted(closing):
+            if part.neg is not None:
+                self._settle_window(part, k)
             del part.open[k]
             out.append(self._row(part, k))
         return out
@@ -312,3 +514,245 @@ class Runner:
                 if value is not None:
                     acc.accs[n] = value
         return acc.row(part.key, window)
+
+    # ------------------------------------------------------------------ negation
+
+    def _detect(self, part: Partition, attrs: dict[str, Any], position: int, local: int,
+                coord: Any) -> None:
+        """Run the ψ detectors on this event: update ``G``, settle held results."""
+        neg = part.neg
+        assert neg is not None
+        size = self.rule.within.size  # type: ignore[union-attr]
+        for detector in neg.leading:
+            best = detector.step(attrs, position, local, coord)
+            if best is not None and neg.coords is None and best[1] > neg.g:
+                neg.g = best[1]
+                neg.g_from.append(position + 1)
+                neg.g_value.append(best[1])
+        first = None
+        for detector in neg.trailing:
+            best = detector.step(attrs, position, local, coord)
+            if best is not None and (first is None or best[0] > first):
+                first = best[0]
+        if neg.coords is not None:
+            return
+        if first is not None:
+            # a ψ match ending here, starting at local ``first``: held results ending
+            # before it are blocked where it lies inside their window
+            held = neg.held
+            while held and held[0].local < first:
+                entry = held.popleft()
+                if entry.status is None:
+                    self._kill(part, entry, coord)
+        # results whose window has passed are kept (no ψ match can come in time)
+        deadlines = neg.deadlines
+        while deadlines and deadlines[0][0] <= coord:
+            entry = heapq.heappop(deadlines)[2]
+            if entry.status is None:
+                self._keep(part, entry)
+        while neg.held and neg.held[0].status is not None:
+            neg.held.popleft()
+        if len(neg.g_from) > 64 and self.rule.monotone:
+            cut = bisect_right(neg.g_value, coord - size) - 1
+            if cut > 0:
+                del neg.g_from[:cut]
+                del neg.g_value[:cut]
+
+    def _hold(self, part: Partition, local: int, end: int, deadline: Any, item: Any,
+              windows: list[Any]) -> _Held:
+        neg = part.neg
+        assert neg is not None
+        entry = _Held(end, local, deadline, item, windows)
+        neg.held.append(entry)
+        neg.seq += 1
+        heapq.heappush(neg.deadlines, (deadline, neg.seq, entry))
+        return entry
+
+    def _kill(self, part: Partition, entry: _Held, coord: Any) -> None:
+        """A trailing ψ match ends at ``coord``, after the entry's end: it blocks the entry
+        in every window that holds it (spec §3.1); windows ending at or before ``coord``
+        keep it (their rows may not have been closed yet at this step)."""
+        slide = self.rule.slide
+        if slide is None or self.mode == MATCHES:
+            if coord < entry.deadline:
+                entry.status = False
+                entry.windows = []
+            else:
+                self._keep(part, entry)
+            return
+        kept = [k for k in entry.windows if self.rule.bounds(k)[1] <= coord]
+        if kept:
+            self._credit(part, entry, kept)
+        entry.status = False
+        entry.windows = []
+
+    def _keep(self, part: Partition, entry: _Held) -> None:
+        entry.status = True
+        if self.mode == MATCHES:
+            return
+        self._credit(part, entry, entry.windows)
+        entry.windows = []
+
+    def _credit(self, part: Partition, entry: _Held, windows: Iterable[Row]) -> None:
+        if self.mode == COLLECT:
+            self._fold(part, entry.item, windows)
+            return
+        evaluator = part.evaluator
+        merge = evaluator.merge  # type: ignore[union-attr]
+        rows = evaluator.rows  # type: ignore[union-attr]
+        for row in windows:
+            old = rows.get(row)
+            rows[row] = entry.item if old is None else merge(old, entry.item)
+
+    def _settle_window(self, part: Partition, k: Row) -> None:
+        """Window ``k`` closes: held contributions to it were not blocked in time."""
+        neg = part.neg
+        assert neg is not None
+        if neg.coords is not None:
+            return
+        for entry in neg.held:
+            if entry.status is None and k in entry.windows:
+                self._credit(part, entry, [k])
+                entry.windows.remove(k)
+
+    def _settle_all(self, part: Partition) -> None:
+        """The stream ended: every undecided entry is kept (exact mode: decided now)."""
+        neg = part.neg
+        assert neg is not None
+        if neg.coords is not None:
+            self._settle_exact(part)
+            return
+        for entry in neg.held:
+            if entry.status is None:
+                self._keep(part, entry)
+        neg.held.clear()
+        neg.deadlines.clear()
+
+    def _settle_exact(self, part: Partition) -> None:
+        """Exact mode (the axis may decrease): spec §3.1 on every complex event, now."""
+        neg = part.neg
+        assert neg is not None and neg.coords is not None
+        coords = neg.coords
+        within = self.rule.within.size  # type: ignore[union-attr]
+        leading = [span for d in neg.leading for span in (d.spans or [])]
+        trailing = [span for d in neg.trailing for span in (d.spans or [])]
+        for i, j, item in neg.found:
+            start, end = coords[i], coords[j]
+            if self.mode == MATCHES:
+                if not blocked(start, end, i, j, leading, trailing, coords, within):
+                    item.status = True
+                else:
+                    item.status = False
+                continue
+            windows = self._windows_of(part, start, end)
+            if self.rule.slide is None:
+                kept = [] if blocked(start, end, i, j, leading, trailing, coords, within) else windows
+            else:
+                kept = [
+                    k for k in windows
+                    if not blocked(start, end, i, j, leading, trailing, coords, within,
+                                   self.rule.bounds(k))
+                ]
+            self._fold(part, item, kept)
+        neg.found.clear()
+
+    def _negated_matches(self, part: Partition, found: list[ComplexEvent],
+                         attrs: dict[str, Any], position: int, local: int,
+                         coord: Any) -> list[Result]:
+        """Complex events under leading/trailing negation: filtered, held, released in order."""
+        neg = part.neg
+        assert neg is not None
+        size = self.rule.within.size  # type: ignore[union-attr]
+        key = part.key
+        evaluator = part.evaluator
+        for ce in found:
+            match = Match(key, ce)
+            if neg.coords is not None:
+                entry = _Held(position, local, None, match, [])
+                neg.found.append((neg.positions[ce.start], local, entry))  # type: ignore[index]
+                self.order.append(entry)
+                continue
+            if neg.leading and coord - neg.g_at(ce.start) < size:
+                continue
+            if not neg.trailing:
+                entry = _Held(position, local, None, match, [])
+                entry.status = True
+                self.order.append(entry)
+                continue
+            start = evaluator.coord_of(ce.start)  # type: ignore[union-attr]
+            self.order.append(self._hold(part, local, position, start + size, match, [None]))
+        self._detect(part, attrs, position, local, coord)
+        return self._release()
+
+    def _release(self) -> list[Result]:
+        """Held complex events whose verdict is in, up to the first undecided one."""
+        out: list[Result] = []
+        order = self.order
+        while order and order[0].status is not None:
+            entry = order.popleft()
+            if entry.status:
+                out.append(entry.item)
+        self.emitted += len(out)
+        return out
+
+    def _finish_matches(self) -> list[Result]:
+        for part in self.partitions.values():
+            if part.neg is not None:
+                self._settle_all(part)
+        out = self._release()
+        if self.order:
+            raise AssertionError("held complex events left undecided at the end")
+        return out
+
+    def _negated_collect(self, part: Partition, found: list[ComplexEvent], local: int,
+                         coord: Any) -> None:
+        """Mode COLLECT under leading/trailing negation."""
+        neg = part.neg
+        assert neg is not None
+        size = self.rule.within.size  # type: ignore[union-attr]
+        slide = self.rule.slide
+        evaluator = part.evaluator
+        for ce in found:
+            start = evaluator.coord_of(ce.start)  # type: ignore[union-attr]
+            if neg.coords is not None:
+                neg.found.append((neg.positions[ce.start], local, ce))  # type: ignore[index]
+                continue
+            windows = self._windows_of(part, start, coord)
+            if neg.leading:
+                g = neg.g_at(ce.start)
+                if g is not NO_MATCH:
+                    if slide is None:
+                        windows = [] if coord - g < size else windows
+                    else:
+                        windows = [k for k in windows if k * slide.size > g]
+            if not windows:
+                continue
+            if not neg.trailing:
+                self._fold(part, ce, windows)
+                continue
+            deadline = start + size if slide is None else max(self.rule.bounds(k)[1] for k in windows)
+            self._hold(part, local, 0, deadline, ce, windows)
+
+    def _hold_vectors(self, part: Partition, local: int, coord: Any) -> None:
+        """Mode PROPAGATE with trailing negation: this step's final vectors are held."""
+        neg = part.neg
+        assert neg is not None
+        if not neg.trailing:
+            return
+        rule = part.rule
+        assert isinstance(rule, _LeadingRule)
+        rows = part.evaluator.rows  # type: ignore[union-attr]
+        held = [row for row in rows if isinstance(row, tuple) and row and row[0] == "held"]
+        size = self.rule.within.size  # type: ignore[union-attr]
+        slide = self.rule.slide
+        for row in held:
+            vec = rows.pop(row)
+            c = row[1]
+            windows = list(rule.kept_targets(c, coord))
+            if not windows:
+                continue
+            if slide is None:
+                deadline = c[0] + size
+            else:
+                deadline = max(self.rule.bounds(k)[1] for k in windows)
+            self._hold(part, local, 0, deadline, vec, windows)

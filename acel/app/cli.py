@@ -66,14 +66,41 @@ class UsageError(AcelError):
 
 
 def load_query_text(arg: str) -> str:
-    """QUERY is a file path when that file exists (or it looks like a query file), else text."""
-    path = Path(arg)
-    if "\n" not in arg and len(arg) < 4096:
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-        if path.suffix.lower() in QUERY_SUFFIXES and " " not in arg:
+    """The text of QUERY: the file it names, or QUERY itself.
+
+    Decided by what the argument is, never by trying to open any string: it
+    names a file when it could be a path on this system (no line break or
+    NUL, each part between slashes at most NAME_MAX bytes, PATH_MAX in all)
+    and either that file exists or it ends like a query file (``.acel``, ...;
+    then a missing file is an error, not a query).  Anything else, e.g. a
+    query of more than 255 bytes without a slash, is query text.
+    """
+    if could_be_path(arg):
+        if os.path.isfile(arg):
+            return Path(arg).read_text(encoding="utf-8")
+        if Path(arg).suffix.lower() in QUERY_SUFFIXES and not any(c.isspace() for c in arg):
             raise UsageError(f"query file {arg!r} not found")
     return arg
+
+
+def could_be_path(arg: str) -> bool:
+    """Whether ``arg`` is short enough, part by part, to name a file here."""
+    if not arg or "\n" in arg or "\0" in arg:
+        return False
+    try:
+        encoded = os.fsencode(arg)
+    except UnicodeEncodeError:  # a lone surrogate: no file name is spelled so
+        return False
+    name_max, path_max = _path_limits()
+    return len(encoded) < path_max and all(len(p) <= name_max for p in encoded.split(b"/"))
+
+
+def _path_limits() -> tuple[int, int]:
+    """(NAME_MAX, PATH_MAX) of the current directory's file system (255, 4096 by default)."""
+    try:
+        return os.pathconf(".", "PC_NAME_MAX"), os.pathconf(".", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255, 4096
 
 
 def parse_text(text: str) -> tuple[Any, Any]:
@@ -534,8 +561,10 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
     _type_col(p)
     p.add_argument("--dot", metavar="FILE", help="write the automaton as Graphviz DOT")
-    p.add_argument("--svg", metavar="FILE", help="render the automaton to SVG (needs dot)")
-    p.add_argument("--png", metavar="FILE", help="render the automaton to PNG (needs dot)")
+    p.add_argument("--svg", metavar="FILE",
+                   help="render the automaton to SVG (without Graphviz's dot: DOT source instead)")
+    p.add_argument("--png", metavar="FILE",
+                   help="render the automaton to PNG (without Graphviz's dot: DOT source instead)")
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -575,7 +604,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if fmt == "dot":
             Path(path).write_text(dot + ("" if dot.endswith("\n") else "\n"), encoding="utf-8")
         else:
-            render.render(automaton, path, fmt)
+            written, drawn = render.render_or_dot(automaton, path, fmt)
+            if not drawn:  # no Graphviz: the DOT source, and how to draw it
+                _eprint(f"acel compile: Graphviz's dot is not installed, so {path} was not "
+                        f"drawn; wrote its DOT source to {written} ({render.INSTALL_HINT}, "
+                        f"then: {render.draw_command(written, path)})")
+                continue
         _eprint(f"acel compile: wrote {path}")
     print(summary)
     return 0

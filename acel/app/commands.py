@@ -45,7 +45,6 @@ def _setup_conform(p: argparse.ArgumentParser) -> None:
 
 def cmd_conform(args: argparse.Namespace) -> int:
     from acel.app.conform import ORACLE_LIMIT, conform
-    from acel.ast import top_negation
     from acel.io import read_events, read_schema
 
     text = load_query_text(args.query)
@@ -64,10 +63,6 @@ def cmd_conform(args: argparse.Namespace) -> int:
         engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     else:
         engines = ["automaton", "optimized"]
-        if top_negation(query.formula).negated:
-            engines.remove("optimized")
-            _eprint("acel conform: the optimized engine does not run leading/trailing "
-                    "negation yet (spec §3.1); comparing the others")
         small = stream is None or len(stream) <= ORACLE_LIMIT
         if small and args.length <= ORACLE_LIMIT:
             engines.insert(0, "oracle")

@@ -1,0 +1,252 @@
+"""Saving and restoring a :class:`~acel.acea.engine.runner.Runner`'s state as bytes.
+
+A runner's state is everything it has learnt from the events read so far:
+per partition the live configurations (with the shared DAG of their pasts in
+complex-event mode, or their trend vectors and Fenwick-indexed groups in
+trend mode), open windows, accumulators, negation detectors and held
+results.  Generated code (the compiled automaton) is not state: it is
+compiled again from the query, and a fingerprint of the query, the schema
+and the automaton makes sure the state is restored into the same automaton.
+
+The DAG is written as a flat table in topological order (predecessors
+first), so a run spanning a million events does not recurse in ``pickle``;
+indexes are written as their entries and rebuilt on restore (they are derived
+data).  The bytes are a ``pickle`` of plain data (protocol 5): restore only
+state you wrote yourself, as with any pickle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from typing import TYPE_CHECKING, Any
+
+from acel.acea.engine.aggregate import Propagator, TumblingPropagator
+from acel.acea.engine.dag import Node
+from acel.acea.engine.enumeration import Enumerator
+
+from acel.errors import AcelError
+
+if TYPE_CHECKING:
+    from acel.acea.engine.runner import Runner
+
+VERSION = 1
+
+
+class StateMismatch(AcelError):
+    """Saved state that belongs to another query, schema or engine version."""
+
+
+def fingerprint(runner: Runner) -> str:
+    """What a saved state is valid for: the query, the schema and its automata."""
+    from acel.printer import format_query
+
+    digest = hashlib.sha256()
+    digest.update(format_query(runner.query).encode())
+    digest.update(repr(runner.schema).encode())
+    digest.update(repr(runner.ca.automaton).encode())
+    for ca in runner.leading + runner.trailing:
+        digest.update(repr(ca.automaton).encode())
+    digest.update(runner.mode.encode())
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------ DAG
+
+
+def _flatten(roots: dict[Any, Node]) -> tuple[list[tuple[list[Any], Any]], dict[Any, int]]:
+    """The nodes reachable from ``roots`` as ``(edges, best)`` rows, predecessors first.
+
+    An edge's predecessor is written ``(True, row)`` for a node, ``(False, start)``
+    for a run's start position.
+    """
+    index: dict[int, int] = {}
+    rows: list[tuple[list[Any], Any]] = []
+    for root in roots.values():
+        if id(root) in index:
+            continue
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in index:
+                continue
+            if not expanded:
+                stack.append((node, True))
+                for pred, _ in node.edges:
+                    if isinstance(pred, Node) and id(pred) not in index:
+                        stack.append((pred, False))
+                continue
+            edges = [
+                ((True, index[id(pred)]) if isinstance(pred, Node) else (False, pred), emission)
+                for pred, emission in node.edges
+            ]
+            index[id(node)] = len(rows)
+            rows.append((edges, node.best))
+    return rows, {config: index[id(node)] for config, node in roots.items()}
+
+
+def _unflatten(rows: list[tuple[list[Any], Any]], roots: dict[Any, int]) -> dict[Any, Node]:
+    nodes: list[Node] = []
+    for edges, best in rows:
+        nodes.append(
+            Node([(nodes[ref] if is_node else ref, emission) for (is_node, ref), emission in edges], best)
+        )
+    return {config: nodes[row] for config, row in roots.items()}
+
+
+# ------------------------------------------------------------------ evaluators
+
+
+def _evaluator_state(evaluator: Any) -> dict[str, Any]:
+    if isinstance(evaluator, Enumerator):
+        rows, roots = _flatten(evaluator.active)
+        return {
+            "kind": "enumerator",
+            "dag": rows,
+            "roots": roots,
+            "coords": evaluator.coords,
+            "recent": list(evaluator.recent),
+            "since_compaction": evaluator.since_compaction,
+            "period": evaluator.period,
+            "local": evaluator.local,
+        }
+    state: dict[str, Any] = {
+        "kind": "tumbling" if isinstance(evaluator, TumblingPropagator) else "propagator",
+        "rows": evaluator.rows,
+        "active": evaluator.active,
+        "local": evaluator.local,
+        "groups": {
+            q: {rest: dict(group.entries) for rest, group in by_rest.items()}
+            for q, by_rest in evaluator.groups.items()
+        },
+    }
+    if isinstance(evaluator, TumblingPropagator):
+        state["current"] = evaluator.current
+    else:
+        state["max_class"] = evaluator.max_class
+    return state
+
+
+def _restore_evaluator(evaluator: Any, state: dict[str, Any]) -> None:
+    if isinstance(evaluator, Enumerator):
+        from collections import deque
+
+        evaluator.active = _unflatten(state["dag"], state["roots"])
+        evaluator.coords = state["coords"]
+        evaluator.recent = deque(state["recent"])
+        evaluator.since_compaction = state["since_compaction"]
+        evaluator.period = state["period"]
+        evaluator.local = state["local"]
+        return
+    assert isinstance(evaluator, (Propagator, TumblingPropagator))
+    evaluator.rows = state["rows"]
+    evaluator.active = state["active"]
+    evaluator.local = state["local"]
+    merge = evaluator.merge if isinstance(evaluator, TumblingPropagator) else evaluator.merge_classes
+    for q, by_rest in state["groups"].items():
+        for rest, entries in by_rest.items():
+            group = evaluator._group(q, rest, merge)
+            for value, item in entries.items():
+                group.add(value, item)
+    if isinstance(evaluator, TumblingPropagator):
+        evaluator.current = state["current"]
+    else:
+        evaluator.max_class = state["max_class"]
+
+
+# ------------------------------------------------------------------ runner
+
+
+def save(runner: Runner) -> bytes:
+    """The runner's state as bytes (see the module doc)."""
+    partitions = []
+    for part in runner.partitions.values():
+        neg = part.neg
+        neg_state = None
+        if neg is not None:
+            neg_state = {
+                "leading": [d.active for d in neg.leading],
+                "leading_spans": [d.spans for d in neg.leading],
+                "trailing": [d.active for d in neg.trailing],
+                "trailing_spans": [d.spans for d in neg.trailing],
+                "g": neg.g,
+                "g_from": neg.g_from,
+                "g_value": neg.g_value,
+                "held": list(neg.held),
+                "deadlines": neg.deadlines,
+                "seq": neg.seq,
+                "coords": neg.coords,
+                "found": neg.found,
+                "positions": neg.positions,
+            }
+        partitions.append(
+            {
+                "key": part.key,
+                "local": part.local,
+                "last": part.last,
+                "open": part.open,
+                "accs": part.accs,
+                "neg": neg_state,
+                "evaluator": _evaluator_state(part.evaluator),
+            }
+        )
+    state = {
+        "version": VERSION,
+        "fingerprint": fingerprint(runner),
+        "options": runner.options,
+        "events": runner.events,
+        "emitted": runner.emitted,
+        "finished": runner.finished,
+        "order": list(runner.order),
+        "partitions": partitions,
+    }
+    return pickle.dumps(state, protocol=5)
+
+
+def restore(runner: Runner, blob: bytes) -> None:
+    """Load a saved state into a fresh runner of the same query and schema."""
+    from collections import deque
+
+    try:
+        state = pickle.loads(blob)
+    except Exception as error:  # noqa: BLE001 - any unreadable blob is the same user error
+        raise StateMismatch(f"not a saved runner state ({type(error).__name__}: {error})") from None
+    if not isinstance(state, dict) or state.get("version") != VERSION:
+        raise StateMismatch("not a saved runner state of this version of acel")
+    if state["fingerprint"] != fingerprint(runner):
+        raise StateMismatch(
+            "the saved state belongs to another query, schema or engine version: "
+            "restore it with the query and schema it was saved with"
+        )
+    runner.events = state["events"]
+    runner.emitted = state["emitted"]
+    runner.finished = state["finished"]
+    runner.order = deque(state["order"])
+    runner.partitions = {}
+    for saved in state["partitions"]:
+        part = runner._partition(saved["key"])
+        part.local = saved["local"]
+        part.last = saved["last"]
+        part.open = saved["open"]
+        part.accs = saved["accs"]
+        _restore_evaluator(part.evaluator, saved["evaluator"])
+        neg, neg_state = part.neg, saved["neg"]
+        if neg is not None and neg_state is not None:
+            for detector, active, spans in zip(
+                neg.leading, neg_state["leading"], neg_state["leading_spans"]
+            ):
+                detector.active, detector.spans = active, spans
+            for detector, active, spans in zip(
+                neg.trailing, neg_state["trailing"], neg_state["trailing_spans"]
+            ):
+                detector.active, detector.spans = active, spans
+            neg.g = neg_state["g"]
+            neg.g_from = neg_state["g_from"]
+            neg.g_value = neg_state["g_value"]
+            neg.held = deque(neg_state["held"])
+            neg.deadlines = neg_state["deadlines"]
+            neg.seq = neg_state["seq"]
+            neg.coords = neg_state["coords"]
+            neg.found = neg_state["found"]
+            neg.positions = neg_state["positions"]
+        runner.partitions[saved["key"]] = part

@@ -1,0 +1,141 @@
+"""A failed Spark job is a short message, and the default session retries (issue 17).
+
+``summarize`` is checked on the texts Spark really produces (abridged: the
+stack frames are cut to a few); the command line is checked end to end in a
+subprocess with the *default* master, where every attempt of a task kills its
+Python worker: the job fails after four attempts and ``acel run`` prints two
+lines, not a Java stack trace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from acel.spark_backend.failures import SparkJobError, summarize
+
+from acel.errors import AcelError, DataError
+
+FRAMES = "\n".join(
+    f"\tat org.apache.spark.scheduler.Task.run(Task.scala:{n})" for n in range(140, 147)
+)
+
+WORKER_CRASH = (
+    "An error occurred while calling o483.collectToPython.\n"
+    ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 21.0 "
+    "failed 4 times, most recent failure: Lost task 0.3 in stage 21.0 (TID 37) (localhost "
+    "executor driver): org.apache.spark.SparkException: Python worker exited unexpectedly "
+    "(crashed). Consider setting 'spark.sql.execution.pyspark.udf.faulthandler.enabled' "
+    "or'spark.python.worker.faulthandler.enabled' configuration to 'true' for the better "
+    f"Python traceback.\n{FRAMES}\nCaused by: java.io.EOFException\n{FRAMES}\n"
+    f"Driver stacktrace:\n{FRAMES}\n"
+)
+
+MISSING_MODULE = (
+    "An error occurred while calling o77.collectToPython.\n"
+    ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 1 in stage 2.0 "
+    "failed 4 times, most recent failure: Lost task 1.3 in stage 2.0 (TID 9) (127.0.0.1 "
+    "executor 0): org.apache.spark.api.python.PythonException: Traceback (most recent call "
+    "last):\n  File \"/w/pyspark.zip/pyspark/worker.py\", line 2001, in main\n"
+    "    func, profiler, deserializer, serializer = read_udfs(pickleSer, infile, eval_type)\n"
+    "ModuleNotFoundError: No module named 'acel'\n\n"
+    f"{FRAMES}\nDriver stacktrace:\n{FRAMES}\n"
+)
+
+PYTHON_ERROR = (
+    "An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+    '  File "/w/executor.py", line 233, in evaluate_task\n    inject_fault(spec.fault)\n'
+    "RuntimeError: acel: injected fault on every task attempt (test only)\n"
+)
+
+BAD_FILE = (
+    "An error occurred while calling o491.parquet.\n"
+    ": org.apache.spark.SparkException: [FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER] Encountered "
+    "error while reading file file:/tmp/bad.parquet. Could not read footer. SQLSTATE: KD001\n"
+    f"{FRAMES}\nCaused by: java.lang.RuntimeException: file:/tmp/bad.parquet is not a Parquet "
+    f"file. Expected magic number at tail, but found [97, 108, 108, 10]\n{FRAMES}\n"
+)
+
+EXECUTOR_DATA_ERROR = (
+    "An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+    '  File "/w/executor.py", line 270, in typed_value\n'
+    "acel.errors.DataError: RETURN COUNT(*) = 1361129467683753853853498429727072845823 does "
+    "not fit DECIMAL(38,0)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (WORKER_CRASH, "Spark job failed: task 0 in stage 21.0 failed 4 times\n"
+                       "  cause: Python worker exited unexpectedly (crashed)"),
+        (MISSING_MODULE, "Spark job failed: task 1 in stage 2.0 failed 4 times\n"
+                         "  cause: ModuleNotFoundError: No module named 'acel'"),
+        (PYTHON_ERROR, "Spark job failed in a Python worker\n"
+                       "  cause: RuntimeError: acel: injected fault on every task attempt "
+                       "(test only)"),
+        (BAD_FILE, "Spark failed: [FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER] Encountered error "
+                   "while reading file file:/tmp/bad.parquet. Could not read footer.\n"
+                   "  cause: file:/tmp/bad.parquet is not a Parquet file. Expected magic "
+                   "number at tail, but found [97, 108, 108, 10]"),
+    ],
+)
+def test_spark_failures_become_two_lines(text: str, message: str) -> None:
+    error = summarize(text)
+    assert isinstance(error, AcelError)  # the command line prints it, no traceback
+    assert isinstance(error, SparkJobError)
+    assert str(error) == message
+    assert error.detail == text
+
+
+def test_an_executor_data_error_comes_back_word_for_word() -> None:
+    error = summarize(EXECUTOR_DATA_ERROR)
+    assert type(error) is DataError
+    assert str(error) == (
+        "RETURN COUNT(*) = 1361129467683753853853498429727072845823 does not fit DECIMAL(38,0)"
+    )
+
+
+def test_an_unknown_text_is_still_one_short_line() -> None:
+    error = summarize("An error occurred while calling o1.x.\n: java.lang.IllegalStateException: "
+                      "Cannot call methods on a stopped SparkContext.\n" + FRAMES)
+    assert str(error) == "Spark failed: Cannot call methods on a stopped SparkContext."
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_the_command_line_retries_four_times_by_default_then_says_why_in_two_lines(
+    tmp_path: Path,
+) -> None:
+    """``acel run --engine spark`` on the default master; every attempt kills its worker."""
+    data = tmp_path / "events.jsonl"
+    data.write_text("".join(json.dumps({"type": "AB"[i % 2], "x": i}) + "\n" for i in range(8)))
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    # A user's Spark settings file: the test-only fault comes in the way any setting would.
+    (conf / "spark-defaults.conf").write_text("spark.acel.test.failFirstAttempt kill-always\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    env["SPARK_CONF_DIR"] = str(conf)
+    result = subprocess.run(
+        [sys.executable, "-m", "acel", "run", "A AS a ; B AS b", "--data", str(data),
+         "--engine", "spark"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    error = [i for i, line in enumerate(lines) if line.startswith("acel run: error: ")]
+    assert len(error) == 1, result.stderr
+    at = error[0]
+    assert lines[at].startswith("acel run: error: Spark job failed: task ")
+    assert lines[at].endswith(" failed 4 times")  # local[*,4]: three retries by default
+    assert lines[at + 1:] == ["  cause: Python worker exited unexpectedly (crashed)"]
+    # No Java stack trace and no Python traceback anywhere (the logs of failed attempts
+    # are off too); what else is there are progress lines, one of them counting retries.
+    assert not any(line.lstrip().startswith("at ") or "Exception" in line
+                   or "Traceback" in line for line in lines), result.stderr

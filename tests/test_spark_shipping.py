@@ -1,0 +1,133 @@
+"""Shipping acel to a cluster's workers, and the executors' Python (no Spark needed).
+
+The zip must hold the whole installed tree (the subpackages mapped from
+top-level folders, the grammar, the log settings), import in a Python that
+lacks acel, and change name exactly when its content changes; it is added to a
+session only when the executors run elsewhere.  End to end on a real cluster:
+tests/test_spark_cluster.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acel.spark_backend import shipping
+from acel.spark_backend.session import PYTHON_CONF, use_configured_python
+from spark_cluster import bare_python
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_zip_holds_every_package_of_pyproject_and_the_package_data() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    names = set(zipfile.ZipFile(shipping.build_zip()).namelist())
+    for package in config["packages"]:
+        assert f"{package.replace('.', '/')}/__init__.py" in names, package
+    for package, patterns in config["package-data"].items():
+        folder = package.replace(".", "/")
+        for pattern in patterns:
+            assert any(Path(n).parent.as_posix() == folder and Path(n).match(pattern)
+                       for n in names), (package, pattern)
+    assert "acel/acea/engine.py" in names and "acel/reference/sase/run.py" in names
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+
+
+def test_the_zip_is_named_by_its_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "__init__.py").write_text("x = 1\n")
+    (source / "grammar.lark").write_text("start: 'a'\n")
+    files = {"acel/__init__.py": source / "__init__.py", "acel/grammar.lark": source / "grammar.lark"}
+    monkeypatch.setattr(shipping, "package_files", lambda: files)
+    first = shipping.build_zip(tmp_path / "cache")
+    first_bytes = first.read_bytes()
+    assert shipping.build_zip(tmp_path / "cache") == first  # cached, not rebuilt
+    first.unlink()
+    assert shipping.build_zip(tmp_path / "cache").read_bytes() == first_bytes  # reproducible
+    (source / "__init__.py").write_text("x = 2\n")
+    changed = shipping.build_zip(tmp_path / "cache")
+    assert changed != first and changed.name.startswith("acel-")
+    assert zipfile.ZipFile(changed).read("acel/__init__.py") == b"x = 2\n"
+
+
+def test_the_zip_imports_in_a_python_without_acel(tmp_path: Path) -> None:
+    python = bare_python(tmp_path / "bare")
+    zipped = shipping.build_zip()
+    program = (
+        "import sys\n"
+        "try:\n    import acel\nexcept ImportError:\n    print('no acel')\n"
+        f"sys.path.insert(0, {str(zipped)!r})\n"
+        "from acel.parser import parse_query\n"
+        "import acel.spark_backend.executor, acel.acea.engine\n"
+        "print(parse_query('A AS a ; B').formula.right.type, acel.__file__)\n"
+    )
+    result = subprocess.run([str(python), "-c", program], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["no acel", f"B {zipped}/acel/__init__.py"]
+
+
+@pytest.mark.parametrize(
+    "master, ships",
+    [("local", False), ("local[*,4]", False), ("local-cluster[2,1,1024]", False),
+     ("spark://host:7077", True), ("yarn", True), ("k8s://https://host:6443", True)],
+)
+def test_only_executors_elsewhere_get_the_zip(master: str, ships: bool) -> None:
+    assert shipping.needs_shipping(master) is ships
+
+
+class _Conf:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+
+class _Context:
+    def __init__(self, master: str, conf: dict[str, str] | None = None) -> None:
+        self.master = master
+        self.added: list[str] = []
+        self.pythonExec = "python3"
+        self.conf = _Conf(conf or {})
+
+    def addPyFile(self, path: str) -> None:  # noqa: N802 - Spark's name
+        self.added.append(path)
+
+    def getConf(self) -> _Conf:  # noqa: N802 - Spark's name
+        return self.conf
+
+
+class _Session:
+    def __init__(self, master: str, conf: dict[str, str] | None = None) -> None:
+        self.sparkContext = _Context(master, conf)
+        self.conf = self.sparkContext.conf
+
+
+def test_a_cluster_session_gets_the_zip_once() -> None:
+    session: Any = _Session("spark://host:7077")
+    path = shipping.ensure_shipped(session)
+    assert path is not None and session.sparkContext.added == [str(path)]
+    assert shipping.ensure_shipped(session) == path
+    assert session.sparkContext.added == [str(path)]
+
+
+def test_a_local_session_or_shipping_off_gets_nothing() -> None:
+    local: Any = _Session("local[2,2]")
+    off: Any = _Session("spark://host:7077", {shipping.SHIP_CONF: "false"})
+    assert shipping.ensure_shipped(local) is None and shipping.ensure_shipped(off) is None
+    assert local.sparkContext.added == [] and off.sparkContext.added == []
+
+
+def test_the_configured_executor_python_wins() -> None:
+    """pyspark reads only PYSPARK_PYTHON; spark.pyspark.python must win as under spark-submit."""
+    configured: Any = _Session("spark://h:7077", {PYTHON_CONF: "/opt/python/bin/python3"})
+    assert use_configured_python(configured) == "/opt/python/bin/python3"
+    plain: Any = _Session("spark://h:7077")
+    assert use_configured_python(plain) == "python3"
