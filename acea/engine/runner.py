@@ -337,8 +337,11 @@ class Runner:
         The caller knows that reading it would leave every configuration as it
         is and start no run (:func:`acel.acea.engine.workload.relevant_types`);
         the partition still numbers it, opens its SLIDE windows and closes the
-        windows it passes, exactly as :meth:`push` would.
+        windows it passes, exactly as :meth:`push` would.  With leading or
+        trailing negation every event is read (``ψ`` may match it).
         """
+        if self.negated:
+            return self.push(attrs, position)
         if position is None:
             position = self.events
         self.events += 1
@@ -351,7 +354,7 @@ class Runner:
             key = ()
         part = self.partitions.get(key)
         if part is None:
-            part = self.partitions[key] = Partition(key, self._evaluator())
+            part = self.partitions[key] = self._partition(key)
         local = part.local
         part.local = local + 1
         rule = self.rule
@@ -359,8 +362,8 @@ class Runner:
         if self.check_monotone and part.last is not None and coord < part.last:
             raise DataError(
                 f"event at position {position}: {rule.within.attr} = {coord!r} comes after "  # type: ignore[union-attr]
-                f"{part.last!r}; WITHIN … ON {rule.within.attr} needs it non-decreasing "  # type: ignore[union-attr]
-                "(sort by it: --time-col)"
+                f"{part.last!r}; WITHIN … ON {rule.within.attr} on a stream read in one pass "  # type: ignore[union-attr]
+                "needs it non-decreasing (sort by it: --time-col)"
             )
         part.last = coord
         if self.mode == MATCHES or rule.slide is None:
