@@ -95,6 +95,7 @@ def run_unit(
     """One unit: the group's queries in one pass over its events (global positions)."""
     from acel.acea.engine import _monotone, paused_gc
     from acel.acea.engine.workload import WorkloadRunner
+
     from acel.events import Event
 
     monotone: dict[str, bool | None] = {}
@@ -215,6 +216,7 @@ def run_workload_to_results(
     ``(name, Query)`` pairs), checked here against the stream's schema.
     """
     from acel.acea.engine import sort_matches
+
     from acel.workload import NamedQuery, check_workload
 
     named = [q if isinstance(q, NamedQuery) else NamedQuery(q[0], q[1], "", "<query>") for q in queries]
