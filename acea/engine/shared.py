@@ -293,8 +293,8 @@ class SharedPlan:
         self._slots: dict[Any, tuple[dict[tuple[int, int], int], dict[int, int]]] = {}
         self._structs: dict[tuple[Any, int], _Struct] = {}
         self.composites: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self.stats = {"events": 0, "bursts_shared": 0, "bursts_stepped": 0,
-                      "events_shared": 0, "events_stepped": 0, "structs": 0, "shapes": 0}
+        self.stats = {"structs": 0, "shapes": 0}
+        """Structures and shapes generated so far (lazily, on their first event)."""
         self._shapes: dict[tuple[Any, ...], _Shape] = {}
 
     # ----------------------------------------------------------- merging
@@ -807,6 +807,9 @@ class SharedRunner:
         self.by_size = [[m for m in plan.members if m.window == w] for w in sizes]
         self.w_max = max(sizes) if sizes else 0
         self.finished = False
+        self.stats = {"events": 0, "bursts_shared": 0, "bursts_stepped": 0,
+                      "events_shared": 0, "events_stepped": 0}
+        """The dynamic decisions: bursts (and their events) propagated shared or stepped."""
 
     # ------------------------------------------------------------ feeding
 
@@ -882,7 +885,7 @@ class SharedRunner:
         b = part.b
         params = part.params
         part.pending = None
-        stats = self.plan.stats
+        stats = self.stats
         stats["events"] += b
         current = part.current
         if b > 1 and struct.step_cost(b) > struct.burst_cost(params, b):

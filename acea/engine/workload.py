@@ -225,6 +225,22 @@ class PrefixRunner:
 
 # ------------------------------------------------------------------ the workload
 
+_PLANS: dict[tuple[Any, ...], SharedPlan] = {}
+PLAN_CACHE = 32
+
+
+def shared_plan(members: Sequence[tuple[str, Query]], schema: Schema) -> SharedPlan:
+    """The shared plan of a group, built once per (queries, schema): its generated code
+    and cached burst powers serve every runner (Spark units, repeated runs)."""
+    key = (tuple(members), schema)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= PLAN_CACHE:
+            _PLANS.clear()
+        plan = _PLANS[key] = SharedPlan(members, schema)
+    return plan
+
+
 
 @dataclass
 class _Lone:
@@ -284,7 +300,7 @@ class WorkloadRunner:
         self.plans: list[SharedPlan] = []
         self.shared: list[SharedRunner] = []
         for members in groups.values():
-            plan = SharedPlan(members, schema)
+            plan = shared_plan(members, schema)
             self.plans.append(plan)
             self.shared.append(SharedRunner(plan))
             for name, _ in members:

@@ -180,6 +180,19 @@ def _open(args: argparse.Namespace, workload: list[NamedQuery], given: Schema | 
     return stream
 
 
+def _one_table(args: argparse.Namespace, workload: list[NamedQuery]) -> None:
+    """CSV and Parquet hold one table: complex events and RETURN rows cannot share a file."""
+    from acel.app.cli import UsageError
+    from acel.io.results import output_format
+
+    kinds = {q.query.returns is None for q in workload}
+    if len(kinds) == 2 and args.out is not None and output_format(args.out) != "jsonl":
+        raise UsageError(
+            "this workload has per-match and RETURN queries: their lines have different "
+            "columns, so write them as JSON Lines (--out FILE.jsonl) or split the workload"
+        )
+
+
 def _run_stream(args: argparse.Namespace, progress: Any) -> int:
     from acel.app.cli import MemoryGuard, _eprint, _summary
     from acel.engines import engine as engine_named
@@ -187,6 +200,7 @@ def _run_stream(args: argparse.Namespace, progress: Any) -> int:
     from acel.workload import workload_groups
 
     workload, given = _load(args)
+    _one_table(args, workload)
     stream = _open(args, workload, given)
     engine = engine_named(args.engine)
     total = stream.facts.count if stream.facts is not None else None
@@ -254,6 +268,7 @@ def _run_spark(args: argparse.Namespace, progress: Any) -> int:
     from acel.spark_backend.workload import run_workload_to_results
 
     workload, given = _load(args)
+    _one_table(args, workload)
     progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
     results = run_workload_to_results(
         workload, args.data, type_col=args.type_col, time_col=args.time_col, master=args.master,
