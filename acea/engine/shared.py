@@ -80,6 +80,9 @@ START = -1
 COMPOSITE_CACHE = 4096
 """Burst powers kept per plan (shape, contributions, length); cleared when full."""
 
+MAX_STRUCTS = 256
+"""Generated structures per event type; further verdict combinations are interpreted."""
+
 CALL_COST = 3
 """The cost model's price of one generated-function call, in terms (one term: one
 multiply-add on a vector entry)."""
@@ -356,9 +359,17 @@ class SharedPlan:
                 elif s in entry and s in forward:
                     ins.append((entry[s], label))
             self.edges.append(ins)
+        self.holders: list[list[str]] = [[] for _ in keep]
+        """Per entry: the scalars it holds (``q1:s3.n`` a state's count, ``q1:rows.n`` a
+        result), for drawings."""
         for x, name in enumerate(nodes):
             if name[0] == "R":
                 self.members[name[1]].rows.append(entry[cls[x]])
+            e = entry.get(cls[x])
+            if e is not None:
+                where = "rows" if name[0] == "R" else f"s{name[2]}"
+                comp = "n" if name[-1] == 0 else f"a{name[-1]}"
+                self.holders[e].append(f"{self.members[name[1]].name}:{where}.{comp}")
         self.carry = [any(label == ("carry",) for _, label in ins) for ins in self.edges]
 
     # ----------------------------------------------------------- signatures
@@ -375,7 +386,10 @@ class SharedPlan:
         bits, params = evaluate(attrs, time)
         struct = structs.get(bits)
         if struct is None:
-            struct = structs[bits] = self._struct(ty, bits)
+            if len(structs) < MAX_STRUCTS:
+                struct = structs[bits] = self._struct(ty, bits)
+            else:  # predicates that fire in ever new combinations: interpret, do not generate
+                struct = self._struct(ty, bits, interpreted=True)
         if struct.identity:
             return None
         return struct, params
@@ -418,7 +432,7 @@ class SharedPlan:
         self._slots[ty] = ({s: i for i, s in enumerate(slots)}, bit)
         return ns["evaluate"], {}
 
-    def _struct(self, ty: Any, bits: int) -> _Struct:
+    def _struct(self, ty: Any, bits: int, interpreted: bool = False) -> _Struct:
         slot_index, bit = self._slots[ty]
         fired = {v for v, b in bit.items() if bits & b}
         terms: dict[int, dict[int, list[Any]]] = {}
@@ -448,7 +462,7 @@ class SharedPlan:
                 coef[0] += 1
             terms[e] = firing
         self.stats["structs"] += 1
-        return _Struct(self, ty, bits, terms)
+        return _Struct(self, ty, bits, terms, interpreted)
 
     # ----------------------------------------------------------- shapes
 
@@ -483,22 +497,20 @@ class SharedPlan:
         )
 
     def to_dot(self) -> str:
-        """The merged entries as a Graphviz graph: edges labelled by the event types
-        that drive them; each query's result accumulator is drawn as a box."""
-        lines = ["digraph shared {", "  rankdir=LR;", '  node [shape=circle, fontsize=10];',
+        """The merged entries as a Graphviz graph: each entry lists the scalars it
+        holds (``query:state.component``; ``rows`` is a query's result), edges are
+        labelled by the event types that drive them; result entries are boxes."""
+        lines = ["digraph shared {", "  rankdir=LR;", '  node [shape=ellipse, fontsize=10];',
                  '  start [shape=point];']
-        owners: dict[int, list[str]] = {}
-        for m in self.members:
-            owners.setdefault(m.rows[0], []).append(m.name)
+        results = {e for m in self.members for e in m.rows}
         verdict_types: dict[int, str] = {}
         for key in self.keys:
             types = key.types
             verdict_types[key.verdict] = "any" if types is None else "|".join(sorted(types))
         for e in range(self.size):
-            if e in owners:
-                lines.append(f'  e{e} [shape=box, label="{", ".join(owners[e])}"];')
-            else:
-                lines.append(f'  e{e} [label="{e}"];')
+            text = "\\n".join(self.holders[e])
+            shape = ", shape=box" if e in results else ""
+            lines.append(f'  e{e} [label="{text}"{shape}];')
         drawn: set[tuple[int, int, str]] = set()
         for e, ins in enumerate(self.edges):
             for src, label in ins:
@@ -619,7 +631,14 @@ class _Struct:
     (an entry or :data:`START`) and symbolic coefficients ``[const, params]``.
     """
 
-    def __init__(self, plan: SharedPlan, ty: Any, bits: int, terms: dict[int, dict[int, list[Any]]]) -> None:
+    def __init__(
+        self,
+        plan: SharedPlan,
+        ty: Any,
+        bits: int,
+        terms: dict[int, dict[int, list[Any]]],
+        interpreted: bool = False,
+    ) -> None:
         self.plan = plan
         self.type = ty
         self.bits = bits
@@ -628,6 +647,14 @@ class _Struct:
             return
         self.written = sorted(terms)
         written = set(self.written)
+        self.shapes: list[_Shape] = []
+        """The distinct shapes of the cells (one power each per burst)."""
+        if interpreted:
+            self.ops_step = sum(len(t) for t in terms.values())
+            self.ops_burst = math.inf
+            self.step = lambda V, P: _interpret(terms, V, P, True)
+            self.step0 = lambda V, P: _interpret(terms, V, P, False)
+            return
         self.step = self._lazy("step", lambda: _gen_step(terms, True))
         self.step0 = self._lazy("step0", lambda: _gen_step(terms, False))
         self.ops_step = sum(len(t) for t in terms.values())
@@ -647,8 +674,6 @@ class _Struct:
         cells: dict[int, list[int]] = {}
         for e in self.written:
             cells.setdefault(find(e), []).append(e)
-        self.shapes: list[_Shape] = []
-        """The distinct shapes of the cells (one power each per burst)."""
         index: dict[int, int] = {}
         body: list[str] = []
         body0: list[str] = []
@@ -728,6 +753,23 @@ class _Struct:
                 size = shape.k + shape.m
                 cost += CALL_COST + SMALL_OP * size * size * shape.k * max(1, b.bit_length())
         return cost
+
+
+def _interpret(terms: dict[int, dict[int, list[Any]]], V: list[Any], P: tuple[Any, ...], start: bool) -> None:
+    """What the generated ``step`` does, without generating it."""
+    new = {}
+    for e, srcs in terms.items():
+        total: Any = 0
+        for src, (const, params) in srcs.items():
+            coef = const + sum(P[i] for i in params)
+            if src == START:
+                if start:
+                    total = total + coef
+            else:
+                total = total + coef * V[src]
+        new[e] = total
+    for e, value in new.items():
+        V[e] = value
 
 
 def _sym(coef: list[Any] | None) -> Any:

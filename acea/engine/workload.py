@@ -314,7 +314,10 @@ class WorkloadRunner:
                 )
             if merged is None or merged.sizes[1] >= merged.sizes[0]:
                 for name, query in members:
-                    self.notes[name] = "alone: per-match query with no prefix to share"
+                    self.notes[name] = (
+                        "alone: per-match, no other with its PARTITION BY and WITHIN"
+                        if len(members) == 1 else "alone: per-match, merging would not pay"
+                    )
                     lone.append((name, query))
                 continue
             hint = hints.get(members[0][0])
@@ -413,7 +416,11 @@ class WorkloadRunner:
                 f"on one automaton: {before} states merged into {after}"
             )
         if self.lone:
-            lines.append(f"{len(self.lone)} queries on their own runners, fed the event types they read")
+            n = len(self.lone)
+            lines.append(
+                f"{n} {'query' if n == 1 else 'queries'} on {'its' if n == 1 else 'their'} own "
+                "runner, fed only the event types it reads"
+            )
         lines.extend(f"  {name}: {self.notes[name]}" for name in self.names)
         return lines
 
