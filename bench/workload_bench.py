@@ -11,6 +11,9 @@
   the workload runner (one pass, shared plan); rows compared line for line;
 * **no sharing**: the same workload in one pass with ``share=False`` (one
   runner per query, each fed only the types it reads);
+* **decisions**: bursts of the shared type of 1, 2, 5 and 20 events, the
+  dynamic optimizer against the static policies "always share" and "never
+  share" (HAMLET's Figures 11–12 question);
 * **memory**: the engine's peak Python heap (``tracemalloc``, input generated
   lazily in a subprocess) for the largest single query, the 50-query workload
   shared, and unshared.
@@ -151,6 +154,53 @@ def speed_part(quick: bool) -> list[dict[str, Any]]:
     return rows
 
 
+# ------------------------------------------------------------------ decisions
+
+
+def decisions_part(quick: bool) -> list[dict[str, Any]]:
+    """HAMLET's dynamic vs static sharing: bursts of the shared type of length 1 to 20,
+    the dynamic optimizer against always sharing and never sharing bursts."""
+    from acel.acea.engine.shared import SharedRunner
+
+    base = Params(events=4_000) if quick else Params(events=20_000)
+    rows = []
+    for burst in (1, 2, 5, 20):
+        p = replace(base, shared_burst=burst, unshared_burst=1 if burst == 1 else base.unshared_burst)
+        sch = schema(p.types)
+        queries = [(name, parse_query(text)) for name, text in workload(p)]
+        events = stream(p)
+        row: dict[str, Any] = {"shared_burst": burst, "unshared_burst": p.unshared_burst,
+                               "queries": len(queries), "events": len(events)}
+        results = {}
+        for policy in ("dynamic", "share", "step"):
+            warm = WorkloadRunner(queries, sch)
+            for k, attrs in enumerate(events[:1000]):
+                warm.push(attrs, k)
+            runner = WorkloadRunner(queries, sch)
+            for part in runner.shared:
+                part.policy = policy
+
+            def go(runner: WorkloadRunner = runner) -> list[Any]:
+                out: list[Any] = []
+                with paused_gc():
+                    for k, attrs in enumerate(events):
+                        out.extend(runner.push(attrs, k))
+                    out.extend(runner.finish())
+                return out
+
+            found, wall, cpu = _timed(go)
+            results[policy] = sorted((n, r.values) for n, r in found)
+            row[f"{policy}_cpu_s"] = cpu
+            if policy == "dynamic":
+                stats = runner.shared[0].stats
+                row["bursts_shared"] = stats["bursts_shared"]
+                row["bursts_stepped"] = stats["bursts_stepped"]
+        row["agree"] = results["dynamic"] == results["share"] == results["step"]
+        rows.append(row)
+        _print_row("workload-decisions", row)
+    return rows
+
+
 # ------------------------------------------------------------------ memory
 
 
@@ -231,7 +281,11 @@ def plot(rows: Sequence[dict[str, Any]], path: str) -> None:
 
 
 def run(quick: bool, out: str) -> dict[str, Any]:
-    report = {"speed": speed_part(quick), "memory": memory_part(quick)}
+    report = {
+        "speed": speed_part(quick),
+        "decisions": decisions_part(quick),
+        "memory": memory_part(quick),
+    }
     os.makedirs(out, exist_ok=True)
     plot(report["speed"], os.path.join(out, "workload.png"))
     return report

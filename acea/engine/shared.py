@@ -852,6 +852,9 @@ class SharedRunner:
         self.stats = {"events": 0, "bursts_shared": 0, "bursts_stepped": 0,
                       "events_shared": 0, "events_stepped": 0}
         """The dynamic decisions: bursts (and their events) propagated shared or stepped."""
+        self.policy = "dynamic"
+        """``dynamic`` (per burst, by the cost model), or always ``share`` / ``step``
+        (static policies, for the benchmarks)."""
 
     # ------------------------------------------------------------ feeding
 
@@ -930,7 +933,11 @@ class SharedRunner:
         stats = self.stats
         stats["events"] += b
         current = part.current
-        if b > 1 and struct.step_cost(b) > struct.burst_cost(params, b):
+        policy = self.policy
+        if struct.ops_burst != math.inf and (
+            policy == "share"
+            or (policy == "dynamic" and b > 1 and struct.step_cost(b) > struct.burst_cost(params, b))
+        ):
             stats["bursts_shared"] += 1
             stats["events_shared"] += b
             powers = struct.powers(params, b)
