@@ -37,7 +37,7 @@ from acel.acea.model import ACEA, Transition
 from acel.ast import Query, top_negation
 from acel.clauses import Key, Match
 from acel.errors import AcelError, DataError
-from acel.events import ComplexEvent
+from acel.events import ComplexEvent, Event
 from acel.schema import Schema
 
 Tagged = tuple[str, Result]
@@ -432,20 +432,28 @@ def run_workload(
     *,
     share: bool = True,
 ) -> dict[str, list[Result]]:
-    """Every query's results on a stream held in memory (events), in spec §12 order."""
+    """Every query's results on a stream held in memory, in spec §12 order.
+
+    ``stream``: :class:`~acel.events.Event` objects or attribute maps, event
+    ``k`` at position ``k``.
+    """
     from acel.acea.engine import _monotone, _partitions, paused_gc, sort_matches
 
     from acel.clauses import TrendRow
 
+    events = [
+        Event.make(k, e) if isinstance(e, Mapping) else e for k, e in enumerate(stream)
+    ] if any(isinstance(e, Mapping) for e in stream[:1]) else stream
     monotone: dict[str, bool | None] = {}
     for name, query in queries:
         if query.within is not None and query.within.attr is not None:
-            monotone[name] = _monotone(query.within, _partitions(stream, query.partition_by))
+            monotone[name] = _monotone(query.within, _partitions(events, query.partition_by))
     runner = WorkloadRunner(queries, schema, monotone=monotone, share=share)
     found: dict[str, list[Any]] = {name: [] for name, _ in queries}
     with paused_gc():
         for k, event in enumerate(stream):
-            for name, result in runner.push(dict(event.attrs), k):
+            attrs = dict(event) if isinstance(event, Mapping) else dict(event.attrs)
+            for name, result in runner.push(attrs, k):
                 found[name].append(result)
         for name, result in runner.finish():
             found[name].append(result)
