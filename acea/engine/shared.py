@@ -67,7 +67,7 @@ from acel.acea import expressions
 from acel.acea.engine.closures import CompiledTransition, TrendItem, is_skip_loop
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
 from acel.acea.engine.trend import KINDS
-from acel.acea.expressions import Reg, is_register
+from acel.acea.expressions import Cmp, Const, Reg, is_register
 from acel.acea.model import Transition
 
 from acel.ast import Query, ReturnAgg, top_negation
@@ -383,6 +383,8 @@ class SharedPlan:
         if entry is False:
             return None
         evaluate, structs = entry
+        if evaluate is None:  # the type alone decides: one structure, no contributions
+            return structs
         bits, params = evaluate(attrs, time)
         struct = structs.get(bits)
         if struct is None:
@@ -405,6 +407,15 @@ class SharedPlan:
             return False  # nothing fires and every entry keeps its value
         verdicts = sorted({k.verdict for _, k in keys})
         bit = {v: 1 << i for i, v in enumerate(verdicts)}
+        if all(not key.width and _type_test(key.ct.transition) is not None for _, key in keys):
+            # atoms without predicates: the verdicts follow from the type
+            self._slots[ty] = ({}, bit)
+            bits = 0
+            for _, key in keys:
+                if _type_test(key.ct.transition) == ty:
+                    bits |= bit[key.verdict]
+            struct = self._struct(ty, bits)
+            return None, (None if struct.identity else (struct, ()))
         lines = ["def evaluate(a, t):", "    b = 0", "    p = []"]
         ns: dict[str, Any] = {}
         slots: list[tuple[int, int]] = []  # (key, slot) per parameter position
@@ -526,6 +537,22 @@ class SharedPlan:
                 lines.append(f'  {name} -> e{e} [label="{text}", fontsize=9];')
         lines.append("}")
         return "\n".join(lines)
+
+
+def _type_test(transition: Transition) -> Any:
+    """``T`` when the transition fires exactly on the events of type ``T`` (its
+    predicate is ``r = 'T'`` with ``r := type``), else ``None``."""
+    pred = transition.predicate
+    if not isinstance(pred, Cmp) or pred.op != "=":
+        return None
+    sides = (pred.left, pred.right)
+    reg = next((x for x in sides if isinstance(x, Reg)), None)
+    const = next((x for x in sides if isinstance(x, Const)), None)
+    if reg is None or const is None or not isinstance(const.value, str):
+        return None
+    if dict(transition.assignment).get(reg.name) != Reg("type"):
+        return None
+    return const.value
 
 
 def _flat(payload: Any, kinds: tuple[str, ...]) -> tuple[Any, ...]:
