@@ -267,22 +267,23 @@ class SharedPlan:
                     pid = self._key_of[payload] = len(self.keys)
                     self.keys.append(_Key(ct, vid, kinds))
                 target = ("R", qi) if t.target in finals else ("s", qi, t.target)
-                sources: list[int] = []
+                # a run starting at this event, and the runs waiting in the source state
+                origins: list[bool] = []
                 if t.source == initial:
-                    sources.append(START)
+                    origins.append(True)
                 if t.source != initial or tracked_initial:
-                    sources.append(-2)  # the source state's own entries
-                for src in sources:
-                    n_src = START if src == START else node(("s", qi, t.source, 0))
+                    origins.append(False)
+                for fresh in origins:
+                    n_src = START if fresh else node(("s", qi, t.source, 0))
                     n_dst = node((*target, 0))
-                    in_edges[n_dst].append((n_src, ("v", vid)))
+                    in_edges[n_dst].append((n_src, ("v", vid)))  # n' += n
                     slot, j = 0, 1
                     for kind in kinds:
                         for part in range(2 if kind == "avg" else 1):
                             dst = node((*target, j))
-                            if src != START:
+                            if not fresh:  # acc' += acc
                                 in_edges[dst].append((node(("s", qi, t.source, j)), ("v", vid)))
-                            in_edges[dst].append((n_src, ("p", pid, slot + part)))
+                            in_edges[dst].append((n_src, ("p", pid, slot + part)))  # acc' += c·n
                             j += 1
                         slot += 2 if kind == "avg" else 1
             # R accumulates: it carries its value
