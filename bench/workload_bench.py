@@ -161,8 +161,6 @@ def speed_part(quick: bool) -> list[dict[str, Any]]:
 def decisions_part(quick: bool) -> list[dict[str, Any]]:
     """HAMLET's dynamic vs static sharing: bursts of the shared type of length 1 to 20,
     the dynamic optimizer against always sharing and never sharing bursts."""
-    from acel.acea.engine.shared import SharedRunner
-
     base = Params(events=4_000) if quick else Params(events=20_000)
     rows = []
     for burst in (1, 2, 5, 20):
@@ -181,7 +179,7 @@ def decisions_part(quick: bool) -> list[dict[str, Any]]:
             for part in runner.shared:
                 part.policy = policy
 
-            def go(runner: WorkloadRunner = runner) -> list[Any]:
+            def go(runner: WorkloadRunner = runner, events: list[Any] = events) -> list[Any]:
                 out: list[Any] = []
                 with paused_gc():
                     for k, attrs in enumerate(events):
