@@ -11,14 +11,23 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import networkx as nx
 from acel.acea.model import ACEA, Transition
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def to_networkx(automaton: ACEA) -> nx.MultiDiGraph:
     """States as nodes (``initial``/``final`` flags), one edge per transition
-    (attribute ``transition`` holds the :class:`Transition`)."""
+    (attribute ``transition`` holds the :class:`Transition`).
+
+    networkx is imported here, not with the module: the engine and the compiler
+    use this module's trimming, and importing networkx costs more than a run
+    of a small query."""
+    import networkx as nx
+
     graph = nx.MultiDiGraph()
     for q in automaton.states():
         graph.add_node(q, initial=q == automaton.initial, final=q in automaton.finals)
@@ -88,6 +97,8 @@ def sizes(automaton: ACEA) -> dict[str, int]:
 
 def strongly_connected_components(automaton: ACEA) -> list[frozenset[int]]:
     """All SCCs (as state sets), largest first, ties by smallest state."""
+    import networkx as nx
+
     comps = nx.strongly_connected_components(to_networkx(automaton))
     return sorted((frozenset(c) for c in comps), key=lambda c: (-len(c), min(c)))
 

@@ -1,0 +1,77 @@
+"""ACEL: complex event recognition with aggregation (ACEL → ACEA → engines → Spark).
+
+    import acel
+    q = acel.parse("(SELL AS x ; BUY) FILTER x[price > 100]")   # str(q): canonical text
+    c = acel.compile(q, schema={"SELL": ["price"], "BUY": ["price"]})
+    c                          # in Jupyter: the automaton; c.dot, c.size(), c.summary()
+    r = acel.run(q, data)      # a path, list of dicts, pandas DataFrame or pyarrow Table
+    r.to_pandas(); r.to_arrow(); r.to_json_lines(); r.write("out.parquet")
+    acel.spark.run(q, spark_df)               # a Spark DataFrame of the results
+    acel.testing.assert_conforms(my_engine)   # check an engine against the oracle
+
+parse(text) -> Query          check(query, schema) -> Query
+compile(query, schema) -> CompiledQuery
+run(query, data, engine="optimized", *, schema, type_col, time_col) -> Results
+Query, CompiledQuery, Results, Schema; errors: AcelError > QueryError, DataError,
+UnsupportedQuery (a query error's text names line and column, as the CLI prints it)
+Submodules: acel.engines (the Engine protocol and the registry ENGINES: optimized,
+oracle, automaton, sase, spark), acel.spark (Spark), acel.testing (conformance kit:
+strategies, assert_conforms, external engines).  Every other module is internal.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from acel import engines, spark, testing
+    from acel.api import CompiledQuery as CompiledQuery
+    from acel.api import Query as Query
+    from acel.api import Results as Results
+    from acel.api import check, compile, parse, run
+    from acel.errors import AcelError as AcelError
+    from acel.errors import DataError as DataError
+    from acel.errors import QueryError as QueryError
+    from acel.errors import UnsupportedQuery as UnsupportedQuery
+    from acel.schema import Schema as Schema
+
+_WHERE = {
+    "parse": "acel.api",
+    "check": "acel.api",
+    "compile": "acel.api",
+    "run": "acel.api",
+    "Query": "acel.api",
+    "CompiledQuery": "acel.api",
+    "Results": "acel.api",
+    "Schema": "acel.schema",
+    "AcelError": "acel.errors",
+    "QueryError": "acel.errors",
+    "DataError": "acel.errors",
+    "UnsupportedQuery": "acel.errors",
+}
+_SUBMODULES = ("engines", "spark", "testing")
+
+__all__ = ["check", "compile", "engines", "parse", "run", "spark", "testing"]
+"""The functions and submodules; the classes and errors listed in the doc are
+attributes too (``acel.Query``, ``acel.AcelError``, …)."""
+
+
+def __getattr__(name: str) -> Any:
+    """Load the public names on first use, so that ``import acel`` stays fast."""
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"acel.{name}")
+        globals()[name] = module
+        return module
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'acel' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE) | set(_SUBMODULES))

@@ -7,7 +7,7 @@ so that ``parse(print(ast)) == ast`` holds without any normalisation.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
 
@@ -424,12 +424,105 @@ __all__ = [
     "TrailingNot",
     "VarPred",
     "Window",
+    "children",
+    "contains",
+    "formula_nodes",
     "neg",
     "top_negation",
+    "transform",
+    "walk",
+    "with_children",
 ]
 
 
 # -------------------------------------------------------------------- traversal
+
+FORMULA_TYPES: tuple[type, ...] = (
+    Atom, As, FilterF, Or, And, Seq, Contig, Plus, ContigPlus, ProjectVars, ProjectAttrs, Agg,
+    Next, SeqNot, LeadingNot, TrailingNot,
+)
+"""Every formula node class (the members of :data:`Formula`)."""
+
+
+def _formula_fields(node: Formula) -> Iterator[tuple[str, Formula | tuple[Formula, ...]]]:
+    """The fields of ``node`` that hold sub-formulas (one, or a tuple of negated ``ψ``)."""
+    for f in dataclasses.fields(node):  # type: ignore[arg-type]
+        value = getattr(node, f.name)
+        if isinstance(value, FORMULA_TYPES):
+            yield f.name, value  # type: ignore[misc]
+        elif f.name == "excluded":
+            yield f.name, value
+
+
+def children(node: Formula) -> tuple[Formula, ...]:
+    """The direct sub-formulas of ``node`` in source order (negated ``ψ`` included).
+
+    Filters, predicates and names are not formulas: :func:`walk` visits those.
+    """
+    out: list[Formula] = []
+    for _name, value in _formula_fields(node):
+        if isinstance(value, tuple):
+            out.extend(value)
+        else:
+            out.append(value)
+    return tuple(out)
+
+
+def with_children(node: Formula, new: Sequence[Formula]) -> Formula:
+    """``node`` with its sub-formulas replaced by ``new`` (same order as :func:`children`);
+    ``node`` itself when nothing changed."""
+    old = children(node)
+    if len(new) != len(old):
+        raise ValueError(f"{type(node).__name__} has {len(old)} sub-formulas, not {len(new)}")
+    if all(a is b for a, b in zip(new, old)):
+        return node
+    changes: dict[str, object] = {}
+    index = 0
+    for name, value in _formula_fields(node):
+        if isinstance(value, tuple):
+            changes[name] = tuple(new[index:index + len(value)])
+            index += len(value)
+        else:
+            changes[name] = new[index]
+            index += 1
+    return dataclasses.replace(node, **changes)  # type: ignore[arg-type,type-var]
+
+
+def formula_nodes(formula: Formula) -> Iterator[Formula]:
+    """Every formula node below ``formula`` (itself first, then pre-order), negated ``ψ``
+    included; iterative, so as deep as the parser allows."""
+    stack = [formula]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def contains(formula: Formula, kind: type | tuple[type, ...]) -> bool:
+    """Whether some node of ``formula`` (negated ``ψ`` included) is a ``kind``."""
+    return any(isinstance(node, kind) for node in formula_nodes(formula))
+
+
+def transform(formula: Formula, rewrite: Callable[[Formula], Formula]) -> Formula:
+    """Rebuild ``formula`` bottom-up: each node gets its rewritten children, then
+    ``rewrite`` of the rebuilt node replaces it.  Unchanged parts keep their identity.
+
+    Iterative (no Python recursion), so it handles formulas as deep as the parser allows.
+    """
+    done: list[Formula] = []
+    stack: list[tuple[Formula, bool]] = [(formula, False)]
+    while stack:
+        node, expanded = stack.pop()
+        kids = children(node)
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in reversed(kids))
+            continue
+        new = done[len(done) - len(kids):] if kids else []
+        if kids:
+            del done[len(done) - len(kids):]
+        done.append(rewrite(with_children(node, new)))
+    return done[0]
 
 
 def walk(node: object) -> Iterator[object]:

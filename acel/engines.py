@@ -45,6 +45,17 @@ class Engine:
     fn: BatchRun | None = None
     """The batch function itself (an engine defined outside the project), else
     ``module.function``, imported on first use."""
+    unsupported: frozenset[str] = frozenset()
+    """Operators it does not run, named as in :data:`acel.operators.OPERATORS`
+    (conformance checks generate only the rest)."""
+
+    def refuses(self, query: Query) -> frozenset[str]:
+        """The operators of ``query`` this engine declares unsupported (empty: it may run it)."""
+        if not self.unsupported:
+            return frozenset()
+        from acel.operators import operators_of
+
+        return operators_of(query) & self.unsupported
 
     def batch(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Any]:
         """Every result of ``query`` on a stream held in memory, in the order of spec §12."""
@@ -62,6 +73,12 @@ class Engine:
         return Runner(query, schema, **options)
 
 
+SASE_UNSUPPORTED = frozenset(
+    {"OR", "AND", "CONTIG", "CONTIG_PLUS", "PROJECT_ATTRS", "AGG", "NEXT", "NOT", "TOP_NOT"}
+)
+"""What the SASE+ fragment (spec §8) lacks; inside it, only sequences of ``T``,
+``T AS v`` and ``(T AS v)+`` under FILTER and PROJECT run (else ``NotInFragment``)."""
+
 ENGINES: dict[str, Engine] = {
     engine.name: engine
     for engine in (
@@ -73,7 +90,8 @@ ENGINES: dict[str, Engine] = {
         ),
         Engine("oracle", "the definition, operator by operator (small inputs only)", "acel.reference.oracle"),
         Engine("automaton", "naive runs of the compiled ACEA", "acel.acea.naive"),
-        Engine("sase", "the two-step SASE+ baseline (its fragment of ACEL)", "acel.reference.sase"),
+        Engine("sase", "the two-step SASE+ baseline (its fragment of ACEL)", "acel.reference.sase",
+               unsupported=SASE_UNSUPPORTED),
         Engine("spark", "the optimized engine on Apache Spark, partition by partition", "acel.spark_backend",
                function="run_events"),
     )
@@ -87,3 +105,17 @@ def engine(name: str) -> Engine:
     if found is None:
         raise AcelError(f"unknown engine {name!r} (choose from {', '.join(ENGINES)})")
     return found
+
+
+def resolve(given: str | Engine | BatchRun) -> Engine:
+    """An :class:`Engine` from a registry name, an Engine, or a batch function
+    ``fn(query, events, schema)`` returning Match/TrendRow objects (an engine of
+    one's own, run like the registry's)."""
+    if isinstance(given, Engine):
+        return given
+    if isinstance(given, str):
+        return engine(given)
+    if callable(given):
+        name = str(getattr(given, "__name__", type(given).__name__))
+        return Engine(name, f"the Python function {name}", fn=given)
+    raise TypeError(f"not an engine: {given!r} (give a name, an Engine or a function)")

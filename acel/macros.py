@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from functools import reduce
 
 from acel.ast import (
-    Agg,
-    And,
     As,
     Atom,
     Attr,
@@ -27,17 +25,12 @@ from acel.ast import (
     ContigPlus,
     FilterF,
     Formula,
-    LeadingNot,
     Lit,
     Next,
     Or,
-    Plus,
-    ProjectAttrs,
     ProjectVars,
-    Seq,
-    SeqNot,
-    TrailingNot,
     VarPred,
+    transform,
 )
 
 
@@ -64,33 +57,7 @@ def expand_next(formula: Formula, type_names: Sequence[str]) -> Formula:
     """Replace every ``NEXT(R)`` in ``formula`` by its macro (other nodes unchanged)."""
     names = tuple(type_names)
 
-    def go(f: Formula) -> Formula:
-        if isinstance(f, Next):
-            return next_macro(f.type, names)
-        if isinstance(f, Atom):
-            return f
-        if isinstance(f, As):
-            return As(go(f.formula), f.var)
-        if isinstance(f, FilterF):
-            return FilterF(go(f.formula), f.filter)
-        if isinstance(f, (Or, And, Seq, Contig)):
-            return type(f)(go(f.left), go(f.right))
-        if isinstance(f, Plus):
-            return Plus(go(f.formula))
-        if isinstance(f, ContigPlus):
-            return ContigPlus(go(f.formula))
-        if isinstance(f, ProjectVars):
-            return ProjectVars(f.vars, go(f.formula))
-        if isinstance(f, ProjectAttrs):
-            return ProjectAttrs(f.var, f.attrs, go(f.formula))
-        if isinstance(f, Agg):
-            return Agg(f.var, f.outputs, go(f.formula))
-        if isinstance(f, SeqNot):
-            return SeqNot(go(f.left), tuple(go(x) for x in f.excluded), go(f.right))
-        if isinstance(f, LeadingNot):
-            return LeadingNot(tuple(go(x) for x in f.excluded), go(f.formula))
-        if isinstance(f, TrailingNot):
-            return TrailingNot(go(f.formula), tuple(go(x) for x in f.excluded))
-        raise TypeError(f"not a formula: {f!r}")
+    def rewrite(node: Formula) -> Formula:
+        return next_macro(node.type, names) if isinstance(node, Next) else node
 
-    return go(formula)
+    return transform(formula, rewrite)

@@ -50,8 +50,13 @@ def result_groups(
     max_events: int | None = None,
     progress: Progress | None = None,
     memory_check: Callable[[], None] | None = None,
+    build: Any = None,
 ) -> Iterator[list[Any]]:
-    """Groups of final results, in the order of spec §12 across groups."""
+    """Groups of final results, in the order of spec §12 across groups.
+
+    ``build`` (incremental engines): what a complex event becomes, e.g. its
+    JSON text straight away (:class:`acel.io.lines.LineBuilder`).
+    """
     if not engine.incremental:
         events = stream.events(limit=max_events)
         if progress is not None:
@@ -62,7 +67,7 @@ def result_groups(
         return
     from acel.acea.engine import paused_gc
 
-    runner = engine.runner(query, schema, monotone=monotone_hint(query, stream))
+    runner = engine.runner(query, schema, monotone=monotone_hint(query, stream), build=build)
     found_total = 0
     read = 0
     try:

@@ -313,8 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="bench-out", help="output folder (default bench-out/)")
     parser.add_argument("--limit", type=float, default=60.0, help="baseline time limit (s)")
     parser.add_argument(
-        "--parts", default="trend,complex,memory,workload",
-        help="comma-separated: trend,complex,memory,workload"
+        "--parts", default="trend,complex,memory,pipeline,workload",
+        help="comma-separated: trend,complex,memory,pipeline,workload (bench/pipeline.py: acel "
+             "run end to end, reading, memory at 10^6/10^7, the flights query, negation; "
+             "bench/workload_bench.py: HAMLET's workload, shared vs each query alone)",
     )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -331,6 +333,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["complex"] = complex_part(args.quick)
     if "memory" in parts:
         report["memory"] = memory_part(args.quick)
+    if "pipeline" in parts:
+        import pipeline  # bench/pipeline.py, next to this file
+
+        pipeline.main((["--quick"] if args.quick else []) + ["--out", args.out])
+        with open(os.path.join(args.out, "pipeline.json")) as fh:
+            report["pipeline"] = json.load(fh)["rows"]
     if "workload" in parts:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from workload_bench import run as workload_run

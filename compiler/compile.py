@@ -42,24 +42,17 @@ from acel.ast import (
     VarPred,
     Window,
     top_negation,
-    walk,
 )
 from acel.errors import UnsupportedQuery
+from acel.macros import expand_next
 from acel.printer import format_formula
 from acel.schema import Schema
 
 
-def _has_next(formula: Formula) -> bool:
-    return any(isinstance(node, Next) for node in walk(formula))
-
-
 def expand(formula: Formula, schema: Schema) -> Formula:
-    """The formula with NEXT expanded over the schema's types (spec §3)."""
-    if not _has_next(formula):
-        return formula
-    from acel.macros import expand_next  # one definition of the macro, in acel.macros
-
-    return expand_next(formula, list(schema.type_names()))
+    """The formula with NEXT expanded over the schema's types (spec §3); the same
+    object when it has no NEXT (:func:`acel.ast.transform` keeps unchanged parts)."""
+    return expand_next(formula, schema.type_names())
 
 
 def build(ctx: Context, formula: Formula) -> Auto:

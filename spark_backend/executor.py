@@ -73,28 +73,6 @@ def _engine_run(
     return engine.run(query, stream, schema, start_positions=start_positions)
 
 
-def _reference_run(
-    query: Query, stream: Sequence[Event], schema: Schema, start_positions: range | None
-) -> list[Match] | list[TrendRow]:
-    """The reference oracle, filtering starts and aggregating here (tests, fallback)."""
-    from acel.reference import oracle
-
-    if start_positions is None:
-        return oracle.run(query, stream, schema)
-    bare = replace(query, returns=None, slide=None)
-    matches = [
-        m
-        for m in oracle.run(bare, stream, schema)
-        if isinstance(m, Match) and m.event.start in start_positions
-    ]
-    if query.returns is None:
-        return matches
-    return [
-        accumulator.row(key, window)
-        for (key, window), accumulator in _accumulate(query, stream, matches)
-    ]
-
-
 def _accumulate(
     query: Query, stream: Sequence[Event], matches: Sequence[Match]
 ) -> list[tuple[tuple[Any, Any], TrendAccumulator]]:

@@ -24,7 +24,7 @@ objects) with the query's name, and are sorted per query on the driver.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -199,7 +199,7 @@ def plan_workload(
 
 
 def run_workload_to_results(
-    queries: Sequence[Any],
+    queries: Sequence[tuple[str, Query]],
     data: Any,
     *,
     type_col: str = "type",
@@ -209,17 +209,19 @@ def run_workload_to_results(
     master: str | None = None,
     partitions: int | None = None,
     progress: Report | None = None,
+    check: Callable[[Schema], None] | None = None,
 ) -> dict[str, list[Match] | list[TrendRow]]:
     """Every query's results (sorted as spec §12 says), from one Spark job.
 
-    ``queries``: named queries (:class:`acel.workload.NamedQuery` or
-    ``(name, Query)`` pairs), checked here against the stream's schema.
+    ``queries``: ``(name, Query)`` pairs, checked against the stream's schema
+    by ``check(schema)`` (the command line's, with file names and carets), by
+    default with :func:`acel.checker.check_query`.
     """
     from acel.acea.engine import sort_matches
 
-    from acel.workload import NamedQuery, check_workload
+    from acel.checker import check_query
 
-    named = [q if isinstance(q, NamedQuery) else NamedQuery(q[0], q[1], "", "<query>") for q in queries]
+    named = list(queries)
     with spark_errors():
         spark = session or get_session(master)
         prepare_session(spark)
@@ -227,8 +229,12 @@ def run_workload_to_results(
         with spark_errors():
             stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema)
         try:
-            check_workload(named, stream.schema)
-            pairs = [(q.name, q.query) for q in named]
+            if check is not None:
+                check(stream.schema)
+            else:
+                for _, query in named:
+                    check_query(query, stream.schema)
+            pairs = named
             for _, query in pairs:
                 for window in (query.within, query.slide):
                     if window is not None and window.attr is not None:
@@ -240,18 +246,18 @@ def run_workload_to_results(
                 rows = frame.collect()
         finally:
             stream.release()
-    found: dict[str, list[Any]] = {q.name: [] for q in named}
+    found: dict[str, list[Any]] = {name: [] for name, _ in named}
     for row in rows:
         found[row[QUERY]].append(pickle.loads(row[RESULT]))  # noqa: S301 - our own executors
     out: dict[str, list[Any]] = {}
-    for q in named:
-        results = found[q.name]
-        if q.query.returns is None:
-            out[q.name] = sort_matches(results)
+    for name, query in named:
+        results = found[name]
+        if query.returns is None:
+            out[name] = sort_matches(results)
         else:
-            if not results and not q.query.partition_by and q.query.slide is None:
-                results = _empty_row(q.query, stream.schema)
-            out[q.name] = sorted(results, key=TrendRow.sort_key)
+            if not results and not query.partition_by and query.slide is None:
+                results = _empty_row(query, stream.schema)
+            out[name] = sorted(results, key=TrendRow.sort_key)
     return out
 
 

@@ -12,10 +12,10 @@ from acel.compiler.cea import CEA, CEATransition, cea_to_acea, evaluate_cea
 from acel.reference import oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, formulas, streams
 
 from acel.ast import Atom, Attr, Compare, Formula, Lit
 from acel.events import ComplexEvent, Event
+from acel.testing import TEST_SCHEMA, formulas, streams
 
 
 def ev(t: int, type_: str, x: int | None = None) -> Event:

@@ -8,11 +8,11 @@ from acel.acea.simplify import contradictory, fold_expr, simplify
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import given, settings
-from strategies import TEST_SCHEMA, formulas, streams
 
 from acel.ast import Formula
 from acel.events import Event
 from acel.parser import parse_formula
+from acel.testing import TEST_SCHEMA, formulas, streams
 
 
 @settings(max_examples=50)  # a lighter echo of test_compiler_oracle

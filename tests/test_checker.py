@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
-from strategies import TEST_SCHEMA, formulas
 
 from acel import aggregates
 from acel.ast import (
@@ -30,6 +29,7 @@ from acel.macros import expand_next, next_macro
 from acel.parser import parse_formula, parse_query
 from acel.printer import format_formula
 from acel.schema import Schema
+from acel.testing import TEST_SCHEMA, formulas
 
 S = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
 

@@ -8,9 +8,9 @@ from acel.compiler import compile_formula
 from acel.compiler.compile import expand
 from acel.compiler.size import formula_size, is_linear, state_bound
 from hypothesis import given, settings
-from strategies import TEST_SCHEMA, formulas
 
 from acel.ast import And, Atom, Formula, Plus, Seq
+from acel.testing import TEST_SCHEMA, formulas
 
 
 @settings(max_examples=80)

@@ -17,7 +17,6 @@ from acel.acea import naive
 from acel.compiler import compile_formula
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, streams
 from test_compiler_oracle import check_formula
 
 from acel.ast import (
@@ -43,6 +42,7 @@ from acel.ast import (
 )
 from acel.events import Event
 from acel.parser import parse_formula
+from acel.testing import TEST_SCHEMA, streams
 
 VARS = ("A", "B", "p", "z")
 ATTRS = ("x", "y", "type")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +61,83 @@ def test_unknown_engine_is_a_user_error() -> None:
 
     with pytest.raises(AcelError, match="unknown engine"):
         conform_mod.conform(QUERY, SCHEMA, ["oracle", "nope"], stream=_stream(2))
+
+
+# ------------------------------------------------------------ --against CMD
+
+ROOT = Path(__file__).resolve().parents[1]
+TOY = f"{sys.executable} {ROOT / 'examples' / 'conformance' / 'seq_engine.py'} {{query}} {{data}}"
+PLANTED = f"{sys.executable} {ROOT / 'tests' / 'data' / 'adapters' / 'drop_one.py'} {{query}} {{data}}"
+
+
+def _conform(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from acel.app.cli import load_extensions, main
+
+    load_extensions()
+    code = main(["conform", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _reported_stream(report: str) -> list[dict[str, object]]:
+    """The events of a disagreement report (lines of JSON objects after its first line)."""
+    lines = report.splitlines()
+    events = []
+    for line in lines[1:]:
+        if not line.startswith("  {"):
+            break
+        events.append(json.loads(line))
+    return events
+
+
+def test_an_external_engine_that_conforms(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"A": ["v"], "B": ["v"]}))
+    code, out, _ = _conform(capsys, "A ; (B ; A)", "--schema", str(schema), "--generate", "15",
+                            "--against", TOY)
+    assert code == 0 and out.startswith("ok: oracle, ") and "agree on 15 stream(s)" in out
+    code, out, _ = _conform(capsys, "--against", TOY, "--operators", "SEQ", "--generate", "15")
+    assert code == 0 and "conforms to oracle on" in out
+
+
+def test_against_finds_a_planted_bug_and_shrinks_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"A": ["x"], "B": ["x"]}))
+    code, out, err = _conform(capsys, "A ; B", "--schema", str(schema), "--generate", "40",
+                              "--against", PLANTED)
+    assert code == 1 and "disagreement on generated stream" in err
+    stream = _reported_stream(out)
+    assert 1 <= len(stream) <= 3
+    assert {"type": "B", "x": 3} in stream  # the chosen case survives shrinking
+    assert "(0 line(s))" in out and "oracle (1 line(s))" in out
+
+
+def test_generated_queries_find_the_planted_bug(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _conform(capsys, "--against", PLANTED, "--operators", "SEQ",
+                            "--generate", "150", "--seed", "3")
+    assert code == 1 and "does not conform to oracle" in out
+    count = int(out.split("stream (", 1)[1].split(" event", 1)[0])
+    assert 1 <= count <= 3
+    assert '"type": "B", "x": 3' in out and "missing from" in out
+
+
+def test_an_unsupported_query_is_declared_not_compared(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"A": ["v"], "B": ["v"]}))
+    code, _, err = _conform(capsys, "A AS x ; B", "--schema", str(schema), "--generate", "3",
+                            "--against", TOY)
+    assert code == 2 and "declares the query unsupported" in err
+    code, _, err = _conform(capsys, "A ; B", "--schema", str(schema), "--generate", "3",
+                            "--against", TOY, "--without", "SEQ")
+    assert code == 2 and "declares SEQ unsupported" in err
+
+
+def test_a_command_must_name_its_inputs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _conform(capsys, "--against", "true", "--generate", "3")
+    assert code == 2 and "names neither {query} nor {data}" in err

@@ -11,12 +11,12 @@ from __future__ import annotations
 from acel.acea import engine
 from acel.reference.sase import parse_sase, run_sase, translate, two_step_trend
 from hypothesis import given
-from strategies import TEST_SCHEMA, streams
 from test_engine_properties import rows_close
 from test_sase_properties import sase_texts, trend_queries_of_the_fragment
 
 from acel.ast import Query
 from acel.events import Event
+from acel.testing import TEST_SCHEMA, streams
 
 
 @given(sase_texts(with_return=False), streams(TEST_SCHEMA, max_len=7))

@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import SPEC_STOCK_ROWS
 
 from acel.errors import DataError
 from acel.events import Event
@@ -29,6 +28,7 @@ from acel.io import (
     write_schema,
 )
 from acel.schema import Schema
+from acel.testing import SPEC_STOCK_ROWS
 
 DATA = Path(__file__).parent / "data"
 

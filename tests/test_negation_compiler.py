@@ -21,13 +21,13 @@ from acel.acea.simplify import simplify
 from acel.compiler import compile_formula, compile_query
 from acel.compiler.size import formula_size, negated_state_bound, state_bound
 from acel.reference import oracle
-from strategies import TEST_SCHEMA
 
 from acel.ast import SeqNot
 from acel.clauses import Match, TrendRow
 from acel.errors import UnsupportedQuery
 from acel.events import Event
 from acel.parser import parse_formula, parse_query
+from acel.testing import TEST_SCHEMA
 
 
 def stream(text: str) -> list[Event]:

@@ -11,7 +11,6 @@ import pytest
 from acel.reference import oracle
 from acel.reference.oracle import OracleTooLarge, evaluate
 from hypothesis import assume, given
-from strategies import TEST_SCHEMA, formulas, streams
 
 from acel.ast import LeadingNot, Or, Plus, Query, Seq, SeqNot, Window
 from acel.clauses import Match, Negations, TrendRow
@@ -19,6 +18,7 @@ from acel.errors import AcelCheckError
 from acel.events import ComplexEvent, Event
 from acel.parser import parse_formula, parse_query
 from acel.schema import Schema
+from acel.testing import TEST_SCHEMA, formulas, streams
 
 ABC = Schema.of({"A": ["v", "t"], "B": ["v", "t"], "C": ["v", "t"], "E": ["v", "t"]})
 TYPES = TEST_SCHEMA.type_names()

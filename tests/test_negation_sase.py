@@ -17,7 +17,6 @@ from acel.reference import oracle
 from acel.reference.sase import NotTranslatable, parse_sase, run_sase, translate
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, streams
 from test_sase_properties import HALF, _local
 
 from acel.ast import LeadingNot, SeqNot, TrailingNot
@@ -25,6 +24,7 @@ from acel.errors import AcelSyntaxError
 from acel.events import Event
 from acel.parser import parse_query
 from acel.printer import format_query
+from acel.testing import TEST_SCHEMA, streams
 
 
 @st.composite

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from acel.reference.oracle import evaluate, run
 from oracle_support import agg, as_, atom, bag, cmp, ev, fand, on, pand, seq, shape, stream, times
-from strategies import SPEC_STOCK_EVENTS, SPEC_STOCK_SCHEMA
 
 from acel.ast import (
     ContigPlus,
@@ -33,6 +32,7 @@ from acel.ast import (
 from acel.clauses import Match, TrendRow
 from acel.events import Event, OptValue
 from acel.schema import Schema
+from acel.testing import SPEC_STOCK_EVENTS, SPEC_STOCK_SCHEMA
 
 # ------------------------------------------------------------ spec §10 stream
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from acel.reference.oracle import OracleTooLarge, evaluate
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, formulas, formulas_with_env, streams
 
 from acel.ast import (
     Agg,
@@ -38,6 +37,7 @@ from acel.ast import (
     VarPred,
 )
 from acel.events import ComplexEvent, Event
+from acel.testing import TEST_SCHEMA, formulas, formulas_with_env, streams
 
 TYPES = TEST_SCHEMA.type_names()
 HAS_MACROS = importlib.util.find_spec("acel.macros") is not None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
-from strategies import formulas, queries, raw_formulas, raw_queries, trend_queries
 
 from acel.ast import (
     As,
@@ -26,6 +25,7 @@ from acel.ast import (
 )
 from acel.parser import parse_formula, parse_query
 from acel.printer import format_expr, format_formula, format_literal, format_name, format_query
+from acel.testing import formulas, queries, raw_formulas, raw_queries, trend_queries
 
 
 def _round_trip_formula(f: Formula) -> None:

@@ -19,12 +19,12 @@ from acel.reference.sase.ast import SaseQuery
 from acel.reference.sase.translate import return_outputs, return_variable
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, streams
 
 from acel.ast import CountStar, Query, ReturnAgg, ReturnItem, Window
 from acel.clauses import Match, TrendRow
 from acel.events import Event
 from acel.parser import parse_query
+from acel.testing import TEST_SCHEMA, streams
 
 ATTRS = {"A": ("x", "y"), "B": ("x", "y"), "C": ("x",)}
 HALF = settings(max_examples=max(settings().max_examples // 2, 1))

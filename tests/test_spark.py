@@ -18,14 +18,6 @@ import pytest
 from acel.acea import engine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import (
-    SPEC_STOCK_EVENTS,
-    SPEC_STOCK_SCHEMA,
-    TEST_SCHEMA,
-    queries,
-    streams,
-    trend_queries,
-)
 
 from acel.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, ReturnAttr, Seq, Window
 from acel.clauses import TrendRow
@@ -34,6 +26,14 @@ from acel.events import Event
 from acel.io import read_events
 from acel.parser import parse_query
 from acel.schema import Schema
+from acel.testing import (
+    SPEC_STOCK_EVENTS,
+    SPEC_STOCK_SCHEMA,
+    TEST_SCHEMA,
+    queries,
+    streams,
+    trend_queries,
+)
 
 pytestmark = [
     pytest.mark.spark,

@@ -19,12 +19,12 @@ from acel.spark_backend import executor
 from acel.spark_backend.partitioning import Slicing, choose, slicing_for
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import TEST_SCHEMA, queries, streams, trend_queries
 
 from acel.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, Seq, Window
 from acel.clauses import Match, TrendRow
 from acel.events import Event
 from acel.schema import Schema
+from acel.testing import TEST_SCHEMA, queries, streams, trend_queries
 
 
 def simulate(query: Query, stream: list[Event], schema: Schema, slicing: Slicing) -> list[Any]:

@@ -6,15 +6,6 @@ from collections.abc import Callable
 
 import pytest
 from hypothesis import Phase, find, given, settings
-from strategies import (
-    DOMAINS,
-    TEST_SCHEMA,
-    formulas,
-    formulas_with_env,
-    queries,
-    streams,
-    trend_queries,
-)
 
 from acel.ast import (
     Agg,
@@ -42,6 +33,15 @@ from acel.checker import check_formula, check_query, formula_env
 from acel.events import Event
 from acel.macros import expand_next
 from acel.printer import format_formula
+from acel.testing import (
+    DOMAINS,
+    TEST_SCHEMA,
+    formulas,
+    formulas_with_env,
+    queries,
+    streams,
+    trend_queries,
+)
 
 
 def _children(f: Formula) -> list[Formula]:

@@ -73,6 +73,8 @@ class Propagator(_Base):
         super().__init__(*args, **kwargs)
         self.active: dict[Config, Classes] = {}
         self.max_class: Any = None
+        self.min_class: Any = None
+        """The oldest class that may still be in a class map (``None``: none yet)."""
         merge = self.merge
 
         def merge_classes(a: Classes, b: Classes) -> Classes:
@@ -98,18 +100,29 @@ class Propagator(_Base):
         cache: dict[int, tuple[CompiledTransition, ...]] = {}
         new: dict[Config, Classes] = {}
         sources: list[tuple[int, tuple[Any, ...], Classes]] = []
-        for (state, tau), classes in self.active.items():
-            if prune:
+        # classes only expire when the oldest one does: most steps filter nothing
+        expiring = prune and self.min_class is not None and not class_alive(self.min_class, coord)
+        if expiring:
+            oldest = None
+            for (state, tau), classes in self.active.items():
                 classes = {c: v for c, v in classes.items() if class_alive(c, coord)}
                 if not classes:
                     continue
-            sources.append((state, tau, classes))
+                low = min(classes)
+                if oldest is None or low < oldest:
+                    oldest = low
+                sources.append((state, tau, classes))
+            self.min_class = oldest
+        else:
+            sources = [(state, tau, classes) for (state, tau), classes in self.active.items()]
         if self.starts is None or local in self.starts:
             c0 = rule.class_of(coord)
             if c0 is not None:
                 sources.append((ca.automaton.initial, (), {c0: self.unit}))
                 if self.max_class is None or c0 > self.max_class:
                     self.max_class = c0
+                if self.min_class is None or c0 < self.min_class:
+                    self.min_class = c0
         # indexed states: range transitions query the index, others scan the group
         for q, by_rest in self.groups.items():
             if not by_rest:
@@ -166,7 +179,12 @@ class Propagator(_Base):
                 contrib = res[1]
                 target = new.get(key)
                 if target is None:
-                    target = new[key] = {}
+                    # first runs into this configuration: one copy, no merging
+                    if contrib is None:
+                        new[key] = dict(classes)
+                    else:
+                        new[key] = {c: extend(vec, contrib) for c, vec in classes.items()}
+                    continue
                 for c, vec in classes.items():
                     v = vec if contrib is None else extend(vec, contrib)
                     old = target.get(c)

@@ -56,7 +56,8 @@ def enumerate_complex_events(
     end: int,
     alive: Callable[[Any], bool],
     start_ok: Callable[[int], bool],
-) -> Iterator[ComplexEvent]:
+    build: Builder | None = None,
+) -> Iterator[Any]:
     """Every complex event of the runs through ``node`` ending at ``end``.
 
     ``alive(best)`` prunes sub-DAGs whose every start is outside the window;
@@ -77,7 +78,7 @@ def enumerate_complex_events(
                 stack.append(iter(pred.edges))
                 break
             if start_ok(pred):
-                yield _build(pred, end, emitted, emission)
+                yield (build or build_complex_event)(pred, end, emitted, emission)
         else:
             stack.pop()
             if emitted and len(emitted) >= len(stack):
@@ -85,8 +86,8 @@ def enumerate_complex_events(
 
 
 def enumerate_within(
-    node: Node, end: int, threshold: Any, coords: Any
-) -> Iterator[ComplexEvent]:
+    node: Node, end: int, threshold: Any, coords: Any, build: Builder | None = None
+) -> Iterator[Any]:
     """:func:`enumerate_complex_events` for a window: ``alive(best)`` is
     ``best > threshold`` and ``start_ok(i)`` is ``coords.get(i) > threshold``
     (``coords`` maps the starts still in the window to their coordinate,
@@ -95,8 +96,9 @@ def enumerate_within(
     engine's output path.
     """
     if threshold is None:
-        yield from enumerate_complex_events(node, end, _always, _always)
+        yield from enumerate_complex_events(node, end, _always, _always, build)
         return
+    build = build or build_complex_event
     emitted: list[Emission] = []
     stack: list[Iterator[Edge]] = [iter(node.edges)]
     while stack:
@@ -108,7 +110,7 @@ def enumerate_within(
                 stack.append(iter(pred.edges))
                 break
             if (pred if coords is None else coords.get(pred, _EXPIRED)) > threshold:
-                yield _build(pred, end, emitted, emission)
+                yield build(pred, end, emitted, emission)
         else:
             stack.pop()
             if emitted and len(emitted) >= len(stack):
@@ -122,16 +124,17 @@ def _always(_value: Any) -> bool:
     return True
 
 
-def _build(
-    start: int, end: int, emitted: Sequence[Emission], last: Emission | None
-) -> ComplexEvent:
-    """The canonical complex event of one run (spec §2) without a full sort.
+def bags(
+    emitted: Sequence[Emission], last: Emission | None
+) -> tuple[dict[str, list[Event]], list[str] | None]:
+    """The bags of one run, each in time order, and the variables that need the
+    canonical tie-break sort (spec §2) because they got two events at one step.
 
     ``emitted`` holds the run's emissions from the last step back to the
     second, ``last`` the first step's: read backwards, every bag comes out
     sorted by time (an emission's events carry its step's time), so only a
     bag that got two events at the same step (several renamings into one
-    variable) needs the canonical tie-break sort.
+    variable) is out of canonical order.
     """
     mu: dict[str, list[Event]] = {}
     tied: list[str] | None = None
@@ -158,6 +161,14 @@ def _build(
                     elif var not in tied:
                         tied.append(var)
                 bag.append(event)
+    return mu, tied
+
+
+def build_complex_event(
+    start: int, end: int, emitted: Sequence[Emission], last: Emission | None
+) -> ComplexEvent:
+    """The canonical complex event of one run (spec §2) without a full sort (:func:`bags`)."""
+    mu, tied = bags(emitted, last)
     if tied is not None:
         for var in tied:
             mu[var].sort(key=Event.sort_key)
@@ -165,6 +176,11 @@ def _build(
         for var, bag in mu.items():
             return ComplexEvent(start, end, ((var, tuple(bag)),))
     return ComplexEvent(start, end, tuple([(var, tuple(mu[var])) for var in sorted(mu)]))
+
+
+Builder = Callable[[int, int, Sequence[Emission], Union[Emission, None]], Any]
+"""What the enumeration makes of one run: ``build(start, end, emitted, last)``
+(:func:`build_complex_event` by default; the command line writes JSON text directly)."""
 
 
 def compact(roots: Sequence[Node], alive: Callable[[Any], bool], coord: Callable[[int], Any]) -> int:

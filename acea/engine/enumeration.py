@@ -22,10 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
-from acel.acea.engine.dag import Edge, Node, compact, enumerate_within, make_node
+from acel.acea.engine.dag import Builder, Edge, Node, compact, enumerate_within, make_node
 from acel.acea.engine.windows import WindowRule
-
-from acel.events import ComplexEvent
 
 Config = tuple[int, tuple[Any, ...]]
 
@@ -49,6 +47,8 @@ class Enumerator:
         "period",
         "local",
         "starts",
+        "build",
+        "prepare",
     )
 
     def __init__(
@@ -59,8 +59,14 @@ class Enumerator:
         dedupe: bool = True,
         identity_coords: bool = False,
         starts: range | None = None,
+        build: Builder | None = None,
     ) -> None:
         self.ca = ca
+        self.build = build
+        """What a run becomes (default: a :class:`~acel.events.ComplexEvent`)."""
+        self.prepare = getattr(build, "prepare", None)
+        """The builder's form of an emission, made once when the transition fires
+        (so a run's builder reads it as many times as runs go through it)."""
         self.rule = rule
         self.dedupe = dedupe
         self.active: dict[Config, Node] = {}
@@ -82,7 +88,7 @@ class Enumerator:
         coords = self.coords
         return position if coords is None else coords.get(position, EXPIRED)
 
-    def step(self, attrs: dict[str, Any], position: int, coord: Any) -> list[ComplexEvent]:
+    def step(self, attrs: dict[str, Any], position: int, coord: Any) -> list[Any]:
         """Read one event (``coord`` on the window axis); the complex events ending at it."""
         k = position
         local = self.local
@@ -110,13 +116,17 @@ class Enumerator:
                 if res is None:
                     continue
                 key = (ct.target, res[0])
+                emission = res[1]
+                if emission is not None and self.prepare is not None:
+                    emission = self.prepare(emission)
                 edges = pending.get(key)
                 if edges is None:
-                    pending[key] = [(node, res[1])]
+                    pending[key] = [(node, emission)]
                 else:
-                    edges.append((node, res[1]))
+                    edges.append((node, emission))
         starts = self.starts
         coords = self.coords
+        prepare = self.prepare
         if starts is None or local in starts:
             started = False
             for ct in ready(ca.automaton.initial, attrs, k, cache):
@@ -125,11 +135,14 @@ class Enumerator:
                     continue
                 started = True
                 key = (ct.target, res[0])
+                emission = res[1]
+                if prepare is not None and emission is not None:
+                    emission = prepare(emission)
                 edges = pending.get(key)
                 if edges is None:
-                    pending[key] = [(k, res[1])]
+                    pending[key] = [(k, emission)]
                 else:
-                    edges.append((k, res[1]))
+                    edges.append((k, emission))
             if started and coords is not None:
                 coords[k] = coord
                 self.recent.append(k)
@@ -153,25 +166,28 @@ class Enumerator:
                 else:
                     node = Node(edges, coord)
             else:
-                node = make_node(_dedupe(edges), self.coord_of)
+                # identical edges are two runs with one complex event: impossible when
+                # the automaton is unambiguous (then nothing needs deduplicating)
+                node = make_node(_dedupe(edges) if self.dedupe else edges, self.coord_of)
             if monotone and node.best <= threshold:
                 continue
             new_active[key] = node
             if key[0] in finals:
                 ends.append(node)
         self.active = new_active
-        out: list[ComplexEvent] = []
+        out: list[Any] = []
         if ends:
+            build = self.build
             if self.dedupe:
-                seen: set[ComplexEvent] = set()
+                seen: set[Any] = set()
                 for node in ends:
-                    for ce in enumerate_within(node, k, threshold, coords):
+                    for ce in enumerate_within(node, k, threshold, coords, build):
                         if ce not in seen:
                             seen.add(ce)
                             out.append(ce)
             else:
                 for node in ends:
-                    out.extend(enumerate_within(node, k, threshold, coords))
+                    out.extend(enumerate_within(node, k, threshold, coords, build))
         if monotone:
             self.since_compaction += 1
             if self.since_compaction >= self.period:

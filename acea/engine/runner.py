@@ -42,6 +42,7 @@ from typing import Any, Union
 
 from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagator_for
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
+from acel.acea.engine.dag import Builder
 from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.negation import Detector, blocked
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
@@ -191,6 +192,7 @@ class Runner:
         trend_mode: str = "auto",
         seeds: Mapping[int, Sequence[Any]] | None = None,
         positions_given: bool = False,
+        build: Builder | None = None,
     ) -> None:
         """Prepare a checked query.
 
@@ -203,6 +205,9 @@ class Runner:
         so their indexes are built once instead of grown.
         ``positions_given``: callers pass each event's global position (else the
         runner numbers events 0, 1, …).
+        ``build``: what a complex event becomes in a result (complex-event mode
+        only; by default a :class:`~acel.events.ComplexEvent`; the command line
+        builds its JSON text directly, :class:`acel.io.lines.LineBuilder`).
         """
         self.query = query
         self.schema = schema
@@ -249,6 +254,7 @@ class Runner:
         else:
             raise AcelError(f"unknown trend mode {trend_mode!r} (auto or enumerate)")
         self.ca: CompiledAutomaton = ca
+        self.build = build if self.mode == MATCHES else None
         self.dedupe = not unambiguous(automaton)
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
         self.partitions: dict[Key, Partition] = {}
@@ -328,7 +334,7 @@ class Runner:
         if neg is not None:
             self._detect(part, attrs, position, local, coord)
         if rule.slide is not None and rule.monotone:
-            return self._close(part, rule.closed_before(coord))
+            return self._close(part, rule.closed_before(self._horizon(coord)))
         return []
 
     def skip(self, attrs: dict[str, Any], position: int | None = None) -> list[Result]:
@@ -370,7 +376,9 @@ class Runner:
             return []
         for k in rule.windows_holding(coord):
             part.open[k] = None
-        return self._close(part, rule.closed_before(coord)) if rule.monotone else []
+        if not rule.monotone:
+            return []
+        return self._close(part, rule.closed_before(self._horizon(coord)))
 
     def push_many(self, events: Iterable[dict[str, Any]]) -> list[Result]:
         """:meth:`push` each event in turn; all the results now final, in order."""
@@ -436,6 +444,13 @@ class Runner:
         restore(runner, blob)
         return runner
 
+    def _horizon(self, coord: Any) -> Any:
+        """The smallest coordinate a later event of the partition can have (monotone
+        axis): the next position for ``EVENTS``, the same value for ``ON attr`` (ties).
+        Whatever needs only coordinates below it is final now."""
+        within = self.rule.within
+        return coord + 1 if within is not None and within.attr is None else coord
+
     # ------------------------------------------------------------------ set-up
 
     def _partition(self, key: Key) -> Partition:
@@ -463,6 +478,7 @@ class Runner:
             dedupe=self.dedupe,
             identity_coords=self.identity_coords,
             starts=self.starts,
+            build=self.build,
         )
 
     # ------------------------------------------------------------------ RETURN rows
@@ -549,7 +565,8 @@ class Runner:
                     self._kill(part, entry, coord)
         # results whose window has passed are kept (no ψ match can come in time)
         deadlines = neg.deadlines
-        while deadlines and deadlines[0][0] <= coord:
+        horizon = self._horizon(coord)
+        while deadlines and deadlines[0][0] <= horizon:
             entry = heapq.heappop(deadlines)[2]
             if entry.status is None:
                 self._keep(part, entry)

@@ -905,17 +905,20 @@ class SharedRunner:
             self._flush(part)
             out = self._boundaries(part, v)
         sig = plan.signature(attrs, position)
-        if sig is None:
-            return out
-        struct, params = sig
-        if struct is part.pending and params == part.params:
-            part.b += 1
-        else:
-            if part.pending is not None:
-                self._flush(part)
-            part.pending = struct
-            part.params = params
-            part.b = 1
+        if sig is not None:
+            struct, params = sig
+            if struct is part.pending and params == part.params:
+                part.b += 1
+            else:
+                if part.pending is not None:
+                    self._flush(part)
+                part.pending = struct
+                part.params = params
+                part.b = 1
+        if v + 1 >= part.boundary:
+            # windows whose last position is ``v`` are complete now (as in the Runner)
+            self._flush(part)
+            out.extend(self._boundaries(part, v + 1))
         return out
 
     def finish(self) -> list[tuple[str, TrendRow]]:
@@ -980,7 +983,8 @@ class SharedRunner:
                 fn(V, params)
 
     def _boundaries(self, part: _Part, v: int) -> list[tuple[str, TrendRow]]:
-        """The axis reached ``v``: close windows, drop and open panes, next boundary."""
+        """The next event can be at ``v`` at the earliest: close the windows that end
+        before it, drop the panes no window needs, open ``v``'s pane; the next boundary."""
         s = self.plan.slide
         assert s is not None
         out: list[tuple[str, TrendRow]] = []

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
 import os
 import sys
 import time
@@ -104,39 +103,18 @@ def _path_limits() -> tuple[int, int]:
 
 
 def parse_text(text: str) -> tuple[Any, Any]:
-    """Parse query text; returns ``(query, locations)`` (locations may be ``None``)."""
-    parser = _import("acel.parser", "the ACEL parser")
-    located = getattr(parser, "parse_query_located", None)
-    if located is not None:
-        query, locations = located(text)
-        return query, locations
-    return parser.parse_query(text), None
+    """Parse query text; returns ``(query, locations)`` for located check errors."""
+    from acel.parser import parse_query_located
+
+    return parse_query_located(text)
 
 
 def check(query: Any, schema: Schema, text: str, locations: Any) -> bool:
-    """Check a query against a schema with positions; False when no checker is built."""
-    try:
-        checker = importlib.import_module("acel.checker")
-    except ImportError:
-        return False
-    check_query = checker.check_query
-    params = inspect.signature(check_query).parameters
-    kwargs: dict[str, Any] = {}
-    if "locations" in params:
-        kwargs["locations"] = locations
-    if "text" in params:
-        kwargs["text"] = text
-    check_query(query, schema, **kwargs)
+    """Check a query against a schema; errors name line and column (as the API's do)."""
+    from acel.api import Query
+
+    Query(query, text, locations).check(schema)
     return True
-
-
-def _import(module: str, what: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        if error.name is not None and module.startswith(error.name):
-            raise UsageError(f"{what} is not available in this build") from None
-        raise
 
 
 def load_schema(args: argparse.Namespace) -> tuple[Schema | None, list[Event] | None]:
@@ -202,10 +180,9 @@ def _setup_fmt(p: argparse.ArgumentParser) -> None:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Print the canonical text of a query."""
-    text = load_query_text(args.query)
-    query, _ = parse_text(text)
-    printer = _import("acel.printer", "the ACEL printer")
-    print(printer.format_query(query))
+    from acel.api import parse
+
+    print(parse(load_query_text(args.query)))
     return 0
 
 
@@ -235,8 +212,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if schema is None:
         print(f"ok (parsed; give --schema or --data to check names): {info}")
         return 0
-    if not check(query, schema, text, locations):
-        raise UsageError("the checker is not available in this build")
+    check(query, schema, text, locations)
     print(f"ok: {info}")
     return 0
 
@@ -386,6 +362,7 @@ def _open_stream(args: argparse.Namespace, query: Any, given: Schema | None) -> 
 def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     """Events in batches, results written as soon as they are final (spec §12 order)."""
     from acel.engines import engine as engine_named
+    from acel.io.lines import LineBuilder
     from acel.io.results import ResultWriter
     from acel.running import result_groups
 
@@ -405,12 +382,19 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
         progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
 
     guard = MemoryGuard(args.max_memory)
-    writer = ResultWriter(args.out, live=args.data == "-", limit=args.limit)
+    from acel.checker import attribute_kinds
+
+    writer = ResultWriter(
+        args.out, live=args.data == "-", limit=args.limit,
+        kinds=attribute_kinds(query, dict(stream.schema.kinds)), key_names=query.partition_by,
+    )
+    # complex events straight to text, unless Parquet wants their values
+    build = LineBuilder(writer.encoder) if writer.kind != "parquet" else None
     found = 0
     try:
         for group in result_groups(
             query, stream.schema, stream, engine, max_events=args.max_events,
-            progress=report, memory_check=guard.check,
+            progress=report, memory_check=guard.check, build=build,
         ):
             found += len(group)
             writer.add(group)
@@ -565,6 +549,8 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
                    help="render the automaton to SVG (without Graphviz's dot: DOT source instead)")
     p.add_argument("--png", metavar="FILE",
                    help="render the automaton to PNG (without Graphviz's dot: DOT source instead)")
+    p.add_argument("--simplify", action="store_true",
+                   help="fold constants and drop transitions that can never fire (same results)")
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -573,26 +559,23 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     if workload_cmd.dispatch(args):
         return workload_cmd.cmd_compile(args)
+    from acel import ast
+    from acel.api import Query
+    from acel.api import compile as compile_query
+
     text = load_query_text(args.query)
     query, locations = parse_text(text)
     schema, _ = load_schema(args)
-    if schema is None:
-        schema = _schema_of_query(query)
-    else:
-        check(query, schema, text, locations)
-    compiler = _import("acel.compiler", "the compiler")
-    compile_query = getattr(compiler, "compile_query", None)
-    render = _import("acel.acea.render", "the automaton renderer")
-    if compile_query is None:
-        raise UsageError("the compiler is not available in this build")
-    compiled = compile_query(query, schema)
-    automaton = getattr(compiled, "automaton", compiled)
-    if getattr(compiled, "leading", ()) or getattr(compiled, "trailing", ()):
+    if schema is None and ast.contains(query.formula, ast.Next):
+        raise UsageError("NEXT(R) expands over every type of the schema: give --schema or --data")
+    compiled = compile_query(Query(query, text, locations), schema)  # without one: unchecked
+    if args.simplify:
+        compiled = compiled.simplify()
+    if compiled.negated:
         _eprint("acel compile: the leading/trailing NOT of the pattern is not part of the "
-                "automaton: the query driver applies it within each window (spec §3.1)")
-    size = automaton.size()
-    summary = ", ".join(f"{k}: {v}" for k, v in size.items())
-    dot = render.to_dot(automaton)
+                "automaton: the engines run its ψ beside it, within each window (spec §3.1)")
+    summary = ", ".join(f"{k}: {v}" for k, v in compiled.size().items())
+    dot = compiled.dot
     files = [(args.dot, "dot"), (args.svg, "svg"), (args.png, "png")]
     if not any(path for path, _ in files):
         print(f"// {summary}")
@@ -604,7 +587,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if fmt == "dot":
             Path(path).write_text(dot + ("" if dot.endswith("\n") else "\n"), encoding="utf-8")
         else:
-            written, drawn = render.render_or_dot(automaton, path, fmt)
+            from acel.acea import render
+
+            written, drawn = render.render_or_dot(compiled.automaton, path, fmt)
             if not drawn:  # no Graphviz: the DOT source, and how to draw it
                 _eprint(f"acel compile: Graphviz's dot is not installed, so {path} was not "
                         f"drawn; wrote its DOT source to {written} ({render.INSTALL_HINT}, "
@@ -613,16 +598,6 @@ def cmd_compile(args: argparse.Namespace) -> int:
         _eprint(f"acel compile: wrote {path}")
     print(summary)
     return 0
-
-
-def _schema_of_query(query: Any) -> Schema:
-    """A schema naming only the query's types (enough to compile without data)."""
-    from acel import ast
-
-    types: dict[str, list[str]] = {node.type: [] for node in ast.walk(query.formula) if isinstance(node, (ast.Atom, ast.Next))}
-    if any(isinstance(node, ast.Next) for node in ast.walk(query.formula)):
-        raise UsageError("NEXT(R) expands over every type of the schema: give --schema or --data")
-    return Schema.of(types)
 
 
 # ----------------------------------------------------------------- registry, main

@@ -9,14 +9,14 @@ import argparse
 import runpy
 import sys
 from pathlib import Path
+from typing import Any
 
+from acel.api import as_query
 from acel.app.cli import (
     UsageError,
     _eprint,
     add_command,
-    check,
     load_query_text,
-    parse_text,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,55 +26,141 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _setup_conform(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
-    source = p.add_mutually_exclusive_group(required=True)
+    p.add_argument("query", metavar="QUERY", nargs="?",
+                   help="a query file or the query text (omit it to generate queries too)")
+    source = p.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="events to compare the engines on")
-    source.add_argument("--schema", metavar="FILE", help="schema for generated streams only")
+    source.add_argument("--schema", metavar="FILE",
+                        help="schema for generated streams (and queries, without QUERY)")
     p.add_argument("--type-col", default="type", metavar="C", help="the event type column (default type)")
     p.add_argument("--time-col", metavar="C", help="sort events by this column first")
     p.add_argument("--engines", default=None,
                    help="comma-separated engines (default: automaton,optimized, plus oracle "
-                        "when the stream is small)")
-    p.add_argument("--generate", type=int, default=0, metavar="N",
-                   help="also compare on N random streams over the schema")
-    p.add_argument("--length", type=int, default=8, metavar="L", help="longest generated stream (default 8)")
+                        "when the stream is small; without QUERY: optimized)")
+    p.add_argument("--against", metavar="CMD",
+                   help="check an external engine: a command line with {query} and {data} "
+                        "(also {schema}, {out}) that writes spec §12 results and exits 3 for an "
+                        "unsupported query (papers/conformance.md)")
+    p.add_argument("--reference", metavar="ENGINE", default=None,
+                   help="the engine the others are compared with (default oracle; "
+                        "optimized for long streams)")
+    p.add_argument("--operators", metavar="OPS",
+                   help="generated queries use only these operators (comma-separated names of "
+                        "papers/conformance.md, e.g. SEQ,AS,FILTER)")
+    p.add_argument("--without", metavar="OPS", default="",
+                   help="operators the engine does not support: never generated")
+    p.add_argument("--generate", type=int, default=None, metavar="N",
+                   help="also compare on N random streams over the schema (without QUERY: "
+                        "N generated queries and streams, default 100)")
+    p.add_argument("--length", type=int, default=None, metavar="L",
+                   help="longest generated stream (default 8; 7 without QUERY)")
+    p.add_argument("--max-depth", type=int, default=3, metavar="D",
+                   help="without QUERY: how deeply generated operators nest (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the generated streams")
     p.add_argument("--max-events", type=int, default=None, metavar="N",
                    help="compare on the first N events of the data only")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="with --against: seconds one run of CMD may take (default 60)")
+
+
+def _names(text: str | None) -> list[str]:
+    return [name.strip() for name in (text or "").split(",") if name.strip()]
 
 
 def cmd_conform(args: argparse.Namespace) -> int:
+    from acel.testing.adapters import engine_from_command
+
+    against = None
+    if args.against:
+        against = engine_from_command(args.against, unsupported=_names(args.without),
+                                      timeout=args.timeout)
+    if args.query is None:
+        return _conform_generated(args, against)
     from acel.app.conform import ORACLE_LIMIT, conform
+    from acel.engines import ENGINES
     from acel.io import read_events, read_schema
 
-    text = load_query_text(args.query)
-    query, locations = parse_text(text)
+    query = as_query(load_query_text(args.query))
     stream = None
+    length = args.length or 8
     if args.data:
         stream, schema = read_events(args.data, type_col=args.type_col, time_col=args.time_col)
         if args.max_events is not None:
             stream = stream[: args.max_events]
-    else:
+    elif args.schema:
         schema = read_schema(args.schema)
         if not args.generate:
             raise UsageError("with --schema only, give --generate N streams to compare on")
-    check(query, schema, text, locations)
-    if args.engines:
-        engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     else:
-        engines = ["automaton", "optimized"]
-        small = stream is None or len(stream) <= ORACLE_LIMIT
-        if small and args.length <= ORACLE_LIMIT:
-            engines.insert(0, "oracle")
+        raise UsageError("give --data FILE to compare on, or --schema FILE with --generate N")
+    query.check(schema)
+    small = (stream is None or len(stream) <= ORACLE_LIMIT) and length <= ORACLE_LIMIT
+    engines: list[Any] = _names(args.engines)
+    if not engines:
+        if against is not None:
+            reference = args.reference or ("oracle" if small else "optimized")
+            if ENGINES[reference].refuses(query.ast) and reference == "optimized":
+                reference = "automaton"
+            engines = [reference]
+        else:
+            engines = ["automaton", "optimized"]
+            if small:
+                engines.insert(0, "oracle")
+    elif args.reference:
+        engines.insert(0, args.reference)
+    if against is not None:
+        engines.append(against)
     compared, found = conform(
-        query, schema, engines, stream=stream, generate=args.generate, length=args.length,
+        query.ast, schema, engines, stream=stream, generate=args.generate or 0, length=length,
         seed=args.seed, progress=lambda m: _eprint(f"acel conform: {m}"),
     )
+    names = ", ".join(e if isinstance(e, str) else e.name for e in engines)
     if found is None:
-        print(f"ok: {', '.join(engines)} agree on {compared} stream(s)")
+        print(f"ok: {names} agree on {compared} stream(s)")
         return 0
     print(found.report())
     return 1
+
+
+def _conform_generated(args: argparse.Namespace, against: Any) -> int:
+    """Without QUERY: engines against the reference on generated queries and streams."""
+    try:
+        from hypothesis.errors import Unsatisfiable
+
+        from acel.testing import TEST_SCHEMA, NonConformance, assert_conforms
+    except ImportError as error:
+        raise UsageError(
+            f"generating queries needs Hypothesis ({error}); pip install 'acel[testing]', "
+            "or give a QUERY"
+        ) from None
+    from acel.io import read_schema
+    from acel.testing.adapters import as_engine
+
+    if args.data:
+        raise UsageError("without QUERY, queries and streams are generated: give --schema "
+                         "(or nothing, for the test schema), not --data")
+    schema = read_schema(args.schema) if args.schema else TEST_SCHEMA
+    reference = args.reference or "oracle"
+    tested = [against] if against is not None else _names(args.engines) or ["optimized"]
+    for engine in tested:
+        name = as_engine(engine).name
+        try:
+            agreed = assert_conforms(
+                engine, reference=reference, schema=schema,
+                operators=_names(args.operators) or None, without=_names(args.without),
+                max_depth=args.max_depth, max_len=args.length or 7,
+                max_examples=args.generate or 100, seed=args.seed,
+            )
+        except NonConformance as failure:
+            print(str(failure))
+            return 1
+        except Unsatisfiable:
+            raise UsageError(
+                f"{name}: every generated case was skipped (unsupported, or too large for "
+                f"{reference}): declare what it lacks with --without or choose --operators"
+            ) from None
+        print(f"ok: {name} conforms to {reference} on {agreed} generated case(s)")
+    return 0
 
 
 # -------------------------------------------------------------------- bench
@@ -117,10 +203,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 add_command(
     "conform", _setup_conform, cmd_conform,
-    help="run several engines on one query and report the first disagreement, shrunk",
+    help="check engines (yours too: --against CMD) against the oracle; report the first "
+         "disagreement, shrunk",
     epilog="examples:\n  acel conform examples/stocks/three_sales.acel --data stocks.csv --max-events 12\n"
            "  acel conform \"(A AS x)+ FILTER x[INC(v)]\" --schema schema.json --generate 200 "
-           "--engines oracle,automaton,optimized",
+           "--engines oracle,automaton,optimized\n"
+           "  acel conform --engines optimized --generate 200   # generated queries too\n"
+           "  acel conform --against \"python3 examples/conformance/seq_engine.py {query} {data}\" "
+           "--operators SEQ",
 )
 add_command(
     "bench", _setup_bench, cmd_bench,

@@ -13,41 +13,47 @@ import json
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Union
 
-from acel.ast import (
-    Compare,
-    Expr,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    InList,
-    Lit,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-    Query,
-    VarPred,
-    walk,
-)
-from acel.engines import engine as engine_named
-from acel.errors import AcelError
+from acel.ast import Attr, Compare, InList, Lit, Query, walk
+from acel.engines import Engine, resolve
+from acel.errors import AcelError, UnsupportedQuery
 from acel.events import Event, Value
 from acel.schema import Schema
+from acel.testing.compare import Answer, normalise, unmatched
 
 ORACLE_LIMIT = 12
 """Streams longer than this are not given to the (exponential) oracle by default."""
 
 
-def answer(engine: str, query: Query, stream: Sequence[Event], schema: Schema) -> list[str]:
-    """An engine's answer as sorted JSON Lines, or one line naming its error."""
+EngineLike = Union[str, Engine]
+
+
+def answer(engine: EngineLike, query: Query, stream: Sequence[Event], schema: Schema) -> Answer | str:
+    """An engine's answer (sorted results), or one line naming its error.
+
+    :class:`UnsupportedQuery` is not an answer: it propagates (the engine does not
+    run this query, so there is nothing to compare).
+    """
+    try:
+        return normalise(resolve(engine).batch(query, stream, schema), query)
+    except UnsupportedQuery:
+        raise
+    except AcelError as error:
+        return f"error: {error}"
+
+
+def _lines(answer_: Answer | str) -> list[str]:
     from acel.io.results import to_json_lines
 
-    try:
-        return to_json_lines(engine_named(engine).batch(query, stream, schema))
-    except AcelError as error:
-        return [f"error: {error}"]
+    return [answer_] if isinstance(answer_, str) else to_json_lines(answer_)
+
+
+def _agree(a: Answer | str, b: Answer | str) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    missing, unexpected = unmatched(a, b)
+    return not missing and not unexpected
 
 
 @dataclass(frozen=True)
@@ -66,13 +72,17 @@ class Disagreement:
         return "\n".join(lines)
 
 
-def disagree(engines: Sequence[str], query: Query, stream: Sequence[Event], schema: Schema) -> dict[str, list[str]] | None:
-    """The engines' answers when they differ, else ``None``."""
-    answers = {engine: answer(engine, query, stream, schema) for engine in engines}
-    first = next(iter(answers.values()))
-    if all(out == first for out in answers.values()):
+def disagree(engines: Sequence[EngineLike], query: Query, stream: Sequence[Event], schema: Schema) -> dict[str, list[str]] | None:
+    """The engines' answers (JSON Lines) when they differ, else ``None``.
+
+    Complex events are compared exactly, RETURN floats up to relative 1e-9
+    (spec §4), and the order of an engine's lines does not matter.
+    """
+    found = [(resolve(engine).name, answer(engine, query, stream, schema)) for engine in engines]
+    first = found[0][1]
+    if all(_agree(first, other) for _, other in found[1:]):
         return None
-    return answers
+    return {name: _lines(out) for name, out in found}
 
 
 def renumber(events: Iterable[Event]) -> tuple[Event, ...]:
@@ -80,7 +90,7 @@ def renumber(events: Iterable[Event]) -> tuple[Event, ...]:
     return tuple(e.at(k) for k, e in enumerate(events))
 
 
-def shrink(engines: Sequence[str], query: Query, stream: Sequence[Event], schema: Schema) -> Disagreement:
+def shrink(engines: Sequence[EngineLike], query: Query, stream: Sequence[Event], schema: Schema) -> Disagreement:
     """Delta debugging: a small sub-stream on which the engines still disagree."""
     current = list(stream)
     chunks = 2
@@ -108,45 +118,22 @@ def shrink(engines: Sequence[str], query: Query, stream: Sequence[Event], schema
 
 
 def _literals_by_attribute(query: Query) -> dict[str, set[Value]]:
-    """Literals the query compares each attribute with, to aim generated values."""
+    """Literals the query compares each attribute with, to aim generated values
+    (negated formulas included)."""
     found: dict[str, set[Value]] = {}
 
-    def expr_attrs(expr: Expr) -> list[str]:
-        from acel.ast import Attr, BinOp, Neg
+    def attributes(expr: object) -> list[str]:
+        return [node.name for node in walk(expr) if isinstance(node, Attr)]
 
-        if isinstance(expr, Attr):
-            return [expr.name]
-        if isinstance(expr, BinOp):
-            return expr_attrs(expr.left) + expr_attrs(expr.right)
-        if isinstance(expr, Neg):
-            return expr_attrs(expr.operand)
-        return []
-
-    def pred(p: Pred) -> None:
-        if isinstance(p, Compare):
-            for side, other in ((p.left, p.right), (p.right, p.left)):
+    for node in walk(query.formula):
+        if isinstance(node, Compare):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(other, Lit):
-                    for name in expr_attrs(side):
+                    for name in attributes(side):
                         found.setdefault(name, set()).add(other.value)
-        elif isinstance(p, InList):
-            for name in expr_attrs(p.expr):
-                found.setdefault(name, set()).update(p.values)
-        elif isinstance(p, (PredAnd, PredOr)):
-            pred(p.left)
-            pred(p.right)
-        elif isinstance(p, PredNot):
-            pred(p.operand)
-
-    def filt(f: Filter) -> None:
-        if isinstance(f, VarPred):
-            pred(f.pred)
-        elif isinstance(f, (FilterAnd, FilterOr)):
-            filt(f.left)
-            filt(f.right)
-
-    for node in walk(query.formula):  # negated formulas (tuples of ψ) included
-        if isinstance(node, FilterF):
-            filt(node.filter)
+        elif isinstance(node, InList):
+            for name in attributes(node.expr):
+                found.setdefault(name, set()).update(node.values)
     return found
 
 
@@ -184,7 +171,7 @@ def generate_stream(query: Query, schema: Schema, length: int, rng: random.Rando
 def conform(
     query: Query,
     schema: Schema,
-    engines: Sequence[str],
+    engines: Sequence[EngineLike],
     *,
     stream: Sequence[Event] | None = None,
     generate: int = 0,
@@ -196,8 +183,12 @@ def conform(
 
     Returns how many streams were compared and the first disagreement, shrunk.
     """
-    for name in engines:
-        engine_named(name)  # an unknown name is an error naming the choices
+    for engine in engines:
+        refused = resolve(engine).refuses(query)  # an unknown name is an error naming the choices
+        if refused:
+            raise UnsupportedQuery(
+                f"engine {resolve(engine).name} declares {', '.join(sorted(refused))} unsupported"
+            )
     if len(engines) < 2:
         raise AcelError("conform needs at least two engines")
     compared = 0

@@ -11,7 +11,6 @@ output folder (``demo-out/`` by default).
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Callable
@@ -167,17 +166,3 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
          f"{figures['trend_rows']:,} trend rows, {figures['total_seconds']:.1f} s in all.")
     (out_dir / "figures.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="acel demo",
-        description="Run the main job: a compiled ACEL query on real NYC 2013 flights and weather with Spark.",
-        epilog="example: acel demo --out demo-out --days 31",
-    )
-    parser.add_argument("--out", default="demo-out", help="output folder (default demo-out)")
-    parser.add_argument("--days", type=int, default=None, help="only the first N days of January (quick run)")
-    parser.add_argument("--master", default=None, help="Spark master URL (default: embedded local[*])")
-    args = parser.parse_args(argv)
-    run_demo(Path(args.out), days=args.days, master=args.master)
-    return 0

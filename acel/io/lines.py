@@ -83,17 +83,26 @@ class LineEncoder:
 
     __slots__ = ("events", "names", "limit", "workload")
 
-    def __init__(self, limit: int = 200_000, workload: bool = False) -> None:
+    def __init__(self, limit: int = 4096, workload: bool = False) -> None:
         self.events: dict[int, tuple[Any, bytes]] = {}
         self.names: dict[str, bytes] = {}
         self.limit = limit
         self.workload = workload
 
     def event(self, event: Any) -> bytes:
-        """``{"attrs":{...},"time":t}`` (the event is kept alive while cached)."""
+        """``{"attrs":{...},"time":t}``, cached: a complex event's variables share events
+        (the event is kept alive while cached, so its id is not reused)."""
         entry = self.events.get(id(event))
         if entry is not None and entry[0] is event:
             return entry[1]
+        text = self.event_text(event)
+        if len(self.events) >= self.limit:
+            self.events.clear()
+        self.events[id(event)] = (event, text)
+        return text
+
+    def event_text(self, event: Any) -> bytes:
+        """``{"attrs":{...},"time":t}`` for one event, not cached."""
         names = self.names
         parts = []
         for name, value in event.attrs:
@@ -101,29 +110,34 @@ class LineEncoder:
             if key is None:
                 key = names[name] = string_json(name) + b":"
             parts.append(key + value_json(value))
-        text = b'{"attrs":{' + b",".join(parts) + b'},"time":' + str(event.time).encode() + b"}"
-        if len(self.events) >= self.limit:
-            self.events.clear()
-        self.events[id(event)] = (event, text)
-        return text
+        return b'{"attrs":{' + b",".join(parts) + b'},"time":' + str(event.time).encode() + b"}"
+
+    def name(self, name: str) -> bytes:
+        """``"name":`` (a variable or attribute name as an object key)."""
+        key = self.names.get(name)
+        if key is None:
+            key = self.names[name] = string_json(name) + b":"
+        return key
 
     def match(self, match: Any, query: str | None = None) -> bytes:
         """One complex event's line (spec §12), without the newline."""
         ce = match.event
-        bags = []
-        names = self.names
-        event = self.event
-        for name, bag in ce.vars:
-            key = names.get(name)
-            if key is None:
-                key = names[name] = string_json(name) + b":"
-            bags.append(key + b"[" + b",".join([event(e) for e in bag]) + b"]")
+        if type(ce) is PreparedEvent:
+            body = ce.vars_json
+        else:
+            event = self.event
+            name = self.name
+            body = (
+                b"{"
+                + b",".join([name(n) + b"[" + b",".join([event(e) for e in bag]) + b"]" for n, bag in ce.vars])
+                + b"}"
+            )
         head = b'{"end":' + str(ce.end).encode()
         if match.key:
             head += b',"key":' + object_json(dict(match.key))
         if query is not None:
             head += b',"query":' + string_json(query)
-        return head + b',"start":' + str(ce.start).encode() + b',"vars":{' + b",".join(bags) + b"}}"
+        return head + b',"start":' + str(ce.start).encode() + b',"vars":' + body + b"}"
 
     def row(self, row: Any, query: str | None = None) -> bytes:
         """One RETURN row's line: its items, ``"key"`` and ``"window"`` when it has them."""
@@ -135,3 +149,136 @@ class LineEncoder:
         if query is not None:
             obj["query"] = query
         return object_json(obj)
+
+
+class PreparedEvent:
+    """A complex event already written as the ``"vars"`` object of its §12 line.
+
+    Equal complex events have equal text (the form is canonical, spec §2), so
+    equality and hashing compare ``(start, end, vars_json)``.
+    """
+
+    __slots__ = ("start", "end", "vars_json")
+
+    def __init__(self, start: int, end: int, vars_json: bytes) -> None:
+        self.start = start
+        self.end = end
+        self.vars_json = vars_json
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, PreparedEvent)
+            and self.start == other.start
+            and self.end == other.end
+            and self.vars_json == other.vars_json
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end, self.vars_json))
+
+    def __getstate__(self) -> tuple[int, int, bytes]:
+        return (self.start, self.end, self.vars_json)
+
+    def __setstate__(self, state: tuple[int, int, bytes]) -> None:
+        self.start, self.end, self.vars_json = state
+
+
+class _Emission:
+    """One emission of the engine, its JSON made on first use (most runs die young)."""
+
+    __slots__ = ("emission", "entries", "tied")
+
+    def __init__(self, emission: Any) -> None:
+        self.emission = emission
+        self.entries: tuple[tuple[str, bytes, bytes, Any], ...] | None = None
+        self.tied: tuple[str, ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Emission) and self.emission == other.emission
+
+    def __hash__(self) -> int:
+        return hash(self.emission)
+
+    def __getstate__(self) -> Any:
+        return self.emission
+
+    def __setstate__(self, state: Any) -> None:
+        self.emission, self.entries, self.tied = state, None, None
+
+
+class LineBuilder:
+    """Builds each run's complex event straight into its §12 text (an engine ``build``).
+
+    The engine emits each event once per transition and shares it between all
+    the runs through that transition; :meth:`prepare` wraps such an emission
+    when the transition fires, and the first complete run through it makes its
+    ``(variable, "variable":, event JSON, event)`` entries, which every other
+    run then only joins.
+    """
+
+    __slots__ = ("encoder",)
+
+    def __init__(self, encoder: LineEncoder) -> None:
+        self.encoder = encoder
+
+    def prepare(self, emission: Any) -> _Emission:
+        """The engine's emission, to be written on first use (see the class doc)."""
+        return _Emission(emission)
+
+    def _load(self, prepared: _Emission) -> None:
+        """The entries of an emission, and the variables it gives two events at once
+        (they need the tie-break sort, spec §2); one emission is one step, so no
+        other tie is possible."""
+        name, text = self.encoder.name, self.encoder.event_text
+        made: dict[int, bytes] = {}  # one emission shares an event between variables
+        entries = []
+        seen: set[str] = set()
+        tied = []
+        for var, e in prepared.emission:
+            json = made.get(id(e))
+            if json is None:
+                json = made[id(e)] = text(e)
+            entries.append((var, name(var), json, e))
+            if var in seen:
+                tied.append(var)
+            seen.add(var)
+        prepared.entries = tuple(entries)
+        prepared.tied = tuple(tied) if tied else None
+
+    def __call__(self, start: int, end: int, emitted: Any, last: Any) -> PreparedEvent:
+        mu: dict[str, list[Any]] = {}
+        ties: list[Any] = []
+        get = mu.get
+        for n in range(len(emitted), -1, -1):
+            prepared = last if n == len(emitted) else emitted[n]
+            if not prepared:
+                continue
+            entries = prepared.entries
+            if entries is None:
+                self._load(prepared)
+                entries = prepared.entries
+            if prepared.tied is not None:
+                ties.append(prepared.tied)
+            for entry in entries:
+                bag = get(entry[0])
+                if bag is None:
+                    mu[entry[0]] = [entry]
+                else:
+                    bag.append(entry)
+        if ties:
+            self._sort_ties(mu, ties)
+        return PreparedEvent(
+            start,
+            end,
+            b"{"
+            + b",".join([mu[v][0][1] + b"[" + b",".join([e[2] for e in mu[v]]) + b"]" for v in sorted(mu)])
+            + b"}",
+        )
+
+    @staticmethod
+    def _sort_ties(mu: dict[str, list[Any]], ties: list[Any]) -> None:
+        """Events one step gave one variable twice: the canonical order (time, then
+        attributes, spec §2); entries of other steps have other times."""
+        for variables in ties:
+            for var in variables:
+                mu[var].sort(key=lambda entry: entry[3].sort_key())

@@ -24,21 +24,31 @@ MAX_SHOWN = 5
 """How many problems one :class:`DataError` lists (the count covers all)."""
 
 
-@dataclass(frozen=True)
 class Row:
     """One raw input record: 1-based data row, physical line (when known), values.
 
     ``values`` holds only the attributes the record mentions (a CSV empty cell
     or a Parquet NULL is not mentioned; a JSON ``null`` is), already converted
     to Python values (still unchecked).  ``failure`` says why a record could
-    not be read at all (bad JSON, a ragged CSV row).
+    not be read at all (bad JSON, a ragged CSV row).  (A plain class with
+    slots: a reader makes one per record.)
     """
 
-    number: int
-    line: int | None
-    values: Mapping[str, object]
-    failure: str | None = None
-    failure_column: str | None = None
+    __slots__ = ("number", "line", "values", "failure", "failure_column")
+
+    def __init__(
+        self,
+        number: int,
+        line: int | None,
+        values: Mapping[str, object],
+        failure: str | None = None,
+        failure_column: str | None = None,
+    ) -> None:
+        self.number = number
+        self.line = line
+        self.values = values
+        self.failure = failure
+        self.failure_column = failure_column
 
     def where(self) -> str:
         return f"row {self.number}" + (f" (line {self.line})" if self.line is not None else "")

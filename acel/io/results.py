@@ -21,24 +21,23 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Union
 
 from acel.clauses import Key, Match, TrendRow, key_sort_key
 from acel.errors import DataError
 from acel.events import ComplexEvent, Event, OptValue, Value
+from acel.io.formats import FORMATS
 from acel.io.lines import LineEncoder, clean, value_json
 
 Results = Union[Sequence[Match], Sequence[TrendRow]]
 
-OUTPUT_FORMATS = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-    ".csv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
+OUTPUT_FORMATS = FORMATS
+"""File extension → format: results are written in the formats events are read in."""
+
+_FIRST_FOUR = itemgetter(0, 1, 2, 3)
+"""(end, query, start, line): the order of complex events in a file (spec §12)."""
 
 PARTIAL = ".partial"
 """Suffix of a result file being written (renamed away when complete)."""
@@ -340,9 +339,16 @@ class ResultWriter:
         live: bool = False,
         workload: bool = False,
         limit: int | None = None,
+        kinds: Mapping[str, str] | None = None,
+        key_names: Sequence[str] | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
         self.limit = limit
+        self.kinds = dict(kinds) if kinds is not None else None
+        """Attribute → kind (schema and AGG outputs): the typed Parquet columns of
+        complex events; without it they are found from the results written."""
+        self.key_names = tuple(key_names) if key_names is not None else None
+        """The PARTITION BY attributes (the Parquet ``key`` struct)."""
         """Write at most this many results (the first ones in output order)."""
         self.kind = output_format(path, fmt)
         if self.kind == "parquet" and self.path is None:
@@ -358,6 +364,7 @@ class ResultWriter:
         self.csv_header: list[str] | None = None
         self.parquet: Any = None
         self.parquet_rows: list[list[Any]] = []
+        self.layout: MatchLayout | None = None
         if self.path is None:
             self.handle = stream if stream is not None else sys.stdout.buffer
             self.own = False
@@ -390,7 +397,7 @@ class ResultWriter:
             keyed = [
                 (m.event.end, q or "", m.event.start, encoder.match(m, q), m) for m, q in pending
             ]
-            keyed.sort(key=lambda item: item[:4])
+            keyed.sort(key=_FIRST_FOUR)
             if self.limit is not None:
                 keyed = keyed[: max(0, self.limit - self.written)]
             if self.kind == "jsonl":
@@ -432,34 +439,20 @@ class ResultWriter:
     # -------------------------------------------------------------- Parquet
 
     def _parquet_matches(self, items: list[tuple[Any, str | None, bytes]]) -> None:
-        for match, query, line in items:
-            obj = json.loads(line)
-            record = [
-                match.event.start,
-                match.event.end,
-                json.dumps(obj.get("key", {}), separators=(",", ":"), sort_keys=True, ensure_ascii=False),
-                json.dumps(obj["vars"], separators=(",", ":"), sort_keys=True, ensure_ascii=False),
-            ]
-            if self.workload:
-                record.append(query or "")
-            self.parquet_rows.append(record)
+        for match, query, _line in items:
+            self.parquet_rows.append([match, query])
         if len(self.parquet_rows) >= 65536:
             self._parquet_flush()
 
     def _parquet_flush(self) -> None:
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         if not self.parquet_rows:
             return
-        names = ["start", "end", "key", "vars"] + (["query"] if self.workload else [])
-        types = [pa.int64(), pa.int64(), pa.string(), pa.string()] + (
-            [pa.string()] if self.workload else []
-        )
-        columns = list(zip(*self.parquet_rows))
-        table = pa.Table.from_arrays(
-            [pa.array(list(c), t) for c, t in zip(columns, types)], names=names
-        )
+        matches = [m for m, _ in self.parquet_rows]
+        if self.layout is None:
+            self.layout = MatchLayout.of(matches, self.kinds, self.workload, self.key_names)
+        table = self.layout.table(self.parquet_rows)
         if self.parquet is None:
             assert self.partial is not None
             self.parquet = pq.ParquetWriter(str(self.partial), table.schema)
@@ -479,7 +472,10 @@ class ResultWriter:
             if self.parquet is not None:
                 self.parquet.close()
             elif self.written == 0 and self.partial is not None:
-                _empty_parquet(self.partial, self.workload)
+                import pyarrow.parquet as pq
+
+                layout = MatchLayout.of([], self.kinds, self.workload, self.key_names)
+                pq.write_table(layout.table([]), str(self.partial))
         if self.own and self.handle is not None:
             self.handle.close()
         elif self.handle is not None:
@@ -534,14 +530,6 @@ class ResultWriter:
             return
         _write_row_parquet(header, table, self.partial)  # type: ignore[arg-type]
         self.written += len(table)
-
-
-def _empty_parquet(path: Path, workload: bool) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    names = ["start", "end", "key", "vars"] + (["query"] if workload else [])
-    pq.write_table(pa.table({n: pa.array([], pa.string()) for n in names}), str(path))
 
 
 def _write_row_parquet(header: list[str], table: list[list[Any]], path: Path) -> None:
@@ -610,21 +598,199 @@ def read_table(path: str | Path) -> list[dict[str, Value | None]]:
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        return list(pq.read_table(path).to_pylist())
+        table = pq.read_table(path)
+        records = list(table.to_pylist())
+        meta = (table.schema.metadata or {}).get(JSON_FIELDS.encode())
+        encoded = json.loads(meta) if meta else []
+        if encoded:
+            _decode_json_fields(records, encoded)
+        return records
     with open(path, encoding="utf-8", newline="") as handle:
         return [dict(r) for r in csv.DictReader(handle)]
 
 
+def _decode_json_fields(records: list[dict[str, Any]], encoded: Sequence[str]) -> None:
+    """Turn the JSON text of mixed-kind fields (``key.a``, ``vars.a``) back into values."""
+    keys = {f.split(".", 1)[1] for f in encoded if f.startswith("key.")}
+    attrs = {f.split(".", 1)[1] for f in encoded if f.startswith("vars.")}
+    for record in records:
+        key = record.get("key")
+        if isinstance(key, dict):
+            for name in keys & set(key):
+                if key[name] is not None:
+                    key[name] = json.loads(key[name])
+        vars_ = record.get("vars")
+        if isinstance(vars_, list):
+            for _, events in vars_:
+                for event in events:
+                    for name in attrs & set(event["attrs"]):
+                        if event["attrs"][name] is not None:
+                            event["attrs"][name] = json.loads(event["attrs"][name])
+
+
 def matches_from_table(records: Iterable[Mapping[str, Any]],
                        partition_by: Sequence[str] | None = None) -> list[Match]:
-    """Complex events back from CSV/Parquet records (``start, end, key, vars``)."""
+    """Complex events back from CSV records (``start, end, key, vars`` with JSON text)
+    or typed Parquet records (:class:`MatchLayout`)."""
     out = []
     for number, rec in enumerate(records, start=1):
-        obj = {
-            "start": rec["start"],
-            "end": rec["end"],
-            "key": json.loads(rec["key"]) if rec.get("key") else None,
-            "vars": json.loads(rec["vars"]),
-        }
+        key, vars_ = rec.get("key"), rec["vars"]
+        if isinstance(vars_, str):
+            obj = {
+                "start": rec["start"],
+                "end": rec["end"],
+                "key": json.loads(key) if key else None,
+                "vars": json.loads(vars_),
+            }
+        else:
+            obj = {
+                "start": rec["start"],
+                "end": rec["end"],
+                "key": key,
+                "vars": {
+                    var: [
+                        {"time": e["time"],
+                         "attrs": {a: v for a, v in e["attrs"].items() if v is not None}}
+                        for e in events
+                    ]
+                    for var, events in vars_
+                },
+            }
         out.append(match_from_json(obj, partition_by, f"row {number}"))
     return sort_results(out)
+
+
+# ----------------------------------------------------------------- typed Parquet
+
+_ARROW_OF_KIND = {"int": "int64", "float": "float64", "str": "string", "bool": "bool_"}
+JSON_FIELDS = "acel.json_fields"
+"""Parquet metadata: the fields of mixed kind, stored as their JSON text."""
+
+
+class MatchLayout:
+    """The typed Parquet columns of complex events (spec §12 in a columnar form).
+
+    ``start``, ``end`` (int64), ``key`` (a struct of the PARTITION BY
+    attributes, with PARTITION BY), ``query`` (workloads) and ``vars``: a map
+    from variable to the list of its events, each ``{time: int64, attrs:
+    struct}`` where the struct has one typed field per attribute the query can
+    see (the schema's and AGG outputs', ``type`` included; NULL where an event
+    lacks it).  An attribute of unknown or mixed kind is stored as its JSON
+    text.  :func:`matches_from_table` reads it back.
+    """
+
+    def __init__(self, attrs: dict[str, str], key: dict[str, str] | None, workload: bool) -> None:
+        import pyarrow as pa
+
+        self.attrs = attrs
+        self.key = key
+        self.workload = workload
+
+        def arrow(kind: str) -> Any:
+            return getattr(pa, _ARROW_OF_KIND.get(kind, "string"))()
+
+        self.attr_type = pa.struct([(name, arrow(kind)) for name, kind in attrs.items()])
+        event_type = pa.struct([("time", pa.int64()), ("attrs", self.attr_type)])
+        self.vars_type = pa.map_(pa.string(), pa.list_(event_type))
+        fields = [("start", pa.int64()), ("end", pa.int64())]
+        if key is not None:
+            self.key_type = pa.struct([(name, arrow(kind)) for name, kind in key.items()])
+            fields.append(("key", self.key_type))
+        if workload:
+            fields.append(("query", pa.string()))
+        fields.append(("vars", self.vars_type))
+        encoded = [f"vars.{n}" for n, k in attrs.items() if k not in _ARROW_OF_KIND]
+        encoded += [f"key.{n}" for n, k in (key or {}).items() if k not in _ARROW_OF_KIND]
+        self.schema = pa.schema(fields, metadata={JSON_FIELDS: json.dumps(encoded)})
+
+    @staticmethod
+    def of(
+        matches: Sequence[Any],
+        kinds: Mapping[str, str] | None,
+        workload: bool,
+        key_names: Sequence[str] | None = None,
+    ) -> MatchLayout:
+        """The layout for these results: ``kinds`` for the attributes and ``key_names``
+        for the PARTITION BY key (both found in the results when not given)."""
+        from acel.io.values import kind_of
+
+        found: dict[str, set[str]] = {}
+        keys: dict[str, set[str]] = {}
+        for m in matches:
+            for name, value in m.key:
+                keys.setdefault(name, set()).add(kind_of(value))
+            for _, bag in m.event.vars:
+                for event in bag:
+                    for name, value in event.attrs:
+                        found.setdefault(name, set()).add(kind_of(value))
+        attrs: dict[str, str] = {}
+        for name in sorted(set(found) | set(kinds or {}) | {"type"}):
+            seen = found.get(name, set())
+            given = (kinds or {}).get(name)
+            if name == "type" and not seen:
+                attrs[name] = "str"
+            elif given in _ARROW_OF_KIND and seen <= {given, "int"} and not (given == "int" and "float" in seen):
+                attrs[name] = given
+            elif len(seen) == 1:
+                attrs[name] = next(iter(seen))
+            elif seen == {"int", "float"}:
+                attrs[name] = "float"
+            else:
+                attrs[name] = "mixed"
+        key = None
+        if key_names:
+            key = {name: attrs.get(name) or (kinds or {}).get(name) or "mixed" for name in key_names}
+        elif keys:
+            key = {name: (next(iter(k)) if len(k) == 1 else "mixed") for name, k in keys.items()}
+        return MatchLayout(attrs, key, workload)
+
+    def _value(self, name: str, value: Any) -> Any:
+        kind = self.attrs.get(name, "mixed")
+        if kind == "mixed" or kind not in _ARROW_OF_KIND:
+            return None if value is None else value_json(value).decode()
+        if kind == "float" and type(value) is int:
+            return float(value)
+        if kind == "int" and type(value) is int and not -(2**63) <= value < 2**63:
+            raise DataError(
+                f"attribute {name!r} = {value} does not fit a Parquet int64 column; "
+                "write JSON Lines or CSV (they hold integers of any size)"
+            )
+        return value
+
+    def table(self, rows: Sequence[Sequence[Any]]) -> Any:
+        """``rows`` of ``[match, query]`` as a table of :attr:`schema`."""
+        import pyarrow as pa
+
+        names = list(self.attrs)
+        starts, ends, keys, queries, vars_ = [], [], [], [], []
+        for match, query in rows:
+            ce = match.event
+            starts.append(ce.start)
+            ends.append(ce.end)
+            if self.key is not None:
+                keys.append({name: self._key(name, v) for name, v in match.key})
+            queries.append(query or "")
+            entries = []
+            for var, bag in ce.vars:
+                events = []
+                for event in bag:
+                    values = dict(event.attrs)
+                    events.append(
+                        {"time": event.time,
+                         "attrs": {name: self._value(name, values.get(name)) for name in names}}
+                    )
+                entries.append((var, events))
+            vars_.append(entries)
+        columns: list[Any] = [pa.array(starts, pa.int64()), pa.array(ends, pa.int64())]
+        if self.key is not None:
+            columns.append(pa.array(keys, self.key_type))
+        if self.workload:
+            columns.append(pa.array(queries, pa.string()))
+        columns.append(pa.array(vars_, self.vars_type))
+        return pa.Table.from_arrays(columns, schema=self.schema)
+
+    def _key(self, name: str, value: Any) -> Any:
+        assert self.key is not None
+        if self.key.get(name) not in _ARROW_OF_KIND:
+            return value_json(value).decode()
+        return value

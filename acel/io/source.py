@@ -32,7 +32,6 @@ from acel.io.formats import (
     csv_cells,
     csv_header,
     file_format,
-    json_line_rows,
     json_rows,
     parquet_file,
 )
@@ -53,6 +52,8 @@ class Facts:
 
     count: int = 0
     sorted_by_time: bool = True
+    plain: bool = False
+    """Every value was a plain JSON value (no conversion needed on the second pass)."""
     monotone: dict[str, bool] = field(default_factory=dict)
     """Watched attribute → whether it never decreases along the file (NULLs ignored)."""
 
@@ -297,11 +298,16 @@ def _rows_stream(
     final = schema
     sort = time_col is not None and (facts is None or not facts.sorted_by_time)
 
+    plain = facts is not None and facts.plain
+
     def batches() -> Iterator[list[Attrs]]:
-        checked = _checked(source, rows(), type_col, time_col, final, trusted)
+        checked = _checked(source, rows(), type_col, time_col, final, trusted, plain)
         return _ordered(checked, sort, chunk)
 
     return EventStream(source, final, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+
+
+_PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
 def _infer(
@@ -311,21 +317,57 @@ def _infer(
     time_col: str | None,
     watch: Sequence[str],
 ) -> tuple[Schema, Facts]:
-    """The first pass: schema, problems (raised), order facts."""
+    """The first pass: schema, problems (raised), order facts.
+
+    A record whose *signature* (type, attribute names in order, value kinds)
+    was already seen in a good record tells the schema nothing new, so only
+    its time key and watched attributes are looked at: most records cost one
+    tuple and one set lookup.  ``Facts.plain`` says whether every value was a
+    plain JSON value (so the second pass can skip the conversions).
+    """
     problems = Problems(source)
     checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
     inference = Inference(type_col=type_col, time_col=time_col)
     order = _Order(watch)
+    known: set[tuple[Any, ...]] = set()
+    plain = True
+    timed = time_col is not None or bool(watch)
     for batch in batches:
         for row in batch:
+            values = row.values
+            if row.failure is None:
+                kinds = tuple(map(type, values.values()))
+                signature = (values.get(type_col), tuple(values), kinds)
+                if signature in known:
+                    inference.count += 1
+                    if timed:
+                        try:
+                            key = time_key(values.get(time_col)) if time_col is not None else 0  # type: ignore[arg-type]
+                        except ValueError:
+                            pass
+                        else:
+                            order.note(values, key)
+                            continue
+                    else:
+                        order.facts.count += 1
+                        continue
+            else:
+                signature = None
+            before = problems.count
             checked = checker.check(row)
             if checked is None:
                 continue
             attrs, key = checked
             inference.add(row, attrs)
             order.note(attrs, key)
+            if signature is not None and problems.count == before:
+                if not _PLAIN.issuperset(signature[2]):
+                    plain = False
+                elif not any(type(v) is float and v != v for v in values.values()):
+                    known.add(signature)
     schema = inference.schema(problems)
     problems.raise_if_any()
+    order.facts.plain = plain
     return schema, order.facts
 
 
@@ -336,22 +378,67 @@ def _checked(
     time_col: str | None,
     schema: Schema,
     trusted: bool,
+    plain: bool = False,
 ) -> Iterator[list[tuple[Any, Attrs]]]:
     """The second pass: ``(time key, attrs)`` per good record, in batches.
 
     ``trusted``: the schema was inferred from these very rows, so only the
-    conversions are left (ints of float attributes become floats).  Otherwise
-    every row is checked; after the first problem nothing more is handed out,
-    the rest is read for the count, and one DataError reports them all.
+    conversions are left (NaN is NULL, ints of float attributes become
+    floats; with ``plain`` values nothing else).  Otherwise every row is
+    checked; after the first problem nothing more is handed out, the rest is
+    read for the count, and one DataError reports them all.
     """
-    problems = Problems(source)
     floats = tuple(a for a, k in schema.kinds if k == "float")
+    if trusted and plain:
+        for batch in batches:
+            out: list[tuple[Any, Attrs]] = []
+            for row in batch:
+                attrs: dict[str, Any] = row.values  # type: ignore[assignment]
+                if type(attrs) is not dict:
+                    attrs = dict(attrs)
+                if type_col != "type":
+                    attrs["type"] = attrs.pop(type_col)
+                for column, value in attrs.items():
+                    if type(value) is float and value != value:
+                        attrs[column] = None
+                for column in floats:
+                    if type(attrs.get(column)) is int:
+                        attrs[column] = float(attrs[column])
+                out.append((time_key(attrs.get(time_col)) if time_col is not None else 0, attrs))
+            if out:
+                yield out
+        return
+    problems = Problems(source)
     checker = RecordChecker(
         type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=problems
     )
+    kinds = dict(schema.kinds)
+    clean: set[tuple[Any, ...]] = set()
     for batch in batches:
-        out: list[tuple[Any, Attrs]] = []
+        out = []
         for row in batch:
+            values = row.values
+            signature = None
+            if row.failure is None and not trusted:
+                signature = (values.get(type_col), tuple(values), tuple(map(type, values.values())))
+                if signature in clean:
+                    # checked before: only conversions that depend on the kinds are left
+                    attrs = dict(values)
+                    if type_col != "type":
+                        attrs["type"] = attrs.pop(type_col)
+                    for column, value in values.items():
+                        if value is None or (type(value) is float and value != value):
+                            del attrs[column if column != type_col else "type"]
+                    for column in floats:
+                        if type(attrs.get(column)) is int:
+                            attrs[column] = float(attrs[column])
+                    try:
+                        key = time_key(attrs.get(time_col)) if time_col is not None else 0
+                    except ValueError:
+                        pass
+                    else:
+                        out.append((key, attrs))
+                        continue
             checked = checker.check(row)
             if checked is None:
                 continue
@@ -360,12 +447,35 @@ def _checked(
                 for column in floats:
                     if type(attrs.get(column)) is int:
                         attrs[column] = float(attrs[column])
+            if signature is not None and _kinds_only(signature, kinds, type_col):
+                clean.add(signature)
             out.append((key, attrs))
         if problems:
             continue
         if out:
             yield out
     problems.raise_if_any()
+
+
+_KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}
+
+
+def _kinds_only(signature: tuple[Any, ...], kinds: Mapping[str, str], type_col: str) -> bool:
+    """Whether every record with this signature passes the checks a good one passed,
+    with no conversion but int to float: each value's kind is its attribute's kind
+    (or an int for a float attribute), so the verdict depends on the signature alone."""
+    for column, value_type in zip(signature[1], signature[2]):
+        if value_type is type(None):
+            continue
+        have = _KIND_NAMES.get(value_type)
+        if have is None:
+            return False
+        if column == type_col:
+            continue
+        want = kinds.get(column)
+        if want is not None and have != want and not (have == "int" and want == "float"):
+            return False
+    return True
 
 
 def _ordered(
@@ -708,15 +818,20 @@ def _stdin_stream(
     max_delay: float | None,
     infer_lines: int,
 ) -> EventStream:
-    """JSON Lines as they arrive on standard input (read once)."""
+    """JSON Lines as they arrive on standard input (read once).
+
+    Without a schema, the schema is the one of the lines that arrive first: up
+    to ``infer_lines``, or fewer if the input pauses for half a second (a live
+    stream must not wait for a thousand events before its first result).
+    """
     source = "<stdin>"
-    lines = _live_rows(handle)
+    lines = _LiveLines(handle)
     head: list[Row] = []
     if schema is None:
         problems = Problems(source)
         checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
         inference = Inference(type_col=type_col, time_col=time_col)
-        for row in lines:
+        for row in lines.rows(pause=0.5):
             head.append(row)
             checked = checker.check(row)
             if checked is not None:
@@ -725,7 +840,6 @@ def _stdin_stream(
                 break
         schema = inference.schema(problems)
         problems.raise_if_any()
-        schema = _stdin_schema_with_time(schema, time_col, inference)
         inferred = True
     else:
         inferred = False
@@ -735,25 +849,22 @@ def _stdin_stream(
         problems = Problems(source)
         checker = RecordChecker(type_col=type_col, time_col=time_col, schema=final, problems=problems)
         reorder = _Reorder(max_delay, source) if time_col is not None else None
-        rows = _chain(head, lines)
-        for batch in _live_batches(rows):
-            out: list[Attrs] = []
-            for row in batch:
-                checked = checker.check(row)
-                if checked is None:
-                    problem = problems.shown[-1]
-                    hint = (
-                        f" (the schema was taken from the first {len(head)} lines; give --schema)"
-                        if inferred
-                        else ""
-                    )
-                    raise DataError(f"{source}: {problem}{hint}")
-                if reorder is None:
-                    out.append(checked[0])
-                else:
-                    out.extend(reorder.push(checked[1], checked[0], row))
-            if out:
-                yield out
+        for row in _chain(head, lines.rows()):
+            checked = checker.check(row)
+            if checked is None:
+                problem = problems.shown[-1]
+                hint = (
+                    f" (the schema was taken from the first {len(head)} lines; give --schema)"
+                    if inferred
+                    else ""
+                )
+                raise DataError(f"{source}: {problem}{hint}")
+            if reorder is None:
+                yield [checked[0]]  # one at a time: each event as soon as its line arrives
+            else:
+                released = reorder.push(checked[1], checked[0], row)
+                if released:
+                    yield released
         if reorder is not None:
             rest = reorder.drain()
             if rest:
@@ -762,39 +873,58 @@ def _stdin_stream(
     return EventStream(source, final, batches, None, time_col=time_col, sort=False, once=True)
 
 
-def _stdin_schema_with_time(schema: Schema, time_col: str | None, inference: Inference) -> Schema:
-    return schema
-
-
 def _chain(head: list[Row], rest: Iterator[Row]) -> Iterator[Row]:
     yield from head
     yield from rest
 
 
-def _live_rows(handle: IO[bytes]) -> Iterator[Row]:
-    for batch in json_line_rows(_LineReader(handle)):  # type: ignore[arg-type]
-        yield from batch
+class _LiveLines:
+    """The records of a live binary stream as their lines arrive.
 
-
-class _LineReader:
-    """Lines of a binary stream as they arrive (no read-ahead that would wait for more)."""
+    A thread reads lines into a queue, so the reader can ask for what has
+    arrived so far without blocking (``pause``) and a line is parsed as soon
+    as it is complete.
+    """
 
     def __init__(self, handle: IO[bytes]) -> None:
-        self.handle = handle
+        import queue
+        import threading
 
-    def __iter__(self) -> Iterator[bytes]:
-        readline = self.handle.readline
-        while True:
-            line = readline()
-            if not line:
+        self.queue: queue.Queue[bytes | None] = queue.Queue()
+        self.index = 0
+        self.number = 0
+        self.done = False
+
+        def pump() -> None:
+            try:
+                for line in iter(handle.readline, b""):
+                    self.queue.put(line)
+            finally:
+                self.queue.put(None)
+
+        threading.Thread(target=pump, name="acel-stdin", daemon=True).start()
+
+    def rows(self, pause: float | None = None) -> Iterator[Row]:
+        """Records in order; with ``pause``, stop when no line arrives for that long."""
+        import queue
+
+        from acel.io.formats import BOM, json_line_row
+
+        while not self.done:
+            try:
+                line = self.queue.get(timeout=pause) if pause is not None else self.queue.get()
+            except queue.Empty:
                 return
-            yield line
-
-
-def _live_batches(rows: Iterator[Row]) -> Iterator[list[Row]]:
-    """Rows one at a time: each arrives when its line does (low latency beats batching)."""
-    for row in rows:
-        yield [row]
+            if line is None:
+                self.done = True
+                return
+            self.index += 1
+            if self.index == 1 and line.startswith(BOM):
+                line = line[3:]
+            if not line.strip():
+                continue
+            self.number += 1
+            yield json_line_row(self.number, self.index, line)
 
 
 class _Reorder:

@@ -42,21 +42,14 @@ from acel.ast import (
     VarPred,
     Window,
 )
-from acel.clauses import (
-    Match,
-    TrendRow,
-    check_window_attribute,
-    split_partitions,
-    trend_rows,
-    within,
-)
-from acel.errors import AcelError
+from acel.clauses import Match, TrendRow, run_query
+from acel.errors import AcelError, UnsupportedQuery
 from acel.events import ComplexEvent, Event
 from acel.predicates import bag_holds, compare, event_holds
 from acel.schema import Schema
 
 
-class NotInFragment(AcelError):
+class NotInFragment(UnsupportedQuery):
     """The ACEL query lies outside the SASE+ fragment the two-step baseline runs."""
 
 
@@ -338,7 +331,7 @@ def compile_fragment(
 
 
 def _matches(
-    fragment: Fragment, nfa: NFAb, events: Sequence[Event], positions: Sequence[int]
+    fragment: Fragment, nfa: NFAb, events: Sequence[Event], positions: Sequence[int] | None
 ) -> set[ComplexEvent]:
     """Step one on one partition: every distinct complex event passing WITHIN."""
     found: set[ComplexEvent] = set()
@@ -353,30 +346,22 @@ def run(query: Query, stream: Sequence[Event], schema: Schema | None = None
         ) -> list[Match] | list[TrendRow]:
     """An ACEL query of the fragment, by the two-step baseline (engine signature).
 
-    Matches (without RETURN) or trend rows (with RETURN), sorted as
-    ``acel.clauses.run_query`` sorts them.
+    Step one (every match of the fragment's NFA^b) is the formula evaluator of
+    the one query driver, ``acel.clauses.run_query``, which splits partitions,
+    applies WITHIN and either reports matches at global positions or
+    aggregates them per SLIDE window (step two), sorted as spec §12 says.
     """
     del schema  # the fragment has no NEXT, so the schema's types are not needed
     fragment = fragment_of(query.formula)
     slide = query.slide if query.returns is not None else None
     nfa = compile_fragment(fragment, query.within, slide)
     fragment = residual(fragment)
-    partitions = split_partitions(stream, query.partition_by)
-    for partition in partitions:
-        check_window_attribute(query.within, partition.events)
-    if query.returns is not None:
-        rows: list[TrendRow] = []
-        for partition in partitions:
-            found = _matches(fragment, nfa, partition.events, partition.positions)
-            kept = [ce for ce in found if within(query.within, partition.events, ce)]
-            rows.extend(trend_rows(query, partition, kept))
-        return sorted(rows, key=TrendRow.sort_key)
-    out: list[Match] = []
-    for partition in partitions:
-        for ce in _matches(fragment, nfa, partition.events, partition.positions):
-            if within(query.within, partition.events, ce):
-                out.append(Match(partition.key, ce.relabel(partition.positions)))
-    return sorted(out, key=Match.sort_key)
+
+    def evaluate(formula: Formula, events: Sequence[Event]) -> set[ComplexEvent]:
+        assert formula is query.formula, "the fragment has no leading/trailing negation"
+        return _matches(fragment, nfa, events, None)
+
+    return run_query(query, stream, evaluate)
 
 
 def two_step_trend(query: Query, stream: Sequence[Event], schema: Schema) -> list[TrendRow]:

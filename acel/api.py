@@ -1,0 +1,434 @@
+"""The Python API behind ``import acel``: parse, check, compile and run queries.
+
+Everything a user needs is here and re-exported by :mod:`acel`; the modules
+below it (parser, checker, compiler, engines, io) are the implementation.
+Queries may be given as text, as a :class:`Query`, or as a syntax tree
+(:class:`acel.ast.Query`); schemas as a :class:`~acel.schema.Schema`, a
+dictionary ``{type: [attribute, ...]}`` or the path of a schema file.
+Every error is an :class:`~acel.errors.AcelError` whose text is what the
+command line prints (queries: line, column and a caret).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+from acel import ast
+from acel.clauses import Match, TrendRow
+from acel.engines import BatchRun, Engine, resolve
+from acel.errors import AcelError, DataError
+from acel.schema import Schema
+
+if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
+    from acel.acea.model import ACEA
+    from acel.io.source import EventStream
+    from acel.parser import Locations
+
+QueryLike = Union["Query", str, ast.Query]
+"""Query text, a parsed :class:`Query`, or a syntax tree."""
+SchemaLike = Union[Schema, Mapping[str, Any], str, Path, None]
+"""A Schema, ``{type: [attribute, ...]}`` (or the schema file's JSON), a schema file path."""
+EngineLike = Union[str, Engine, BatchRun]
+"""A registry name (``optimized``, ``oracle``, ``automaton``, ``sase``, ``spark``), an
+:class:`~acel.engines.Engine`, or a function ``fn(query, events, schema)``."""
+Result = Union[Match, TrendRow]
+
+
+# ------------------------------------------------------------------ queries
+
+
+class Query:
+    """A parsed ACEL query.  ``str(query)`` is its canonical text; ``query.ast`` its
+    syntax tree; ``query.text`` the text it was parsed from (kept for error positions)."""
+
+    __slots__ = ("_locations", "ast", "text")
+
+    def __init__(
+        self, tree: ast.Query, text: str | None = None, locations: Locations | None = None
+    ) -> None:
+        self.ast = tree
+        self.text = text
+        self._locations = locations
+
+    @staticmethod
+    def parse(text: str) -> Query:
+        """Parse query text (spec §6, §11); a syntax error names line and column."""
+        from acel.parser import parse_query_located
+
+        tree, locations = parse_query_located(text)
+        return Query(tree, text, locations)
+
+    def __str__(self) -> str:
+        from acel.printer import format_query
+
+        return format_query(self.ast)
+
+    def __repr__(self) -> str:
+        return f"acel.Query({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Query) and other.ast == self.ast
+
+    def __hash__(self) -> int:
+        return hash(self.ast)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The event types the query reads (``NEXT(R)`` reads ``R``), in order of appearance."""
+        found = (n.type for n in ast.formula_nodes(self.ast.formula)
+                 if isinstance(n, (ast.Atom, ast.Next)))
+        return tuple(dict.fromkeys(found))
+
+    def check(self, schema: SchemaLike) -> Query:
+        """Check names against ``schema`` (raises a located error); returns ``self``."""
+        from acel.checker import check_query
+
+        check_query(self.ast, as_schema(schema) or Schema.of({}), locations=self._locations,
+                    text=self.text)
+        return self
+
+    def compile(self, schema: SchemaLike = None) -> CompiledQuery:
+        """:func:`compile` of this query."""
+        return compile(self, schema)
+
+    def run(self, data: Any, engine: EngineLike = "optimized", **options: Any) -> Results:
+        """:func:`run` of this query."""
+        return run(self, data, engine, **options)
+
+
+def parse(text: str) -> Query:
+    """Parse ACEL query text: ``str(parse("SELL as x;BUY"))`` is ``'SELL AS x ; BUY'``."""
+    return Query.parse(text)
+
+
+def as_query(query: QueryLike) -> Query:
+    """``query`` as a :class:`Query` (text is parsed)."""
+    if isinstance(query, Query):
+        return query
+    if isinstance(query, str):
+        return Query.parse(query)
+    if isinstance(query, ast.Query):
+        return Query(query)
+    if isinstance(query, ast.FORMULA_TYPES):
+        return Query(ast.Query(query))  # type: ignore[arg-type]
+    raise TypeError(f"not a query: {query!r} (give text or acel.parse(text))")
+
+
+def as_schema(schema: SchemaLike) -> Schema | None:
+    """``schema`` as a :class:`Schema` (``None`` stays ``None``)."""
+    if schema is None or isinstance(schema, Schema):
+        return schema
+    if isinstance(schema, (str, Path)):
+        from acel.io import read_schema
+
+        return read_schema(schema)
+    if isinstance(schema, Mapping):
+        try:
+            return Schema.from_json(schema)
+        except ValueError as error:
+            raise DataError(str(error)) from None
+    raise TypeError(f"not a schema: {schema!r} (give a Schema, a dict or a file path)")
+
+
+def schema_of(query: QueryLike) -> Schema:
+    """A schema naming only the query's types, without attributes: enough to compile a
+    query that reads no attribute, or to draw its automaton."""
+    parsed = as_query(query)
+    if ast.contains(parsed.ast.formula, ast.Next):
+        raise AcelError("NEXT(R) expands over every type of the schema: give the schema")
+    return Schema.of({name: [] for name in parsed.types})
+
+
+def check(query: QueryLike, schema: SchemaLike) -> Query:
+    """Parse (if text) and check ``query`` against ``schema``; a located error otherwise."""
+    return as_query(query).check(schema)
+
+
+# ------------------------------------------------------------------ compiling
+
+
+class CompiledQuery:
+    """A query compiled to an ACEA (spec §7).
+
+    ``automaton`` is the query's (WITHIN included); leading and trailing
+    ``NOT`` are not in it (the query driver applies them per window):
+    ``negated`` holds their automata.  In Jupyter it draws itself
+    (``_repr_svg_``), or shows :meth:`summary` when Graphviz is missing.
+    """
+
+    def __init__(self, query: Query, schema: Schema) -> None:
+        from acel.compiler import compile_query
+
+        self.query = query
+        self.schema = schema
+        self._compiled = compile_query(query.ast, schema)
+        self.automaton: ACEA = self._compiled.automaton
+        self.negated: tuple[ACEA, ...] = self._compiled.leading + self._compiled.trailing
+
+    @property
+    def dot(self) -> str:
+        """The automaton as Graphviz DOT text (needs no Graphviz program)."""
+        from acel.acea.render import to_dot
+
+        return to_dot(self.automaton)
+
+    def size(self) -> dict[str, int]:
+        """States, transitions, registers, and loops (strongly connected components with
+        a cycle: the ``+`` iterations and the skip loops of ``;``)."""
+        from acel.acea.graph import sizes
+
+        return sizes(self.automaton)
+
+    def svg(self) -> str:
+        """The automaton as SVG text; an :class:`AcelError` when Graphviz's ``dot`` is missing."""
+        import graphviz
+
+        from acel.acea.render import to_svg
+
+        try:
+            return to_svg(self.automaton)
+        except graphviz.ExecutableNotFound:
+            raise AcelError(
+                "drawing needs Graphviz's dot program (apt-get install graphviz); "
+                "the DOT text is in .dot"
+            ) from None
+
+    def render(self, path: str | Path, fmt: str | None = None) -> Path:
+        """Write the picture (svg, png, pdf or dot, by ``fmt`` or the file suffix)."""
+        from acel.acea.render import render
+
+        return render(self.automaton, path, fmt)
+
+    def simplify(self) -> CompiledQuery:
+        """The same query with constants folded and transitions whose predicates can
+        never hold removed (sympy): a smaller picture, the same complex events."""
+        from acel.acea.simplify import simplify
+
+        out = object.__new__(CompiledQuery)
+        out.query, out.schema, out._compiled = self.query, self.schema, self._compiled
+        out.automaton = simplify(self.automaton)
+        out.negated = tuple(simplify(a) for a in self.negated)
+        return out
+
+    def summary(self) -> str:
+        """A plain-text description: the size, then every transition as ``p -> q: label``."""
+        from acel.acea.render import transition_label
+
+        size = ", ".join(f"{value} {name}" for name, value in self.size().items())
+        automaton = self.automaton
+        finals = ", ".join(map(str, sorted(automaton.finals))) or "none"
+        lines = [f"ACEA of {self.query}", f"  {size}",
+                 f"  initial state {automaton.initial}, final states {finals}"]
+        for t in automaton.transitions:
+            label = transition_label(t).replace("\n", " | ")
+            lines.append(f"  {t.source} -> {t.target}: {label}")
+        if self.negated:
+            lines.append(f"  ({len(self.negated)} leading/trailing NOT automata, applied per window)")
+        return "\n".join(lines)
+
+    def run(self, data: Any, engine: EngineLike = "optimized", **options: Any) -> Results:
+        """:func:`run` of the compiled query (with its schema)."""
+        return run(self.query, data, engine, schema=self.schema, **options)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture; ``None`` without Graphviz, so that the text is shown instead."""
+        try:
+            return self.svg()
+        except AcelError:
+            return None
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.summary())
+
+    def __repr__(self) -> str:
+        size = self.size()
+        return (f"<acel.CompiledQuery {str(self.query)!r}: {size['states']} states, "
+                f"{size['transitions']} transitions, {size['registers']} registers>")
+
+
+def compile(query: QueryLike, schema: SchemaLike = None) -> CompiledQuery:
+    """Compile ``query`` to an ACEA over ``schema``, checked against it; without a schema,
+    over the query's own types (:func:`schema_of`), names unchecked."""
+    parsed = as_query(query)
+    given = as_schema(schema)
+    if given is None:
+        given = schema_of(parsed)
+    else:
+        parsed.check(given)
+    return CompiledQuery(parsed, given)
+
+
+# ------------------------------------------------------------------ running
+
+
+class Results:
+    """The results of a run, computed as they are read.
+
+    Iterating runs the engine over the events batch by batch and hands out
+    each result once it is final, in the order of spec §12: complex events
+    (:class:`~acel.clauses.Match`) by end position, RETURN rows
+    (:class:`~acel.clauses.TrendRow`) by key and window once all are known.
+    Each iteration runs the query again (a stream read from standard input
+    only once); :meth:`to_list` keeps them.
+    """
+
+    def __init__(
+        self, query: Query, stream: EventStream, engine: Engine, max_events: int | None = None
+    ) -> None:
+        self.query = query
+        self.stream = stream
+        self.engine = engine
+        self.max_events = max_events
+
+    @property
+    def schema(self) -> Schema:
+        """The schema the query was checked against (given, or inferred from the data)."""
+        return self.stream.schema
+
+    def groups(self) -> Iterator[list[Result]]:
+        """The results in groups, each as soon as it is final (complex events: those
+        ending at one position; RETURN rows: all of them, at the end)."""
+        from acel.io.results import sort_results
+        from acel.running import result_groups
+
+        groups = result_groups(self.query.ast, self.schema, self.stream, self.engine,
+                               max_events=self.max_events)
+        if self.query.ast.returns is None:
+            for group in groups:
+                yield sort_results(group)
+            return
+        rows = [row for group in groups for row in group]
+        if rows:
+            yield sort_results(rows)
+
+    def __iter__(self) -> Iterator[Result]:
+        for group in self.groups():
+            yield from group
+
+    def to_list(self) -> list[Result]:
+        """Every result, in the order of spec §12."""
+        return list(self)
+
+    def to_json_lines(self) -> list[str]:
+        """The canonical JSON Lines of spec §12 (one string per result, no newline)."""
+        from acel.io.lines import LineEncoder
+
+        encoder = LineEncoder()
+        encode = encoder.row if self.query.ast.returns is not None else encoder.match
+        return [encode(item).decode("utf-8") for item in self]  # type: ignore[arg-type]
+
+    def write(self, path: str | Path, fmt: str | None = None) -> int:
+        """Write the results to a file (``.jsonl``, ``.csv``, ``.parquet``, or ``fmt``) as
+        ``acel run --out`` does, each group as it becomes final; returns how many."""
+        from acel.checker import attribute_kinds
+        from acel.io.results import ResultWriter
+
+        query = self.query.ast
+        writer = ResultWriter(path, fmt, kinds=attribute_kinds(query, dict(self.schema.kinds)),
+                              key_names=query.partition_by)
+        try:
+            for group in self.groups():
+                writer.add(group)
+                writer.flush()
+            return writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+
+    def to_arrow(self) -> pyarrow.Table:
+        """A pyarrow Table, the one ``acel run --out FILE.parquet`` writes: complex events
+        as ``start, end``, ``key`` (a struct, with PARTITION BY) and ``vars`` (a map from
+        variable to its typed events, :class:`acel.io.results.MatchLayout`); RETURN rows
+        as the key attributes, ``window_lo, window_hi`` (with SLIDE) and one column per item."""
+        import pyarrow.parquet as pq
+
+        with tempfile.TemporaryDirectory(prefix="acel-results-") as folder:
+            path = Path(folder) / "results.parquet"
+            self.write(path)
+            return pq.read_table(path)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """:meth:`to_arrow` as a pandas DataFrame."""
+        return self.to_arrow().to_pandas()
+
+    def __repr__(self) -> str:
+        return (f"<acel.Results of {str(self.query)!r} on {self.stream.source} "
+                f"({self.engine.name} engine)>")
+
+
+def _watch(query: ast.Query) -> list[str]:
+    within = query.within
+    return [within.attr] if within is not None and within.attr else []
+
+
+def open_checked(
+    query: Query,
+    data: Any,
+    *,
+    schema: Schema | None = None,
+    type_col: str = "type",
+    time_col: str | None = None,
+    max_delay: float | None = None,
+) -> EventStream:
+    """The event stream of ``data``, and ``query`` checked against its schema (given, or
+    inferred from the data); nothing is run yet."""
+    from acel.io import open_events
+
+    if schema is not None:
+        query.check(schema)  # names checked before any data is read
+    stream = open_events(data, type_col=type_col, time_col=time_col, schema=schema,
+                         watch=_watch(query.ast), max_delay=max_delay)
+    if schema is None:
+        if stream.facts is not None and stream.facts.count == 0:
+            raise DataError(
+                f"{stream.source}: the data holds no events, so there is no schema to check the "
+                "query against (give a schema to run it on an empty stream)"
+            )
+        query.check(stream.schema)
+    return stream
+
+
+def run(
+    query: QueryLike,
+    data: Any,
+    engine: EngineLike = "optimized",
+    *,
+    schema: SchemaLike = None,
+    type_col: str = "type",
+    time_col: str | None = None,
+    max_events: int | None = None,
+) -> Results:
+    """Run ``query`` on ``data`` (a file, ``"-"``, dicts, pandas or pyarrow): lazy :class:`Results`.
+
+    Events are sorted by ``time_col`` if given (spec §1); the query is checked
+    against ``schema`` or the data's own before anything runs.
+    """
+    parsed = as_query(query)
+    chosen = resolve(engine)
+    stream = open_checked(parsed, data, schema=as_schema(schema), type_col=type_col,
+                          time_col=time_col)
+    return Results(parsed, stream, chosen, max_events)
+
+
+__all__ = [
+    "CompiledQuery",
+    "EngineLike",
+    "Query",
+    "QueryLike",
+    "Results",
+    "SchemaLike",
+    "as_query",
+    "as_schema",
+    "check",
+    "compile",
+    "open_checked",
+    "parse",
+    "run",
+    "schema_of",
+]

@@ -1,0 +1,116 @@
+"""ACEL's operators and query clauses by name, and which of them a query uses.
+
+An engine that runs only part of ACEL declares the rest *unsupported* in
+these names (:attr:`acel.engines.Engine.unsupported`, ``acel conform
+--without``, the ``operators`` knob of :mod:`acel.testing`): conformance
+checks then generate only queries it supports, and ``acel conform`` leaves it
+out of the queries it cannot run.  ``papers/conformance.md`` has the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from acel.ast import (
+    Agg,
+    And,
+    As,
+    BagPred,
+    Contig,
+    ContigPlus,
+    FilterF,
+    LeadingNot,
+    Next,
+    Or,
+    Plus,
+    ProjectAttrs,
+    ProjectVars,
+    Query,
+    Seq,
+    SeqNot,
+    TrailingNot,
+    formula_nodes,
+    walk,
+)
+from acel.errors import AcelError
+
+OPERATORS: dict[str, str] = {
+    "AS": "φ AS X",
+    "FILTER": "φ FILTER X[P] (unary predicates: comparisons, arithmetic, IN, NOT, AND, OR)",
+    "BAG": "φ FILTER X[SAME(a)], X[INC(a)], X[DEC(a)] (bag predicates)",
+    "OR": "φ1 OR φ2",
+    "AND": "φ1 AND φ2",
+    "SEQ": "φ1 ; φ2",
+    "CONTIG": "φ1 : φ2",
+    "PLUS": "φ+",
+    "CONTIG_PLUS": "φ:+",
+    "PROJECT": "PROJECT[X, …](φ)",
+    "PROJECT_ATTRS": "PROJECT X[a, …](φ)",
+    "AGG": "AGG Z[b := F(X.a), …](φ)",
+    "NEXT": "NEXT(R)",
+    "NOT": "φ1 ; NOT ψ ; φ2 (middle negation)",
+    "TOP_NOT": "NOT ψ ; φ and φ ; NOT ψ (leading and trailing negation)",
+    "PARTITION_BY": "PARTITION BY a, …",
+    "WITHIN": "WITHIN n EVENTS",
+    "WITHIN_ON": "WITHIN d ON attr, SLIDE d ON attr",
+    "SLIDE": "SLIDE s (with RETURN and WITHIN)",
+    "RETURN": "RETURN items PATTERN φ (trend aggregation across matches)",
+}
+"""Every name an engine can declare unsupported, with the syntax it stands for.
+An atom ``R`` is always supported."""
+
+_NODE_OPERATORS: dict[type, str] = {
+    As: "AS",
+    FilterF: "FILTER",
+    Or: "OR",
+    And: "AND",
+    Seq: "SEQ",
+    Contig: "CONTIG",
+    Plus: "PLUS",
+    ContigPlus: "CONTIG_PLUS",
+    ProjectVars: "PROJECT",
+    ProjectAttrs: "PROJECT_ATTRS",
+    Agg: "AGG",
+    Next: "NEXT",
+    SeqNot: "NOT",
+    LeadingNot: "TOP_NOT",
+    TrailingNot: "TOP_NOT",
+}
+
+
+def operator_names(names: Iterable[str]) -> frozenset[str]:
+    """``names`` checked against :data:`OPERATORS` (case-insensitive; ``;`` ``:`` ``+``
+    ``:+`` accepted for SEQ, CONTIG, PLUS, CONTIG_PLUS)."""
+    aliases = {";": "SEQ", ":": "CONTIG", "+": "PLUS", ":+": "CONTIG_PLUS"}
+    out = set()
+    for raw in names:
+        name = raw.strip()
+        name = aliases.get(name, name.upper().replace(" ", "_"))
+        if not name:
+            continue
+        if name not in OPERATORS:
+            raise AcelError(f"unknown operator {raw!r} (choose from {', '.join(OPERATORS)})")
+        out.add(name)
+    return frozenset(out)
+
+
+def operators_of(query: Query) -> frozenset[str]:
+    """The names of :data:`OPERATORS` that ``query`` uses (negated ``ψ`` included)."""
+    used: set[str] = set()
+    for node in formula_nodes(query.formula):
+        name = _NODE_OPERATORS.get(type(node))
+        if name is not None:
+            used.add(name)
+        if isinstance(node, FilterF) and any(isinstance(n, BagPred) for n in walk(node.filter)):
+            used.add("BAG")
+    if query.partition_by:
+        used.add("PARTITION_BY")
+    if query.within is not None:
+        used.add("WITHIN")
+    if any(w is not None and w.attr is not None for w in (query.within, query.slide)):
+        used.add("WITHIN_ON")
+    if query.slide is not None:
+        used.add("SLIDE")
+    if query.returns is not None:
+        used.add("RETURN")
+    return frozenset(used)

@@ -1,0 +1,88 @@
+"""ACEL on Apache Spark, from Python: ``acel.spark.run(query, spark_df)``.
+
+The same query gives the same results as :func:`acel.run`; Spark numbers
+the stream, splits it by PARTITION BY keys or time slices and runs the
+optimized engine on each piece (``papers/spark.md``).  The implementation is
+:mod:`acel.spark_backend`; this module is its public face.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from acel.api import QueryLike, SchemaLike, as_query, as_schema
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from acel.clauses import Match, TrendRow
+
+
+def session(master: str | None = None) -> SparkSession:
+    """The active Spark session, else an embedded ``local[*]`` one (or ``master``'s)."""
+    from acel.spark_backend import get_session
+
+    return get_session(master)
+
+
+def run(
+    query: QueryLike,
+    data: Any,
+    *,
+    schema: SchemaLike = None,
+    type_col: str = "type",
+    time_col: str | None = None,
+    session: SparkSession | None = None,
+    partitions: int | None = None,
+) -> DataFrame:
+    """Run ``query`` on Spark; a lazy Spark DataFrame of its results.
+
+    ``data``: a Spark DataFrame (one event per row, its type in
+    ``type_col``) or a path Spark can read (Parquet, JSON Lines, CSV).
+    Complex events come as the PARTITION BY columns, ``start``, ``end`` and
+    ``vars`` (§12 JSON text); RETURN rows as the PARTITION BY columns,
+    ``window_lo``/``window_hi`` with SLIDE, and one column per item named as
+    in spec §12.  Row order is not specified: :func:`collect` sorts.
+    """
+    from acel.spark_backend import run as spark_run
+
+    parsed = as_query(query)
+    given = as_schema(schema)
+    if given is not None:
+        parsed.check(given)  # located errors before Spark reads anything
+    return spark_run(
+        parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
+        session=session or _session_of(data), partitions=partitions,
+    )
+
+
+def collect(
+    query: QueryLike,
+    data: Any,
+    *,
+    schema: SchemaLike = None,
+    type_col: str = "type",
+    time_col: str | None = None,
+    session: SparkSession | None = None,
+    partitions: int | None = None,
+) -> list[Match] | list[TrendRow]:
+    """:func:`run`, collected into the results :func:`acel.run` gives, in the order of
+    spec §12 (so ``acel.io.results.to_json_lines`` of both are equal)."""
+    from acel.spark_backend import run_to_results
+
+    parsed = as_query(query)
+    given = as_schema(schema)
+    if given is not None:
+        parsed.check(given)
+    return run_to_results(
+        parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
+        session=session or _session_of(data), partitions=partitions,
+    )
+
+
+def _session_of(data: Any) -> SparkSession | None:
+    """The session a Spark DataFrame belongs to (``None`` for a path)."""
+    return getattr(data, "sparkSession", None)
+
+
+__all__ = ["collect", "run", "session"]

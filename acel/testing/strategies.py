@@ -1,0 +1,711 @@
+"""Hypothesis strategies for ACEL: schemas, streams, formulas, queries and cases.
+
+They are what the project's own cross-checks use, and what
+:func:`acel.testing.assert_conforms` draws for an outside engine.  Every
+strategy has knobs:
+
+- ``schema``: the event types and attributes (default :data:`TEST_SCHEMA`:
+  three types over small integer domains, so predicates both pass and fail on
+  short streams); :func:`schemas` draws one.
+- ``operators``: the names of :data:`acel.operators.OPERATORS` that may
+  appear (default: every one; ``TOP_NOT`` only with ``top_negation=True``).
+  An engine that lacks ``AND`` gets formulas without ``AND``, and so on.
+- ``max_depth``: how deeply formula operators nest (iterations at most two
+  deep, so that the oracle's enumeration stays cheap on 7 events).
+- ``max_len`` (streams): the longest stream; ``null_rate``: the chance that
+  an event lacks an attribute (NULL).
+
+- :func:`streams`: short typed streams (times 0..n-1), values from
+  :data:`DOMAINS`; shrinking drops events and makes attributes present.
+  Optional features (NEXT, bag predicates, NULLs) are drawn so that
+  shrinking removes them: a shrunk case uses only what its failure needs.
+- :func:`formulas`: well-formed formulas (they pass ``acel.checker``) using
+  every allowed operator: atoms, AS, FILTER with unary predicates (arithmetic,
+  IN, NOT, AND/OR) and bag predicates, OR, AND, ``;``, ``:``, ``+``, ``:+``,
+  both projections (incl. the empty variable list), AGG with 1-3 outputs
+  (nested, and filtered through its created variable), NEXT and middle
+  negation ``φ1 ; NOT ψ ; φ2`` (one or two NOTs; ψ small, sometimes negated
+  inside itself; anywhere a sub-formula may stand).
+- :func:`queries` / :func:`trend_queries`: formulas wrapped in the clauses
+  of spec §6; with ``top_negation=True`` also leading and/or trailing
+  negation at the top (sometimes under a FILTER), always with WITHIN.
+- ``raw_formulas`` / ``raw_queries``: arbitrary ASTs (names need not be in
+  scope, odd literals) for a parser/printer round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from hypothesis import strategies as st
+
+from acel.ast import (
+    Agg,
+    AggOutput,
+    And,
+    As,
+    Atom,
+    Attr,
+    BagPred,
+    BinOp,
+    Compare,
+    Contig,
+    ContigPlus,
+    CountStar,
+    Expr,
+    Filter,
+    FilterAnd,
+    FilterF,
+    FilterOr,
+    Formula,
+    InList,
+    LeadingNot,
+    Lit,
+    Next,
+    Or,
+    Plus,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    ProjectAttrs,
+    ProjectVars,
+    Query,
+    ReturnAgg,
+    ReturnAttr,
+    ReturnItem,
+    Seq,
+    SeqNot,
+    TrailingNot,
+    VarPred,
+    Window,
+    neg,
+)
+from acel.events import Event, Value
+from acel.operators import OPERATORS, operator_names
+from acel.schema import Schema
+
+TEST_SCHEMA = Schema.of({"A": ["x", "y", "k"], "B": ["x", "y", "k"], "C": ["x", "k"]})
+"""A(x, y, k), B(x, y, k), C(x, k); x, y in 0..3 and k in 0..1."""
+
+SPEC_STOCK_ROWS = [
+    ("SELL", "MSFT", 101),
+    ("SELL", "MSFT", 102),
+    ("SELL", "INTL", 80),
+    ("BUY", "INTL", 80),
+    ("SELL", "AMZN", 1900),
+    ("SELL", "INTL", 81),
+    ("SELL", "AMZN", 1920),
+]
+"""The stock stream of spec §10 (Examples 3.2 and 5.1) as (type, name, price), by position."""
+SPEC_STOCK_SCHEMA = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
+SPEC_STOCK_EVENTS = [
+    Event.make(i, {"type": t, "name": n, "price": p}) for i, (t, n, p) in enumerate(SPEC_STOCK_ROWS)
+]
+"""The stock stream of spec §10 as numbered events."""
+
+DOMAINS: dict[str, list[Value]] = {"x": [0, 1, 2, 3], "y": [0, 1, 2, 3], "k": [0, 1]}
+"""Value domains of the test attributes; any other attribute takes 0..3."""
+
+NULL_RATE = 0.1
+"""The default chance that a generated event lacks one of its attributes."""
+
+ALL_OPERATORS: frozenset[str] = frozenset(OPERATORS)
+"""Every operator and clause name (see :data:`acel.operators.OPERATORS`)."""
+
+AS_VARS = ("p", "q", "r")
+AGG_VARS = ("z", "w")
+OUT_NAMES = ("n", "s", "m", "v")
+NUMERIC_FUNCS = ("SUM", "MIN", "MAX", "AVG", "COUNT")
+
+Env = dict[str, frozenset[str]]
+"""Variables that may be non-empty after a formula, with the attributes they may carry."""
+
+
+def allowed(operators: Iterable[str] | None = None, without: Iterable[str] = ()) -> frozenset[str]:
+    """The operator names a strategy may use: ``operators`` (default all) minus ``without``."""
+    base = ALL_OPERATORS if operators is None else operator_names(operators)
+    return base - operator_names(without)
+
+
+# ----------------------------------------------------------------- schemas
+
+
+@st.composite
+def schemas(draw: Any, max_types: int = 3) -> Schema:
+    """A schema of 1..``max_types`` types named ``A``, ``B``, … over the attributes of
+    :data:`DOMAINS`; every type has ``k`` (the partition attribute of :func:`queries`)."""
+    names = ["A", "B", "C", "D", "E"][: max(1, min(max_types, 5))]
+    count = draw(st.integers(1, len(names)))
+    types: dict[str, list[str]] = {}
+    for name in names[:count]:
+        extra = draw(st.lists(st.sampled_from(["x", "y"]), max_size=2, unique=True))
+        types[name] = sorted(extra) + ["k"]
+    return Schema.of(types)
+
+
+# ----------------------------------------------------------------- streams
+
+
+@st.composite
+def events_of(draw: Any, schema: Schema, time: int, null_rate: float = NULL_RATE) -> Event:
+    """One typed event at ``time``; each attribute is missing with chance ``null_rate``
+    (shrinking makes it present)."""
+    type_name = draw(st.sampled_from(schema.type_names()))
+    attrs: dict[str, Value | None] = {"type": type_name}
+    cut = 1000 - round(1000 * min(max(null_rate, 0.0), 1.0))
+    for attr in schema.attributes(type_name):
+        if attr == "type":
+            continue
+        domain = DOMAINS.get(attr, [0, 1, 2, 3])
+        missing = cut < 1000 and draw(st.integers(0, 999)) >= cut
+        attrs[attr] = None if missing else draw(st.sampled_from(domain))
+    return Event.make(time, attrs)
+
+
+@st.composite
+def streams(
+    draw: Any, schema: Schema = TEST_SCHEMA, max_len: int = 7, null_rate: float = NULL_RATE
+) -> list[Event]:
+    """A stream of 0..max_len typed events with times 0..n-1.
+
+    Mostly long ones: drawn after a large formula, Hypothesis often gives the
+    smallest length, and empty streams test little.  The second branch keeps
+    at least ``max_len - 3`` events; the first covers every length (and is
+    where shrinking goes, towards the shortest failing stream).
+    """
+    n = draw(st.integers(0, max_len) | st.integers(max(0, max_len - 3), max_len))
+    return [draw(events_of(schema, t, null_rate)) for t in range(n)]
+
+
+# ------------------------------------------------------- well-formed formulas
+
+
+def _merge(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> Env:
+    out = dict(a)
+    for var, attrs in b.items():
+        out[var] = out.get(var, frozenset()) | attrs
+    return out
+
+
+def _data_attrs(env: Mapping[str, frozenset[str]], var: str) -> list[str]:
+    return sorted(env[var] - {"type"})
+
+
+@st.composite
+def _exprs(draw: Any, attrs: list[str], depth: int = 2) -> Expr:
+    choice = draw(st.integers(0, 9 if depth > 0 else 5))
+    if choice <= 3 and attrs:
+        return Attr(draw(st.sampled_from(attrs)))
+    if choice <= 5:
+        return Lit(draw(st.integers(-1, 4)))
+    if choice == 6:
+        return neg(draw(_exprs(attrs, depth - 1)))
+    op = draw(st.sampled_from(["+", "-", "*", "/", "%"]))
+    return BinOp(op, draw(_exprs(attrs, depth - 1)), draw(_exprs(attrs, depth - 1)))
+
+
+@st.composite
+def _atomic_preds(draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool) -> Pred:
+    choice = draw(st.integers(0, 9))
+    if has_type and choice == 0:
+        values = tuple(draw(st.lists(st.sampled_from(types), min_size=1, max_size=2, unique=True)))
+        return InList(Attr("type"), values, draw(st.booleans()))
+    if has_type and choice == 1:
+        return Compare(
+            draw(st.sampled_from(["=", "!="])), Attr("type"), Lit(draw(st.sampled_from(types)))
+        )
+    if not attrs:
+        return Compare(
+            draw(st.sampled_from(["=", "<", ">="])), Lit(draw(st.integers(0, 2))), Lit(1)
+        )
+    attr = Attr(draw(st.sampled_from(attrs)))
+    if choice <= 3:
+        values = tuple(draw(st.lists(st.integers(-1, 4), min_size=1, max_size=3, unique=True)))
+        return InList(attr, values, draw(st.booleans()))
+    op = draw(st.sampled_from(["=", "!=", "<", "<=", ">", ">="]))
+    if choice <= 7:
+        return Compare(op, attr, Lit(draw(st.integers(0, 3))))
+    return Compare(op, draw(_exprs(attrs)), draw(_exprs(attrs)))
+
+
+@st.composite
+def _preds(
+    draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool, depth: int = 2
+) -> Pred:
+    choice = draw(st.integers(0, 9 if depth > 0 else 0))
+    if choice <= 5:
+        return draw(_atomic_preds(attrs, types, has_type))
+    if choice == 6:
+        return PredNot(draw(_preds(attrs, types, has_type, depth - 1)))
+    left = draw(_preds(attrs, types, has_type, depth - 1))
+    right = draw(_preds(attrs, types, has_type, depth - 1))
+    return PredAnd(left, right) if choice <= 8 else PredOr(left, right)
+
+
+@st.composite
+def _var_filters(
+    draw: Any, env: Env, types: tuple[str, ...], var: str | None = None, bag: bool = True
+) -> Filter:
+    var = var if var is not None else draw(st.sampled_from(sorted(env)))
+    attrs = _data_attrs(env, var)
+    if bag and attrs and draw(st.integers(0, 3)) == 3:
+        kind = draw(st.sampled_from(["SAME", "INC", "DEC"]))
+        return BagPred(var, kind, draw(st.sampled_from(attrs)))
+    return VarPred(var, draw(_preds(attrs, types, "type" in env[var])))
+
+
+@st.composite
+def _filters(
+    draw: Any,
+    env: Env,
+    types: tuple[str, ...],
+    depth: int = 1,
+    var: str | None = None,
+    bag: bool = True,
+) -> Filter:
+    choice = draw(st.integers(0, 5 if depth > 0 else 0))
+    if choice <= 3:
+        return draw(_var_filters(env, types, var, bag))
+    left = draw(_filters(env, types, depth - 1, var, bag))
+    right = draw(_filters(env, types, depth - 1, None, bag))
+    return FilterAnd(left, right) if choice == 4 else FilterOr(left, right)
+
+
+@st.composite
+def _agg_outputs(draw: Any, env: Env) -> tuple[AggOutput, ...]:
+    names = draw(st.lists(st.sampled_from(OUT_NAMES), min_size=1, max_size=3, unique=True))
+    outputs = []
+    for name in names:
+        var = draw(st.sampled_from(sorted(env)))
+        attrs = _data_attrs(env, var)
+        func = draw(st.sampled_from(NUMERIC_FUNCS if attrs else ("COUNT",)))
+        attr: str | None
+        if func == "COUNT":
+            attr = draw(st.sampled_from([None, *attrs]))
+        else:
+            attr = draw(st.sampled_from(attrs))
+        outputs.append(AggOutput(name, func, var, attr))
+    return tuple(outputs)
+
+
+_BINARY: dict[int, Callable[[Formula, Formula], Formula]] = {
+    5: Or,
+    6: And,
+    7: Seq,
+    8: Seq,
+    9: Contig,
+}
+
+_CHOICE_OPERATOR: dict[int, str] = {
+    2: "AS", 3: "FILTER", 4: "FILTER", 5: "OR", 6: "AND", 7: "SEQ", 8: "SEQ", 9: "CONTIG",
+    11: "PROJECT", 12: "PROJECT_ATTRS", 13: "AGG", 14: "AGG", 15: "AGG", 16: "NOT", 17: "NOT",
+}
+"""What each numbered choice of :func:`_formula_env` builds (0, 1: an atom; 10: ``+``/``:+``)."""
+
+
+def _choices(ops: frozenset[str]) -> list[int]:
+    """The choices of :func:`_formula_env` that ``ops`` allows, in shrinking order."""
+    out = []
+    for choice in range(18):
+        if choice == 10:
+            if ops & {"PLUS", "CONTIG_PLUS"}:
+                out.append(choice)
+        elif choice <= 1 or _CHOICE_OPERATOR[choice] in ops:
+            out.append(choice)
+    return out
+
+
+@st.composite
+def _formula_env(
+    draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str] = ALL_OPERATORS
+) -> tuple[Formula, Env]:
+    """A well-formed formula with the variables it binds."""
+    types = schema.type_names()
+    if depth <= 0:
+        type_name = draw(st.sampled_from(types))
+        # NEXT expands to a :+ iteration, so it spends the iteration budget too.
+        use_next = "NEXT" in ops and plus_budget > 0 and draw(st.integers(0, 9)) == 9
+        node: Formula = Next(type_name) if use_next else Atom(type_name)
+        return node, {type_name: frozenset(schema.attributes(type_name))}
+
+    choice = draw(st.sampled_from(_choices(ops)))
+    if choice <= 1:
+        return draw(_formula_env(schema, 0, plus_budget, ops))
+    sub = _formula_env(schema, depth - 1, plus_budget, ops)
+    if choice >= 16:  # middle negation: φ1 ; NOT ψ1 [; NOT ψ2] ; φ2
+        (left, lenv), (right, renv) = draw(sub), draw(sub)
+        count = draw(st.sampled_from((1, 1, 1, 2)))
+        excluded = tuple(
+            draw(_negated(schema, depth - 1, plus_budget, ops)) for _ in range(count)
+        )
+        return SeqNot(left, excluded, right), _merge(lenv, renv)
+    if choice == 2:  # AS
+        f, env = draw(sub)
+        var = draw(st.sampled_from(AS_VARS))
+        collected = frozenset().union(*env.values())
+        return As(f, var), _merge(env, {var: collected})
+    if choice in (3, 4):  # FILTER
+        f, env = draw(sub)
+        if not env:
+            return f, env
+        return FilterF(f, draw(_filters(env, types, bag="BAG" in ops))), env
+    if choice in (5, 6, 7, 8, 9):  # binary
+        (left, lenv), (right, renv) = draw(sub), draw(sub)
+        return _BINARY[choice](left, right), _merge(lenv, renv)
+    if choice == 10 and plus_budget > 0:  # iterations
+        f, env = draw(_formula_env(schema, depth - 1, plus_budget - 1, ops))
+        if "CONTIG_PLUS" not in ops:
+            return Plus(f), env
+        if "PLUS" not in ops:
+            return ContigPlus(f), env
+        return (Plus(f) if draw(st.booleans()) else ContigPlus(f)), env
+    if choice == 11:  # PROJECT[...]
+        f, env = draw(sub)
+        keep = draw(st.lists(st.sampled_from(sorted(env)), max_size=2, unique=True)) if env else []
+        return ProjectVars(tuple(keep), f), {v: env[v] for v in keep}
+    if choice == 12:  # PROJECT X[...]
+        f, env = draw(sub)
+        carriers = sorted(v for v in env if env[v])
+        if not carriers:
+            return f, env
+        var = draw(st.sampled_from(carriers))
+        attrs = draw(
+            st.lists(st.sampled_from(sorted(env[var])), min_size=1, max_size=2, unique=True)
+        )
+        return ProjectAttrs(var, tuple(attrs), f), {**env, var: frozenset(attrs)}
+    if "AGG" not in ops:  # choice 10 without iteration budget left
+        return draw(sub)
+    # AGG (choices 13-15), sometimes filtered through its new variable
+    f, env = draw(sub)
+    if not env:
+        return f, env
+    var = draw(st.sampled_from(AGG_VARS))
+    outputs = draw(_agg_outputs(env))
+    new_env = _merge(env, {var: frozenset(o.name for o in outputs)})
+    node = Agg(var, outputs, f)
+    if "FILTER" in ops and draw(st.booleans()):
+        node = FilterF(node, draw(_filters(new_env, types, 0, var, "BAG" in ops)))
+    return node, new_env
+
+
+@st.composite
+def _negated(
+    draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str] = ALL_OPERATORS
+) -> Formula:
+    """A small ψ for ``NOT ψ`` (depth ≤ 2, at most one iteration): the oracle
+    evaluates it over the whole stream; it may hold a negation itself."""
+    inner_depth = draw(st.integers(0, max(0, min(depth, 2))))
+    psi, _env = draw(_formula_env(schema, inner_depth, min(plus_budget, 1), ops))
+    return psi
+
+
+def formulas_with_env(
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 4,
+    operators: Iterable[str] | None = None,
+    without: Iterable[str] = (),
+) -> st.SearchStrategy[tuple[Formula, Env]]:
+    """Well-formed formulas with their variable environment (var → attributes)."""
+    ops = allowed(operators, without)
+    return st.integers(1, max_depth).flatmap(lambda d: _formula_env(schema, d, 2, ops))
+
+
+def formulas(
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 4,
+    operators: Iterable[str] | None = None,
+    without: Iterable[str] = (),
+) -> st.SearchStrategy[Formula]:
+    """Well-formed formulas over ``schema`` (they pass the checker), using only the
+    allowed operators (see the module doc)."""
+    return formulas_with_env(schema, max_depth, operators, without).map(lambda pair: pair[0])
+
+
+@st.composite
+def _negation_env(
+    draw: Any, schema: Schema, depth: int, ops: frozenset[str] = ALL_OPERATORS
+) -> tuple[Formula, Env]:
+    """``φ1 ; NOT ψ.. ; φ2``, sometimes inside ``+``, ``AND``, ``OR``, ``AGG`` or FILTER."""
+    types = schema.type_names()
+    (left, lenv), (right, renv) = (draw(_formula_env(schema, depth - 1, 1, ops)) for _ in range(2))
+    count = draw(st.sampled_from((1, 1, 2)))
+    excluded = tuple(draw(_negated(schema, 2, 1, ops)) for _ in range(count))
+    node: Formula = SeqNot(left, excluded, right)
+    env = _merge(lenv, renv)
+    wanted = {"plus": "PLUS", "and": "AND", "or": "OR", "agg": "AGG", "filter": "FILTER"}
+    contexts = ["none"] + [c for c, op in wanted.items() if op in ops]
+    context = draw(st.sampled_from(contexts))
+    if context == "plus":
+        node = Plus(node)
+    elif context in ("and", "or"):
+        other, oenv = draw(_formula_env(schema, depth - 1, 1, ops))
+        node = And(node, other) if context == "and" else Or(other, node)
+        env = _merge(env, oenv)
+    elif context == "agg":
+        var = draw(st.sampled_from(AGG_VARS))
+        outputs = draw(_agg_outputs(env))
+        node = Agg(var, outputs, node)
+        env = _merge(env, {var: frozenset(o.name for o in outputs)})
+    elif context == "filter":
+        node = FilterF(node, draw(_filters(env, types, bag="BAG" in ops)))
+    return node, env
+
+
+def negation_formulas_with_env(
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 3,
+    operators: Iterable[str] | None = None,
+    without: Iterable[str] = (),
+) -> st.SearchStrategy[tuple[Formula, Env]]:
+    """Well-formed formulas that always hold a middle negation (see :func:`formulas`)."""
+    ops = allowed(operators, without) | {"NOT"}
+    return st.integers(1, max_depth).flatmap(lambda d: _negation_env(schema, d, ops))
+
+
+def negation_formulas(
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 3,
+    operators: Iterable[str] | None = None,
+    without: Iterable[str] = (),
+) -> st.SearchStrategy[Formula]:
+    """Well-formed formulas that always hold a middle negation."""
+    return negation_formulas_with_env(schema, max_depth, operators, without).map(
+        lambda pair: pair[0]
+    )
+
+
+# ----------------------------------------------------------------- queries
+
+
+@st.composite
+def _windows(draw: Any, max_size: int = 7) -> Window:
+    return Window(draw(st.integers(1, max_size)))
+
+
+@st.composite
+def _with_top_negation(
+    draw: Any, formula: Formula, schema: Schema, ops: frozenset[str] = ALL_OPERATORS
+) -> Formula:
+    """``formula`` with a leading and/or trailing negation (spec §3.1), in the
+    canonical shape (LeadingNot outermost), sometimes under the formula's FILTER."""
+    kind = draw(st.sampled_from(("leading", "trailing", "both")))
+    filt: Filter | None = None
+    if isinstance(formula, FilterF) and draw(st.booleans()):
+        filt = formula.filter
+        formula = formula.formula
+
+    def some() -> tuple[Formula, ...]:
+        count = draw(st.sampled_from((1, 1, 2)))
+        return tuple(draw(_negated(schema, 1, 1, ops)) for _ in range(count))
+
+    if kind in ("trailing", "both"):
+        formula = TrailingNot(formula, some())
+    if kind in ("leading", "both"):
+        formula = LeadingNot(some(), formula)
+    return formula if filt is None else FilterF(formula, filt)
+
+
+def _partition_attribute(schema: Schema) -> str | None:
+    """``k`` when the schema has it (as the test schemas do), else the first shared attribute."""
+    shared = set(schema.all_attributes()) - {"type"}
+    for _name, attrs in schema.types:
+        shared &= set(attrs)
+    if "k" in shared:
+        return "k"
+    return min(shared) if shared else None
+
+
+@st.composite
+def queries(
+    draw: Any,
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 4,
+    top_negation: bool = False,
+    of: st.SearchStrategy[Formula] | None = None,
+    operators: Iterable[str] | None = None,
+    without: Iterable[str] = (),
+) -> Query:
+    """A formula with an optional ``PARTITION BY k`` and an optional ``WITHIN n EVENTS``
+    (with ``top_negation``, sometimes leading/trailing negation and then WITHIN;
+    ``of`` replaces the formula strategy; ``operators``/``without`` as in :func:`formulas`,
+    and ``PARTITION_BY``, ``WITHIN``, ``TOP_NOT`` there decide the clauses)."""
+    ops = allowed(operators, without)
+    formula = draw(of if of is not None else formulas(schema, max_depth, ops))
+    key = _partition_attribute(schema)
+    partition = (key,) if key and "PARTITION_BY" in ops and draw(st.booleans()) else ()
+    within = draw(st.none() | _windows()) if "WITHIN" in ops else None
+    if top_negation and "TOP_NOT" in ops and "WITHIN" in ops and draw(st.booleans()):
+        formula = draw(_with_top_negation(formula, schema, ops))
+        within = within or draw(_windows())
+    return Query(formula, None, partition, within)
+
+
+@st.composite
+def trend_queries(
+    draw: Any,
+    schema: Schema = TEST_SCHEMA,
+    max_depth: int = 4,
+    top_negation: bool = False,
+    of: st.SearchStrategy[tuple[Formula, Env]] | None = None,
+    operators: Iterable[str] | None = None,
+    without: Iterable[str] = (),
+) -> Query:
+    """A RETURN query: COUNT(*), COUNT(X), SUM/MIN/MAX/AVG(X.a), the partition attribute;
+    optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n); with
+    ``top_negation``, sometimes leading/trailing negation (and then WITHIN);
+    ``of`` replaces the strategy of (formula, environment) pairs; ``operators``/``without``
+    as in :func:`queries` (``SLIDE`` too)."""
+    ops = allowed(operators, without)
+    formula, env = draw(of if of is not None else formulas_with_env(schema, max_depth, ops))
+    key = _partition_attribute(schema)
+    partition = (key,) if key and "PARTITION_BY" in ops and draw(st.booleans()) else ()
+    candidates: list[ReturnItem] = [CountStar()]
+    for var in sorted(env):
+        candidates.append(ReturnAgg("COUNT", var, None))
+        for attr in _data_attrs(env, var):
+            for func in ("SUM", "MIN", "MAX", "AVG"):
+                candidates.append(ReturnAgg(func, var, attr))
+    if partition:
+        candidates.append(ReturnAttr(partition[0]))
+    items = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4, unique=True))
+    within = draw(st.none() | _windows()) if "WITHIN" in ops else None
+    if top_negation and "TOP_NOT" in ops and "WITHIN" in ops and draw(st.booleans()):
+        formula = draw(_with_top_negation(formula, schema, ops))
+        within = within or draw(_windows())
+    slide = None
+    if within is not None and "SLIDE" in ops and draw(st.booleans()):
+        slide = Window(draw(st.integers(1, int(within.size))))
+    return Query(formula, tuple(items), partition, within, slide)
+
+
+# ---------------------------------------------- arbitrary ASTs (round trip)
+
+NAMES = ("A", "B", "SELL", "x", "y_1", "_t", "Count", "orx", "ANDY", "__next_A")
+
+_names = st.sampled_from(NAMES)
+_floats = st.floats(allow_nan=False, allow_infinity=False)
+_strings = st.text(alphabet="ab' -\n\\\"é", max_size=5)
+raw_literals: st.SearchStrategy[Value] = st.one_of(
+    st.integers(-(10**20), 10**20), _floats, _strings, st.booleans()
+)
+
+
+def _raw_lit(value: Value) -> Lit:
+    return Lit(value)
+
+
+raw_exprs: st.SearchStrategy[Expr] = st.recursive(
+    st.one_of(_names.map(Attr), raw_literals.map(_raw_lit)),
+    lambda inner: st.one_of(
+        st.builds(BinOp, st.sampled_from(["+", "-", "*", "/", "%"]), inner, inner),
+        inner.map(neg),
+    ),
+    max_leaves=6,
+)
+
+raw_preds: st.SearchStrategy[Pred] = st.recursive(
+    st.one_of(
+        st.builds(
+            Compare, st.sampled_from(["=", "!=", "<", "<=", ">", ">="]), raw_exprs, raw_exprs
+        ),
+        st.builds(InList, raw_exprs, st.lists(raw_literals, max_size=3).map(tuple), st.booleans()),
+    ),
+    lambda inner: st.one_of(
+        st.builds(PredAnd, inner, inner), st.builds(PredOr, inner, inner), st.builds(PredNot, inner)
+    ),
+    max_leaves=5,
+)
+
+raw_filters: st.SearchStrategy[Filter] = st.recursive(
+    st.one_of(
+        st.builds(VarPred, _names, raw_preds),
+        st.builds(BagPred, _names, st.sampled_from(["SAME", "INC", "DEC"]), _names),
+    ),
+    lambda inner: st.one_of(st.builds(FilterAnd, inner, inner), st.builds(FilterOr, inner, inner)),
+    max_leaves=4,
+)
+
+_raw_outputs = st.builds(
+    AggOutput,
+    _names,
+    st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
+    _names,
+    st.none() | _names,
+)
+_name_tuples = st.lists(_names, max_size=3).map(tuple)
+
+
+def _raw_excluded(inner: st.SearchStrategy[Formula]) -> st.SearchStrategy[tuple[Formula, ...]]:
+    """The ψ list of a raw negation node (one or two NOTs in a row)."""
+    return st.lists(inner, min_size=1, max_size=2).map(tuple)
+
+raw_formulas: st.SearchStrategy[Formula] = st.recursive(
+    st.one_of(_names.map(Atom), _names.map(Next)),
+    lambda inner: st.one_of(
+        st.builds(As, inner, _names),
+        st.builds(FilterF, inner, raw_filters),
+        st.builds(Or, inner, inner),
+        st.builds(And, inner, inner),
+        st.builds(Seq, inner, inner),
+        st.builds(Contig, inner, inner),
+        st.builds(Plus, inner),
+        st.builds(ContigPlus, inner),
+        st.builds(ProjectVars, _name_tuples, inner),
+        st.builds(ProjectAttrs, _names, _name_tuples, inner),
+        st.builds(Agg, _names, st.lists(_raw_outputs, min_size=1, max_size=3).map(tuple), inner),
+        st.builds(SeqNot, inner, _raw_excluded(inner), inner),
+        st.builds(LeadingNot, _raw_excluded(inner), inner),
+        st.builds(TrailingNot, inner, _raw_excluded(inner)),
+    ),
+    max_leaves=8,
+)
+
+_raw_items: st.SearchStrategy[ReturnItem] = st.one_of(
+    st.just(CountStar()),
+    st.builds(
+        ReturnAgg,
+        st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
+        _names,
+        st.none() | _names,
+    ),
+    st.builds(ReturnAttr, _names),
+)
+_raw_windows = st.builds(Window, st.integers(-5, 100) | _floats, st.none() | _names)
+
+raw_queries: st.SearchStrategy[Query] = st.builds(
+    Query,
+    raw_formulas,
+    st.none() | st.lists(_raw_items, min_size=1, max_size=3).map(tuple),
+    _name_tuples,
+    st.none() | _raw_windows,
+    st.none() | _raw_windows,
+)
+
+
+__all__ = [
+    "ALL_OPERATORS",
+    "DOMAINS",
+    "NULL_RATE",
+    "SPEC_STOCK_EVENTS",
+    "SPEC_STOCK_ROWS",
+    "SPEC_STOCK_SCHEMA",
+    "TEST_SCHEMA",
+    "allowed",
+    "events_of",
+    "formulas",
+    "formulas_with_env",
+    "negation_formulas",
+    "negation_formulas_with_env",
+    "queries",
+    "raw_exprs",
+    "raw_filters",
+    "raw_formulas",
+    "raw_literals",
+    "raw_preds",
+    "raw_queries",
+    "schemas",
+    "streams",
+    "trend_queries",
+]

@@ -1,0 +1,268 @@
+"""End-to-end benchmarks of the streaming pipeline (issue 12) and of negation (issue 13).
+
+``python bench/pipeline.py [--quick] [--out DIR]`` (``acel bench --parts pipeline``)
+measures what a user sees — ``acel run`` from file to file in a fresh process:
+reading, engine, writing, peak RSS — next to the engine alone on the same input:
+
+* **w0**: the W0 stream (types A/B/C with probabilities 0.2/0.6/0.2, ``ts`` =
+  position, ``v`` uniform 0..99) with ``A AS a ; (B AS b)+ ; C AS c WITHIN 11
+  ON ts``, per-match to a JSON Lines file, and with ``RETURN COUNT(*),
+  SUM(b.v)``;
+* **reading**: events per second from Parquet and from JSON Lines into the
+  engine (both passes without a schema, one pass with ``--schema``);
+* **memory**: Example 3.2 ``WITHIN 50 EVENTS`` over 10^6 and 10^7 generated
+  events streamed from Parquet files: peak RSS of the two runs;
+* **flights**: the demo's query (``examples/flights/delay_propagation.acel``)
+  on its 362,891 events, single process;
+* **negation**: a trend query with a middle negation against the same query
+  without it, engine only, at 10^5 events per window.
+
+Every figure comes from one run on this machine; ratios compare runs made
+back to back.  The table is printed and written to ``DIR/pipeline.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+W0 = "A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
+W0_RETURN = "RETURN COUNT(*), SUM(b.v) PATTERN " + W0
+EXAMPLE_3_2 = (
+    "(SELL AS msft ; SELL AS intel ; SELL AS amzn) FILTER msft[name = 'MSFT' AND price > 100] "
+    "AND intel[name = 'INTL'] AND amzn[name = 'AMZN' AND price < 2000] WITHIN 50 EVENTS"
+)
+
+
+# ------------------------------------------------------------------ data
+
+
+def w0_records(n: int, seed: int = 1) -> list[dict[str, Any]]:
+    rnd = random.Random(seed)
+    kinds = rnd.choices("ABC", [0.2, 0.6, 0.2], k=n)
+    return [{"type": t, "ts": k, "v": rnd.randrange(100)} for k, t in enumerate(kinds)]
+
+
+def write_jsonl(records: Sequence[dict[str, Any]], path: Path) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def write_sell_parquet(n: int, path: Path, seed: int = 11) -> None:
+    """Example 3.2's SELL stream (7 companies, 3 % BUY), in Parquet, in pieces."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = ["MSFT", "INTL", "AMZN", "AAPL", "GOOG", "ORCL", "IBM"]
+    weights = [6, 6, 6, 20, 20, 21, 21]
+    base = {"MSFT": 101, "INTL": 80, "AMZN": 1900, "AAPL": 150, "GOOG": 1200, "ORCL": 60, "IBM": 130}
+    rnd = random.Random(seed)
+    prices = dict(base)
+    writer = None
+    step = 500_000
+    for start in range(0, n, step):
+        size = min(step, n - start)
+        types, companies, values = [], [], []
+        for name in rnd.choices(names, weights, k=size):
+            prices[name] = max(1, prices[name] + rnd.choice((-2, -1, 1, 2)))
+            types.append("BUY" if rnd.random() < 0.03 else "SELL")
+            companies.append(name)
+            values.append(prices[name])
+        table = pa.table({"type": types, "name": companies, "price": values})
+        if writer is None:
+            writer = pq.ParquetWriter(str(path), table.schema)
+        writer.write_table(table)
+    assert writer is not None
+    writer.close()
+
+
+# ------------------------------------------------------------------ runs
+
+
+def acel_run(args: Sequence[str]) -> dict[str, Any]:
+    """``acel run ARGS`` in a fresh process: wall and CPU seconds, peak RSS (its summary line)."""
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "acel", "run", *args],
+        capture_output=True, text=True, cwd=REPO,
+    )
+    wall = time.perf_counter() - start
+    after = os.times()
+    if done.returncode != 0:
+        raise RuntimeError(f"acel run {' '.join(args)} failed: {done.stderr[-2000:]}")
+    summary = [line for line in done.stderr.splitlines() if line.startswith("acel run [")][-1]
+    rss = re.search(r"peak RSS ([\d,]+) MiB", summary)
+    written = re.search(r"([\d,]+) (?:complex events|rows) written", summary)
+    return {
+        "wall_s": round(wall, 3),
+        "cpu_s": round((after.children_user - before.children_user)
+                       + (after.children_system - before.children_system), 3),
+        "peak_rss_mib": int(rss.group(1).replace(",", "")) if rss else None,
+        "results": int(written.group(1).replace(",", "")) if written else None,
+    }
+
+
+def engine_only(query_text: str, path: Path, **options: Any) -> dict[str, Any]:
+    """The incremental engine alone on events read beforehand (CPU and wall seconds)."""
+    from acel.acea.engine import Runner, paused_gc
+
+    from acel.io import open_events
+    from acel.parser import parse_query
+
+    stream = open_events(path)
+    events = [attrs for batch in stream.batches() for attrs in batch]
+    query = parse_query(query_text)
+    runner = Runner(query, stream.schema, monotone=True, **options)
+    found = 0
+    with paused_gc():
+        cpu, wall = time.process_time(), time.perf_counter()
+        for attrs in events:
+            found += len(runner.push(attrs))
+        found += len(runner.finish())
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"events": len(events), "results": found, "engine_cpu_s": round(cpu, 3),
+            "engine_wall_s": round(wall, 3)}
+
+
+def reading(path: Path, schema: Path | None = None) -> dict[str, Any]:
+    """Events per second from a file into the engine (the reader alone)."""
+    from acel.io import open_events, read_schema
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    stream = open_events(path, schema=read_schema(schema) if schema else None)
+    count = sum(len(batch) for batch in stream.batches())
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"events": count, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
+            "events_per_s": round(count / max(wall, 1e-9))}
+
+
+# ------------------------------------------------------------------ parts
+
+
+def part_w0(folder: Path, quick: bool) -> list[dict[str, Any]]:
+    n = 20_000 if quick else 100_000
+    data = folder / "w0.jsonl"
+    write_jsonl(w0_records(n), data)
+    rows = []
+    for name, query in (("w0 per-match", W0), ("w0 RETURN", W0_RETURN)):
+        row = {"part": "w0", "what": name, "events": n, **acel_run([query, "--data", str(data),
+               "--out", str(folder / "out.jsonl")])}
+        row.update({k: v for k, v in engine_only(query, data).items() if k.startswith("engine")})
+        rows.append(row)
+    return rows
+
+
+def part_reading(folder: Path, quick: bool) -> list[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from acel.io import open_events, write_schema
+
+    n = 100_000 if quick else 1_000_000
+    records = w0_records(n, seed=3)
+    jsonl = folder / "read.jsonl"
+    write_jsonl(records, jsonl)
+    parquet = folder / "read.parquet"
+    pq.write_table(pa.Table.from_pylist(records), parquet)
+    schema = folder / "schema.json"
+    write_schema(open_events(parquet).schema, schema)
+    rows = []
+    for what, path, given in (
+        ("Parquet", parquet, None),
+        ("Parquet, --schema", parquet, schema),
+        ("JSON Lines", jsonl, None),
+        ("JSON Lines, --schema", jsonl, schema),
+    ):
+        rows.append({"part": "reading", "what": what, **reading(path, given)})
+    return rows
+
+
+def part_memory(folder: Path, quick: bool) -> list[dict[str, Any]]:
+    sizes = [100_000, 1_000_000] if quick else [1_000_000, 10_000_000]
+    rows = []
+    for n in sizes:
+        path = folder / f"sell-{n}.parquet"
+        write_sell_parquet(n, path)
+        rows.append({"part": "memory", "what": "Example 3.2 WITHIN 50 EVENTS", "events": n,
+                     **acel_run([EXAMPLE_3_2, "--data", str(path), "--out", str(folder / "m.jsonl")])})
+    return rows
+
+
+def part_flights(folder: Path, quick: bool) -> list[dict[str, Any]]:
+    from acel.app.datasets import flights_stream
+
+    frame = flights_stream(limit_days=5 if quick else None)
+    path = folder / "flights.parquet"
+    frame.to_parquet(path, index=False)
+    query = str(REPO / "examples" / "flights" / "delay_propagation.acel")
+    return [{"part": "flights", "what": "delay_propagation.acel", "events": len(frame),
+             **acel_run([query, "--data", str(path), "--time-col", "ts",
+                         "--out", str(folder / "f.jsonl")])}]
+
+
+def part_negation(folder: Path, quick: bool) -> list[dict[str, Any]]:
+    """GRETA's SEQ(A+, NOT E, B) against SEQ(A+, B): the cost of a middle negation."""
+    n = 20_000 if quick else 100_000
+    rnd = random.Random(5)
+    records = [{"type": t, "v": rnd.randrange(100)}
+               for t in rnd.choices("ABCE", [0.45, 0.25, 0.25, 0.05], k=n)]
+    path = folder / "neg.jsonl"
+    write_jsonl(records, path)
+    window = f"WITHIN {n} EVENTS SLIDE {n} EVENTS"
+    rows = []
+    for what, pattern in (
+        ("without NOT", "(A AS a)+ ; B"),
+        ("with NOT E", "(A AS a)+ ; NOT E ; B"),
+    ):
+        query = f"RETURN COUNT(*), SUM(a.v) PATTERN {pattern} {window}"
+        rows.append({"part": "negation", "what": what, "events_per_window": n,
+                     **engine_only(query, path)})
+    rows[1]["ratio"] = round(rows[1]["engine_cpu_s"] / max(rows[0]["engine_cpu_s"], 1e-9), 2)
+    return rows
+
+
+PARTS = {
+    "w0": part_w0,
+    "reading": part_reading,
+    "memory": part_memory,
+    "flights": part_flights,
+    "negation": part_negation,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/pipeline.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--out", default="bench-out", help="output folder (default bench-out/)")
+    parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated: " + ",".join(PARTS))
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="acel-bench-") as tmp:
+        for name in args.parts.split(","):
+            for row in PARTS[name](Path(tmp), args.quick):
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+    report = {"machine": {"cpus": os.cpu_count(), "load_before": load, "load_after": os.getloadavg(),
+                          "python": sys.version.split()[0]}, "rows": rows}
+    (out / "pipeline.json").write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
