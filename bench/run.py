@@ -14,7 +14,9 @@ Three parts, each printed as a table and written to ``DIR/engine-bench.json``
   runs (``acel.acea.naive.run``) on a prefix naive runs finish, then the
   engine alone on 100,000 events;
 * **memory**: peak RSS of the engine enumerating Example 3.2 ``WITHIN 50
-  EVENTS`` on 10^5 and 10^6 events, one subprocess per size.
+  EVENTS`` on 10^5 and 10^6 events, one subprocess per size;
+* **workload**: HAMLET's synthetic workload, shared plan vs each query
+  alone (``bench/workload_bench.py``; plot ``DIR/workload.png``).
 
 Every time is wall-clock (``time.perf_counter``) and CPU (``time.process_time``)
 of the evaluation only (streams are built beforehand).  ``--quick`` keeps
@@ -311,9 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="bench-out", help="output folder (default bench-out/)")
     parser.add_argument("--limit", type=float, default=60.0, help="baseline time limit (s)")
     parser.add_argument(
-        "--parts", default="trend,complex,memory,pipeline",
-        help="comma-separated: trend,complex,memory,pipeline (bench/pipeline.py: acel run "
-             "end to end, reading, memory at 10^6/10^7, the flights query, negation)",
+        "--parts", default="trend,complex,memory,pipeline,workload",
+        help="comma-separated: trend,complex,memory,pipeline,workload (bench/pipeline.py: acel "
+             "run end to end, reading, memory at 10^6/10^7, the flights query, negation; "
+             "bench/workload_bench.py: HAMLET's workload, shared vs each query alone)",
     )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -336,6 +339,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         pipeline.main((["--quick"] if args.quick else []) + ["--out", args.out])
         with open(os.path.join(args.out, "pipeline.json")) as fh:
             report["pipeline"] = json.load(fh)["rows"]
+    if "workload" in parts:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from workload_bench import run as workload_run
+
+        report["workload"] = workload_run(args.quick, args.out)
     report["machine"]["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     with open(os.path.join(args.out, "engine-bench.json"), "w") as fh:
         json.dump(report, fh, indent=2)

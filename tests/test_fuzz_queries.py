@@ -45,10 +45,20 @@ from acel.events import Event
 from acel.parser import _lark, parse_query_located
 from acel.printer import format_query
 from acel.schema import Schema
+from acel.workload import has_headers, parse_workload
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("**/*.acel"))
-EXAMPLE_TEXTS = [p.read_text(encoding="utf-8") for p in EXAMPLES]
+# every example query, named by its file (a workload file: each of its queries)
+EXAMPLE_QUERIES: dict[str, str] = {}
+for _path in EXAMPLES:
+    _text = _path.read_text(encoding="utf-8")
+    if has_headers(_text):
+        for _q in parse_workload(_text, str(_path)):
+            EXAMPLE_QUERIES[f"{_path.name}:{_q.name}"] = _q.text.strip()
+    else:
+        EXAMPLE_QUERIES[_path.name] = _text
+EXAMPLE_TEXTS = list(EXAMPLE_QUERIES.values())
 
 # ------------------------------------------------------------------ schema
 
@@ -280,9 +290,10 @@ def test_mutated_queries_fail_cleanly_in_process(text: str) -> None:
     _assert_clean(text)
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_every_example_checks_compiles_and_runs_under_the_fuzz_schema(path: Path) -> None:
-    outcomes = _assert_clean(path.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("text", EXAMPLE_TEXTS, ids=list(EXAMPLE_QUERIES))
+def test_every_example_checks_compiles_and_runs_under_the_fuzz_schema(text: str) -> None:
+    """Every example query (each query of a workload file too)."""
+    outcomes = _assert_clean(text)
     assert [o.stage for o in outcomes][:2] == ["fmt", "check"]
     assert all(o.error is None for o in outcomes)
 

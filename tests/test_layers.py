@@ -34,7 +34,7 @@ def layer(module: str) -> str:
     """The layer of a module of the ``acel`` distribution."""
     if module.startswith("acel.app"):
         return "app"
-    if module in ("acel.api", "acel.spark") or module.startswith("acel.testing"):
+    if module in ("acel.api", "acel.spark", "acel.workload") or module.startswith("acel.testing"):
         return "api"
     if module in ("acel.engines", "acel.running"):
         return "engines"

@@ -20,7 +20,7 @@ from acel.ast import CountStar, Formula, Query, ReturnAgg
 from acel.schema import Schema
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=512)  # a workload of 100+ queries holds two entries per query
 def compiled_for(
     formula: Formula, schema: Schema, items: tuple[TrendItem, ...] | None = None
 ) -> tuple[ACEA, CompiledAutomaton]:
@@ -31,7 +31,7 @@ def compiled_for(
     return automaton, compile_automaton(automaton, items)
 
 
-unambiguous = lru_cache(maxsize=64)(is_unambiguous)
+unambiguous = lru_cache(maxsize=512)(is_unambiguous)
 """Whether accepting runs and complex events correspond one to one (cached)."""
 
 _INDEX_PLANS: dict[int, tuple[CompiledAutomaton, dict[int, IndexPlan]]] = {}

@@ -350,6 +350,49 @@ class Runner:
             return self._close(part, rule.closed_before(self._horizon(coord)))
         return []
 
+    def skip(self, attrs: dict[str, Any], position: int | None = None) -> list[Result]:
+        """Count an event the automaton cannot use, without reading it (workloads).
+
+        The caller knows that reading it would leave every configuration as it
+        is and start no run (:func:`acel.acea.engine.workload.relevant_types`);
+        the partition still numbers it, opens its SLIDE windows and closes the
+        windows it passes, exactly as :meth:`push` would.  With leading or
+        trailing negation every event is read (``ψ`` may match it).
+        """
+        if self.negated:
+            return self.push(attrs, position)
+        if position is None:
+            position = self.events
+        self.events += 1
+        if self.partition_by:
+            values = tuple(attrs.get(a) for a in self.partition_by)
+            if None in values:
+                return []
+            key: Key = tuple(zip(self.partition_by, values))  # type: ignore[arg-type]
+        else:
+            key = ()
+        part = self.partitions.get(key)
+        if part is None:
+            part = self.partitions[key] = self._partition(key)
+        local = part.local
+        part.local = local + 1
+        rule = self.rule
+        coord = rule.coordinate(attrs, local, position)
+        if self.check_monotone and part.last is not None and coord < part.last:
+            raise DataError(
+                f"event at position {position}: {rule.within.attr} = {coord!r} comes after "  # type: ignore[union-attr]
+                f"{part.last!r}; WITHIN … ON {rule.within.attr} on a stream read in one pass "  # type: ignore[union-attr]
+                "needs it non-decreasing (sort by it: --time-col)"
+            )
+        part.last = coord
+        if self.mode == MATCHES or rule.slide is None:
+            return []
+        for k in rule.windows_holding(coord):
+            part.open[k] = None
+        if not rule.monotone:
+            return []
+        return self._close(part, rule.closed_before(self._horizon(coord)))
+
     def push_many(self, events: Iterable[dict[str, Any]]) -> list[Result]:
         """:meth:`push` each event in turn; all the results now final, in order."""
         out: list[Result] = []

@@ -22,6 +22,7 @@ from typing import Any
 
 from acel.errors import AcelError, DataError, QueryError
 from acel.events import Event
+from acel.io.formats import could_be_path
 from acel.schema import Schema
 
 EXIT_USER_ERROR = 2
@@ -82,26 +83,6 @@ def load_query_text(arg: str) -> str:
         if Path(arg).suffix.lower() in QUERY_SUFFIXES and not any(c.isspace() for c in arg):
             raise UsageError(f"query file {arg!r} not found")
     return arg
-
-
-def could_be_path(arg: str) -> bool:
-    """Whether ``arg`` is short enough, part by part, to name a file here."""
-    if not arg or "\n" in arg or "\0" in arg:
-        return False
-    try:
-        encoded = os.fsencode(arg)
-    except UnicodeEncodeError:  # a lone surrogate: no file name is spelled so
-        return False
-    name_max, path_max = _path_limits()
-    return len(encoded) < path_max and all(len(p) <= name_max for p in encoded.split(b"/"))
-
-
-def _path_limits() -> tuple[int, int]:
-    """(NAME_MAX, PATH_MAX) of the current directory's file system (255, 4096 by default)."""
-    try:
-        return os.pathconf(".", "PC_NAME_MAX"), os.pathconf(".", "PC_PATH_MAX")
-    except (OSError, ValueError, AttributeError):
-        return 255, 4096
 
 
 def parse_text(text: str) -> tuple[Any, Any]:
@@ -195,7 +176,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 def _setup_check(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+    p.add_argument("query", metavar="QUERY", nargs="+",
+                   help="a query file or the query text; several files, a folder or a file of "
+                        "'QUERY name:' sections: a workload")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
     source.add_argument("--schema", metavar="FILE", help='schema JSON: {"types": {T: [a, ...]}}')
@@ -204,6 +187,10 @@ def _setup_check(p: argparse.ArgumentParser) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Parse and check a query; print what it uses."""
+    from acel.app import workload_cmd
+
+    if workload_cmd.dispatch(args):
+        return workload_cmd.cmd_check(args)
     text = load_query_text(args.query)
     query, locations = parse_text(text)
     schema, _ = load_schema(args)
@@ -221,8 +208,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _setup_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", nargs="?",
-                   help="a query file or the query text (omit with --engine sase --sase FILE)")
+    p.add_argument("query", metavar="QUERY", nargs="*",
+                   help="a query file or the query text (omit with --engine sase --sase FILE); "
+                        "several files, a folder or a file of 'QUERY name:' sections: a workload, "
+                        "run in one pass, every line tagged \"query\"")
     p.add_argument("--data", metavar="FILE",
                    help="events: .jsonl/.ndjson/.json, .csv or .parquet; '-' reads JSON Lines "
                         "from standard input as they arrive")
@@ -295,7 +284,12 @@ class Progress:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run a query on an event file (or standard input); write results as they become final."""
     progress = Progress()
+    from acel.app import workload_cmd
+
+    workload = workload_cmd.dispatch(args)
     if args.stream is not None:
+        if workload:
+            raise UsageError("--stream runs one query; run each query of the workload on its own")
         return _run_spark_stream(args, progress)
     if args.data is None:
         raise UsageError("give --data FILE (or --engine spark --stream DIR)")
@@ -305,6 +299,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--master and --partitions need --engine spark")
     if args.engine == "spark" and args.max_events is not None:
         raise UsageError("--max-events is not supported with --engine spark (slice the data instead)")
+    if workload:
+        return workload_cmd.cmd_run(args, progress)
     if args.query is None and not (args.engine == "sase" and args.sase):
         raise UsageError("give a QUERY (or --engine sase --sase FILE)")
     if args.data == "-" and args.engine in ("spark",):
@@ -627,7 +623,9 @@ def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | Non
 
 
 def _setup_compile(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", help="a query file or the query text")
+    p.add_argument("query", metavar="QUERY", nargs="+",
+                   help="a query file or the query text; a workload (several files, a folder, "
+                        "'QUERY name:' sections) draws its shared plan and each automaton")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--schema", metavar="FILE", help="schema JSON")
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
@@ -643,6 +641,10 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     """Compile a query to an ACEA; print its size and DOT, or write DOT/SVG/PNG files."""
+    from acel.app import workload_cmd
+
+    if workload_cmd.dispatch(args):
+        return workload_cmd.cmd_compile(args)
     from acel import ast
     from acel.api import Query
     from acel.api import compile as compile_query
@@ -702,7 +704,8 @@ add_command(
     help="run a query on an event file",
     epilog="examples:\n  acel run \"SELL ; BUY\" --data tests/data/stocks.jsonl\n"
            "  acel run query.acel --data flights.parquet --time-col ts --out out.parquet\n"
-           "  acel run --engine sase --sase query.sase --data events.csv",
+           "  acel run --engine sase --sase query.sase --data events.csv\n"
+           "  acel run queries/ --data events.jsonl          # a workload: every .acel file",
 )
 add_command(
     "compile", _setup_compile, cmd_compile,

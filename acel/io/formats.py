@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,26 @@ def read_text_file(path: str | Path) -> str:
             f"{path}: not UTF-8 text: line {line}, byte {column} of the line "
             f"(0x{data[error.start]:02x}); save the file as UTF-8"
         ) from None
+
+
+def could_be_path(arg: str) -> bool:
+    """Whether ``arg`` is short enough, part by part, to name a file here."""
+    if not arg or "\n" in arg or "\0" in arg:
+        return False
+    try:
+        encoded = os.fsencode(arg)
+    except UnicodeEncodeError:  # a lone surrogate: no file name is spelled so
+        return False
+    name_max, path_max = _path_limits()
+    return len(encoded) < path_max and all(len(p) <= name_max for p in encoded.split(b"/"))
+
+
+def _path_limits() -> tuple[int, int]:
+    """(NAME_MAX, PATH_MAX) of the current directory's file system (255, 4096 by default)."""
+    try:
+        return os.pathconf(".", "PC_NAME_MAX"), os.pathconf(".", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255, 4096
 
 
 # ------------------------------------------------------------------ JSON

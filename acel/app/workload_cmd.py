@@ -1,0 +1,296 @@
+"""``acel run``, ``check`` and ``compile`` on a workload (several queries, spec §6.1).
+
+:mod:`acel.app.cli` hands a command over when its QUERY arguments name a
+workload (:func:`acel.workload.is_workload`: several files, a folder, or a
+file with ``QUERY name:`` headers).  ``run`` reads the stream once: the
+optimized engine runs the workload's shared plan as events arrive and writes
+each line as soon as it is final, tagged ``"query"`` (spec §12); Spark runs
+it as one job; the other engines run each query in turn on the events read
+once.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from acel.errors import DataError
+from acel.schema import Schema
+from acel.workload import NamedQuery, check_workload, is_workload, workload_from_args
+
+
+def dispatch(args: argparse.Namespace) -> bool:
+    """Whether the command's QUERY arguments are a workload (then this module runs it);
+    otherwise ``args.query`` becomes the one QUERY (or ``None``) the command expects."""
+    queries = args.query if isinstance(args.query, list) else [args.query] if args.query else []
+    if queries and is_workload(queries):
+        args.query = queries
+        return True
+    args.query = queries[0] if queries else None
+    return False
+
+
+def _load(args: argparse.Namespace) -> tuple[list[NamedQuery], Schema | None]:
+    """The workload, checked against ``--schema`` before any data is read."""
+    workload = workload_from_args(args.query)
+    given = None
+    if getattr(args, "schema", None):
+        from acel.io import read_schema
+
+        given = read_schema(args.schema)
+        check_workload(workload, given)
+    return workload, given
+
+
+# ----------------------------------------------------------------- check
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from acel.app.cli import describe, load_schema
+
+    workload = workload_from_args(args.query)
+    schema, _ = load_schema(args)
+    if schema is not None:
+        check_workload(workload, schema)
+    head = "ok" if schema is not None else "ok (parsed; give --schema or --data to check names)"
+    print(f"{head}: a workload of {len(workload)} queries")
+    for q in workload:
+        print(f"  {q.name}: {describe(q.query)}")
+    if schema is not None:
+        from acel.workload import describe_plan
+
+        print("plan:")
+        for line in describe_plan(workload, schema):
+            print(f"  {line}")
+    return 0
+
+
+# ----------------------------------------------------------------- compile
+
+
+def _suffixed(path: str, name: str) -> Path:
+    p = Path(path)
+    return p.with_name(f"{p.stem}.{name}{p.suffix}")
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """Every query's automaton and the shared plan (text, or DOT/SVG/PNG files)."""
+    from acel.acea import render
+    from acel.acea.engine.workload import WorkloadRunner
+    from acel.api import Query, schema_of
+    from acel.api import compile as compile_query
+    from acel.app.cli import _eprint, load_schema
+
+    workload = workload_from_args(args.query)
+    schema, _ = load_schema(args)
+    if schema is None:  # the workload's own types (NEXT needs a schema: a clear error)
+        types: dict[str, list[str]] = {}
+        for q in workload:
+            for name in schema_of(Query(q.query, q.text, q.locations)).type_names():
+                types.setdefault(name, [])
+        schema = Schema.of(types)
+    else:
+        check_workload(workload, schema)
+    runner = WorkloadRunner([(q.name, q.query) for q in workload], schema)
+    out: list[str] = [f"// workload of {len(workload)} queries"]
+    out.extend(f"// {line}" for line in runner.describe())
+    drawings: list[tuple[str, Any, str]] = []  # (name, automaton or None, DOT text)
+    for n, plan in enumerate(runner.plans, start=1):
+        drawings.append((f"shared{n}", None, plan.to_dot()))
+    for n, group in enumerate(runner.prefixes, start=1):
+        automaton = group.merged.automaton
+        drawings.append((f"prefix{n}", automaton, render.to_dot(automaton)))
+    for q in workload:
+        compiled = compile_query(Query(q.query, q.text, q.locations), schema)
+        if getattr(args, "simplify", False):
+            compiled = compiled.simplify()
+        size = ", ".join(f"{k}: {v}" for k, v in compiled.size().items())
+        out.append(f"// {q.name}: {size}")
+        drawings.append((q.name, compiled.automaton, compiled.dot))
+    files = [(args.dot, "dot"), (args.svg, "svg"), (args.png, "png")]
+    if not any(path for path, _ in files):
+        print("\n".join(out))
+        for name, _, dot in drawings:
+            print(f"// ---- {name}")
+            print(dot)
+        return 0
+    for path, fmt in files:
+        if not path:
+            continue
+        for name, automaton, dot in drawings:
+            target = _suffixed(path, name)
+            if fmt == "dot":
+                target.write_text(dot + "\n", encoding="utf-8")
+            elif automaton is None:
+                target = _render_dot(dot, target, fmt)
+            else:
+                target, drawn = render.render_or_dot(automaton, target, fmt)
+                if not drawn:
+                    _eprint(f"acel compile: Graphviz's dot is not installed: wrote the DOT "
+                            f"source {target} instead")
+                    continue
+            _eprint(f"acel compile: wrote {target}")
+    print("\n".join(out))
+    return 0
+
+
+def _render_dot(dot: str, target: Path, fmt: str) -> Path:
+    """Render DOT text (the shared plan is not an automaton); its source without Graphviz."""
+    import graphviz
+
+    try:
+        written = graphviz.Source(dot).render(outfile=str(target), format=fmt, cleanup=True)
+    except graphviz.ExecutableNotFound:
+        source = target.with_suffix(".dot")
+        source.write_text(dot + "\n", encoding="utf-8")
+        return source
+    return Path(written)
+
+
+# ----------------------------------------------------------------- run
+
+
+def cmd_run(args: argparse.Namespace, progress: Any) -> int:
+    from acel.app.cli import UsageError
+
+    if args.sase:
+        raise UsageError("--sase FILE runs one SASE+ query, not a workload")
+    if args.data == "-" and args.engine == "spark":
+        raise UsageError("--data - (standard input) needs an engine that reads a stream, not spark")
+    if args.max_delay is not None and (args.data != "-" or args.time_col is None):
+        raise UsageError("--max-delay is for --data - with --time-col (a live stream's reorder bound)")
+    from acel.io.results import check_output
+
+    check_output(args.out, [args.data])
+    if args.engine == "spark":
+        return _run_spark(args, progress)
+    return _run_stream(args, progress)
+
+
+def _open(args: argparse.Namespace, workload: list[NamedQuery], given: Schema | None) -> Any:
+    from acel.io import open_events
+
+    watch = sorted(
+        {q.query.within.attr for q in workload if q.query.within is not None and q.query.within.attr}
+    )
+    stream = open_events(
+        args.data, type_col=args.type_col, time_col=args.time_col, schema=given,
+        watch=watch, max_delay=args.max_delay,
+    )
+    if given is None:
+        if stream.facts is not None and stream.facts.count == 0:
+            raise DataError(
+                f"{args.data}: the file holds no events, so there is no schema to check the "
+                "workload against (give --schema to run it on an empty stream)"
+            )
+        check_workload(workload, stream.schema)
+    return stream
+
+
+def _one_table(args: argparse.Namespace, workload: list[NamedQuery]) -> None:
+    """CSV and Parquet hold one table: complex events and RETURN rows cannot share a file."""
+    from acel.app.cli import UsageError
+    from acel.io.results import output_format
+
+    kinds = {q.query.returns is None for q in workload}
+    if len(kinds) == 2 and args.out is not None and output_format(args.out) != "jsonl":
+        raise UsageError(
+            "this workload has per-match and RETURN queries: their lines have different "
+            "columns, so write them as JSON Lines (--out FILE.jsonl) or split the workload"
+        )
+
+
+def _run_stream(args: argparse.Namespace, progress: Any) -> int:
+    from acel.app.cli import MemoryGuard, _eprint, _summary
+    from acel.engines import engine as engine_named
+    from acel.io.results import ResultWriter
+    from acel.workload import workload_groups
+
+    workload, given = _load(args)
+    _one_table(args, workload)
+    stream = _open(args, workload, given)
+    engine = engine_named(args.engine)
+    total = stream.facts.count if stream.facts is not None else None
+    if total is not None and args.max_events is not None:
+        total = min(total, args.max_events)
+    fed = [0]
+
+    def report(done: int, found: int) -> None:
+        fed[0] = done
+        rate = done / max(progress.elapsed(), 1e-9)
+        of = f" of {total:,}" if total else ""
+        progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
+
+    writer = ResultWriter(args.out, live=args.data == "-", limit=args.limit, workload=True)
+    counts = {q.name: 0 for q in workload}
+    try:
+        if engine.incremental:
+            groups = workload_groups(
+                workload, stream.schema, stream, max_events=args.max_events,
+                progress=report, memory_check=MemoryGuard(args.max_memory).check,
+            )
+        else:
+            groups = _batch_groups(engine, workload, stream, args.max_events, report)
+        for group in groups:
+            by_query: dict[str, list[Any]] = {}
+            for name, result in group:
+                by_query.setdefault(name, []).append(result)
+            for name, results in by_query.items():
+                counts[name] += len(results)
+                writer.add(results, query=name)
+            writer.flush()
+            if writer.full:
+                break
+        written = writer.close()
+    except KeyboardInterrupt:
+        _eprint(f"acel run: interrupted; {writer.abort()}")
+        return 130
+    except BaseException:
+        _eprint(f"acel run: stopped; {writer.abort()}")
+        raise
+    _summary(args, progress, fed[0], _written(written, workload, writer.full, args.limit))
+    return 0
+
+
+def _written(written: int, workload: list[NamedQuery], full: bool, limit: int | None) -> str:
+    text = f"{written:,} lines written for {len(workload)} queries"
+    return text + (f" (stopped at --limit {limit:,})" if full and limit is not None else "")
+
+
+def _batch_groups(engine: Any, workload: list[NamedQuery], stream: Any, max_events: int | None,
+                  report: Any) -> Any:
+    """An engine without a runner: the stream read once, each query run on it in turn;
+    one group (complex events of all queries are ordered together when written)."""
+    events = stream.events(limit=max_events)
+    report(len(events), 0)
+    group: list[tuple[str, Any]] = []
+    for q in workload:
+        group.extend((q.name, r) for r in engine.batch(q.query, events, stream.schema))
+    yield group
+
+
+def _run_spark(args: argparse.Namespace, progress: Any) -> int:
+    from acel.app.cli import _eprint, _summary
+    from acel.io.results import ResultWriter
+    from acel.spark_backend.workload import run_workload_to_results
+
+    workload, given = _load(args)
+    _one_table(args, workload)
+    progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
+    results = run_workload_to_results(
+        [(q.name, q.query) for q in workload], args.data, type_col=args.type_col,
+        time_col=args.time_col, master=args.master, partitions=args.partitions, schema=given,
+        progress=lambda line: progress.note(line, force=True),
+        check=lambda schema: check_workload(workload, schema),
+    )
+    writer = ResultWriter(args.out, limit=args.limit, workload=True)
+    try:
+        for name, found in results.items():
+            writer.add(found, query=name)
+        written = writer.close()
+    except BaseException:
+        _eprint(f"acel run: stopped; {writer.abort()}")
+        raise
+    _summary(args, progress, None, _written(written, workload, writer.full, args.limit))
+    return 0
