@@ -364,10 +364,12 @@ def test_inferred_schema_equals_the_file_readers(spark: Any, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("shuffled", [False, True], ids=["in-time-order", "shuffled"])
-def test_numbering_sorts_only_files_out_of_time_order(spark: Any, tmp_path: Path, shuffled: bool) -> None:
-    """A file already in time order (ties in input order) is numbered by its input
-    order, with no sort and nothing cached; another is sorted; both give acel.io's
-    positions, across several input partitions (small Parquet row groups)."""
+def test_numbering_sorts_only_frames_out_of_time_order(spark: Any, tmp_path: Path, shuffled: bool) -> None:
+    """A DataFrame already in time order (ties in input order) is numbered by its input
+    order, with no sort (one cached frame, the input); another is sorted (a second);
+    a file is sorted by the toolkit's reader, so Spark never sorts it and caches
+    nothing.  All give acel.io's positions, across several input partitions (small
+    Parquet row groups)."""
     import random
 
     import pyarrow as pa
@@ -382,16 +384,21 @@ def test_numbering_sorts_only_files_out_of_time_order(spark: Any, tmp_path: Path
     events, _ = read_events(path, time_col="ts")
     spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")  # a split per row group
     try:
-        assert spark.read.parquet(str(path)).rdd.getNumPartitions() > 2
-        stream = prepare(spark, str(path), time_col="ts")
+        frame = spark.read.parquet(str(path))
+        assert frame.rdd.getNumPartitions() > 2
+        from_frame = prepare(spark, frame, time_col="ts")
+        from_file = prepare(spark, str(path), time_col="ts")
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
     try:
-        assert (stream.persisted != ()) == shuffled
-        got = sorted((r[POS], r["n"]) for r in stream.frame.select(POS, "n").collect())
-        assert got == [(e.time, e.get("n")) for e in events]
+        assert len(from_frame.persisted) == (2 if shuffled else 1)
+        assert from_file.persisted == ()
+        for stream in (from_frame, from_file):
+            got = sorted((r[POS], r["n"]) for r in stream.frame.select(POS, "n").collect())
+            assert got == [(e.time, e.get("n")) for e in events]
     finally:
-        stream.release()
+        from_frame.release()
+        from_file.release()
 
 
 # ------------------------------------------------------------------ bad input
