@@ -753,9 +753,15 @@ def _rss_mib() -> float:
 
 @pytest.fixture(scope="module")
 def exploding(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """9,999 A events and one B: (A AS a)+ ; B ends 2^9999 - 1 complex events at the B."""
+    """9,999 A events and one B: (A AS a)+ ; B ends 2^9999 - 1 complex events at the B.
+
+    Each event carries 2,000 characters, so that the complex events held grow the
+    memory in seconds (with short events the first ones, which are short, take a
+    minute to fill 24 MiB).
+    """
     path = tmp_path_factory.mktemp("explode") / "ab.jsonl"
-    path.write_text('{"type":"A","v":1}\n' * 9_999 + '{"type":"B","v":1}\n')
+    text = "x" * 2000
+    path.write_text(f'{{"type":"A","v":"{text}"}}\n' * 9_999 + '{"type":"B","v":"b"}\n')
     return path
 
 
