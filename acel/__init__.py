@@ -12,10 +12,13 @@
 parse(text) -> Query          check(query, schema) -> Query
 compile(query, schema) -> CompiledQuery
 run(query, data, engine="optimized", *, schema, type_col, time_col) -> Results
+runner(query, schema) -> Runner: push(event) -> final results, finish(), save() -> bytes;
+restore(query, blob, schema) -> Runner (papers/streaming.md)
 Query, CompiledQuery, Results, Schema; errors: AcelError > QueryError, DataError,
 UnsupportedQuery (a query error's text names line and column, as the CLI prints it)
 Submodules: acel.engines (the Engine protocol and the registry ENGINES: optimized,
-oracle, automaton, sase, spark), acel.spark (Spark), acel.testing (conformance kit:
+oracle, automaton, sase, spark), acel.spark (Spark: run, collect, stream, workloads),
+acel.workload (many queries in one pass), acel.testing (conformance kit:
 strategies, assert_conforms, external engines).  Every other module is internal.
 """
 
@@ -27,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from acel import engines, spark, testing
+    from acel import engines, spark, testing, workload
     from acel.api import CompiledQuery as CompiledQuery
     from acel.api import Query as Query
     from acel.api import Results as Results
-    from acel.api import check, compile, parse, run
+    from acel.api import check, compile, parse, restore, run, runner
     from acel.errors import AcelError as AcelError
     from acel.errors import DataError as DataError
     from acel.errors import QueryError as QueryError
@@ -43,6 +46,8 @@ _WHERE = {
     "check": "acel.api",
     "compile": "acel.api",
     "run": "acel.api",
+    "runner": "acel.api",
+    "restore": "acel.api",
     "Query": "acel.api",
     "CompiledQuery": "acel.api",
     "Results": "acel.api",
@@ -52,9 +57,12 @@ _WHERE = {
     "DataError": "acel.errors",
     "UnsupportedQuery": "acel.errors",
 }
-_SUBMODULES = ("engines", "spark", "testing")
+_SUBMODULES = ("engines", "spark", "testing", "workload")
 
-__all__ = ["check", "compile", "engines", "parse", "run", "spark", "testing"]
+__all__ = [
+    "check", "compile", "engines", "parse", "restore", "run", "runner", "spark", "testing",
+    "workload",
+]
 """The functions and submodules; the classes and errors listed in the doc are
 attributes too (``acel.Query``, ``acel.AcelError``, …)."""
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import pandas
     import pyarrow
 
+    from acel.acea.engine import Runner
     from acel.acea.model import ACEA
     from acel.io.source import EventStream
     from acel.parser import Locations
@@ -232,6 +233,10 @@ class CompiledQuery:
             lines.append(f"  ({len(self.negated)} leading/trailing NOT automata, applied per window)")
         return "\n".join(lines)
 
+    def runner(self) -> Runner:
+        """An incremental runner of this query (see :func:`acel.runner`)."""
+        return runner(self.query, self.schema)
+
     def run(self, data: Any, engine: EngineLike = "optimized", **options: Any) -> Results:
         """:func:`run` of the compiled query (with its schema)."""
         return run(self.query, data, engine, schema=self.schema, **options)
@@ -418,6 +423,32 @@ def run(
     return Results(parsed, stream, chosen, max_events)
 
 
+def runner(query: QueryLike, schema: SchemaLike = None) -> Runner:
+    """An incremental runner of ``query`` (papers/streaming.md): ``push(event)`` takes
+    one event (a dict with its ``type``) in stream order and returns the results that
+    became final, ``finish()`` ends the stream, ``save()`` gives the whole state as
+    bytes for :func:`restore`.  The query is checked against ``schema`` (default:
+    the types and attributes the query names) first.
+    """
+    from acel.acea.engine import Runner
+
+    parsed = as_query(query)
+    given = as_schema(schema) or schema_of(parsed)
+    parsed.check(given)
+    return Runner(parsed.ast, given)
+
+
+def restore(query: QueryLike, blob: bytes, schema: SchemaLike = None) -> Runner:
+    """A runner continuing from a state :meth:`Runner.save` wrote (same query, schema
+    and engine version, else an :class:`~acel.errors.AcelError` says which differs)."""
+    from acel.acea.engine import Runner
+
+    parsed = as_query(query)
+    given = as_schema(schema) or schema_of(parsed)
+    parsed.check(given)
+    return Runner.restore(parsed.ast, given, blob)
+
+
 __all__ = [
     "CompiledQuery",
     "EngineLike",
@@ -431,6 +462,8 @@ __all__ = [
     "compile",
     "open_checked",
     "parse",
+    "restore",
     "run",
+    "runner",
     "schema_of",
 ]

@@ -1,5 +1,8 @@
 """ACEL on Apache Spark, from Python: ``acel.spark.run(query, spark_df)``.
 
+``run``/``collect`` a query on a DataFrame or a file, ``stream`` it on a
+streaming DataFrame, ``run_workload`` many queries in one job.
+
 The same query gives the same results as :func:`acel.run`; Spark numbers
 the stream, splits it by PARTITION BY keys or time slices and runs the
 optimized engine on each piece (``papers/spark.md``).  The implementation is
@@ -16,6 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from acel.clauses import Match, TrendRow
+    from acel.schema import Schema
 
 
 def session(master: str | None = None) -> SparkSession:
@@ -80,9 +84,65 @@ def collect(
     )
 
 
+def stream(
+    query: QueryLike,
+    data: DataFrame,
+    *,
+    schema: SchemaLike,
+    pos_col: str = "pos",
+    type_col: str = "type",
+    time_col: str | None = None,
+    delay: float = 0,
+) -> DataFrame:
+    """Run ``query`` on a *streaming* Spark DataFrame: a streaming DataFrame of results,
+    each emitted once, when final (Structured Streaming; each PARTITION BY key's
+    incremental runner lives in Spark's state store, so a query restarted from its
+    checkpoint loses and repeats nothing).  The stream carries positions in
+    ``pos_col`` and ends with an end row; see :mod:`acel.spark_backend.streaming`.
+    """
+    from acel.spark_backend.streaming import stream as spark_stream
+
+    parsed = as_query(query)
+    given = as_schema(schema)
+    assert given is not None, "a streaming DataFrame needs its schema"
+    parsed.check(given)
+    return spark_stream(parsed.ast, data, schema=given, pos_col=pos_col, type_col=type_col,
+                        time_col=time_col, delay=delay)
+
+
+def run_workload(
+    queries: Any,
+    data: Any,
+    *,
+    schema: SchemaLike = None,
+    type_col: str = "type",
+    time_col: str | None = None,
+    session: SparkSession | None = None,
+    partitions: int | None = None,
+) -> dict[str, list[Match] | list[TrendRow]]:
+    """Every query of a workload (``{name: query}`` or ``[(name, query)]``) on Spark in
+    one job; each query's results as :func:`collect` gives them."""
+    from acel.spark_backend.workload import run_workload_to_results
+
+    named = list(queries.items()) if isinstance(queries, dict) else list(queries)
+    pairs = [(name, as_query(q)) for name, q in named]
+    given = as_schema(schema)
+
+    def check(found: Schema) -> None:
+        for _, q in pairs:
+            q.check(found)
+
+    if given is not None:
+        check(given)
+    return run_workload_to_results(
+        [(name, q.ast) for name, q in pairs], data, type_col=type_col, time_col=time_col,
+        schema=given, session=session or _session_of(data), partitions=partitions, check=check,
+    )
+
+
 def _session_of(data: Any) -> SparkSession | None:
     """The session a Spark DataFrame belongs to (``None`` for a path)."""
     return getattr(data, "sparkSession", None)
 
 
-__all__ = ["collect", "run", "session"]
+__all__ = ["collect", "run", "run_workload", "session", "stream"]

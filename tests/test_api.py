@@ -18,6 +18,7 @@ import acel
 from acel.app.cli import main
 from acel.clauses import Match, TrendRow
 from acel.events import Event
+from acel.io.results import to_json_lines
 from acel.testing import SPEC_STOCK_EVENTS, SPEC_STOCK_ROWS, SPEC_STOCK_SCHEMA
 
 DATA = Path(__file__).parent / "data"
@@ -269,3 +270,26 @@ def test_engines_are_listed() -> None:
 def test_spec_stream_of_the_kit_is_the_frame() -> None:
     assert [e.as_dict() for e in SPEC_STOCK_EVENTS] == stock_frame().to_dict("records")
     assert SPEC_STOCK_SCHEMA == acel.api.as_schema(STOCK_SCHEMA)
+
+
+def test_a_runner_hands_back_results_as_they_become_final_and_restores() -> None:
+    """acel.runner / CompiledQuery.runner / acel.restore: the incremental interface gives,
+    over any cut, the results acel.run gives on the whole stream."""
+    text = "A AS a ; B AS b FILTER a[v < 3] WITHIN 3 EVENTS"
+    events = [{"type": "AB"[i % 3 == 2], "v": i % 5} for i in range(12)]
+    whole = acel.run(text, events).to_json_lines()
+    assert len(whole) >= 3
+    for cut in range(len(events) + 1):
+        runner = acel.compile(text, {"A": ["v"], "B": ["v"]}).runner()
+        found = [r for e in events[:cut] for r in runner.push(e)]
+        later = acel.restore(text, runner.save(), {"A": ["v"], "B": ["v"]})
+        found += [r for e in events[cut:] for r in later.push(e)] + later.finish()
+        assert to_json_lines(found) == whole, cut
+    # a bare runner checks the query against the query's own names
+    assert acel.runner("A ; B").push({"type": "A"}) == []
+
+
+def test_restoring_another_querys_state_is_an_error() -> None:
+    blob = acel.runner("A ; B WITHIN 2 EVENTS").save()
+    with pytest.raises(acel.AcelError, match="another query"):
+        acel.restore("A ; C WITHIN 2 EVENTS", blob)

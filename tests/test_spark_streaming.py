@@ -252,3 +252,17 @@ def test_a_stream_needs_positions(spark: Any, tmp_path: Path) -> None:
     frame = spark.readStream.schema("type string, x long").json(str(tmp_path))
     with pytest.raises(DataError, match="position column 'pos'"):
         plan_stream("A", frame, schema=SCHEMA)
+
+
+def test_the_public_stream_is_the_planned_streaming_frame(spark: Any, tmp_path: Path) -> None:
+    """acel.spark.stream checks the query and returns the streaming results frame."""
+    import acel
+    import acel.spark
+
+    folder = Folder(tmp_path)
+    folder.land(make_events(5, seed=1))
+    frame = acel.spark.stream(EVENTS, _source(spark, folder.path), schema=SCHEMA)
+    assert frame.isStreaming
+    assert frame.schema == _plan(spark, folder.path, EVENTS).frame.schema
+    with pytest.raises(acel.QueryError, match="column"):
+        acel.spark.stream("A ; D", _source(spark, folder.path), schema=SCHEMA)

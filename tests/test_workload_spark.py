@@ -69,3 +69,22 @@ def test_generated_workloads_on_spark(spark: Any, qs: list[Any], stream: list[Ev
     want = run_workload(named, stream, TEST_SCHEMA)
     for name, _ in named:
         assert _same(got[name], want[name]), name
+
+
+def test_the_public_spark_workload_gives_each_querys_collect(spark: Any) -> None:
+    """acel.spark.run_workload: named query texts, one job, each as acel.spark.collect."""
+    import acel
+    import acel.spark
+    from acel.spark_backend.frames import events_frame
+
+    events = [Event.make(i, {"type": "ABC"[i % 3], "v": i % 4}) for i in range(40)]
+    frame = events_frame(spark, events)
+    workload = {
+        "pairs": "A AS a ; B AS b FILTER a[v > 1] WITHIN 4 EVENTS",
+        "counts": "RETURN COUNT(*) PATTERN A ; (B)+ ; C WITHIN 6 EVENTS",
+    }
+    got = acel.spark.run_workload(workload, frame, session=spark)
+    assert set(got) == set(workload)
+    for name, text in workload.items():
+        want = acel.run(text, [e.as_dict() for e in events]).to_list()
+        assert got[name] == want and want, name
