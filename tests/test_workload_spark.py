@@ -73,9 +73,10 @@ def test_generated_workloads_on_spark(spark: Any, qs: list[Any], stream: list[Ev
 
 def test_the_public_spark_workload_gives_each_querys_collect(spark: Any) -> None:
     """acel.spark.run_workload: named query texts, one job, each as acel.spark.collect."""
+    from acel.spark_backend.frames import events_frame
+
     import acel
     import acel.spark
-    from acel.spark_backend.frames import events_frame
 
     events = [Event.make(i, {"type": "ABC"[i % 3], "v": i % 4}) for i in range(40)]
     frame = events_frame(spark, events)
