@@ -7,19 +7,15 @@
     r = acel.run(q, data)      # a path, list of dicts, pandas DataFrame or pyarrow Table
     r.to_pandas(); r.to_arrow(); r.to_json_lines(); r.write("out.parquet")
     acel.spark.run(q, spark_df)               # a Spark DataFrame of the results
-    acel.testing.assert_conforms(my_engine)   # check an engine against the oracle
 
-parse(text) -> Query          check(query, schema) -> Query
-compile(query, schema) -> CompiledQuery
+parse(text) -> Query; check(query, schema) -> Query; compile(query, schema) -> CompiledQuery
 run(query, data, engine="optimized", *, schema, type_col, time_col) -> Results
-runner(query, schema) -> Runner: push(event) -> final results, finish(), save() -> bytes;
-restore(query, blob, schema) -> Runner (papers/streaming.md)
+runner(query, schema, state=None) -> Runner: push(event), finish(), save() -> state
 Query, CompiledQuery, Results, Schema; errors: AcelError > QueryError, DataError,
 UnsupportedQuery (a query error's text names line and column, as the CLI prints it)
-Submodules: acel.engines (the Engine protocol and the registry ENGINES: optimized,
-oracle, automaton, sase, spark), acel.spark (Spark: run, collect, stream, workloads),
-acel.workload (many queries in one pass), acel.testing (conformance kit:
-strategies, assert_conforms, external engines).  Every other module is internal.
+Submodules: acel.engines (Engine protocol, registry ENGINES), acel.spark (run, collect,
+stream, run_workload), acel.workload (many queries, one pass), acel.testing (conformance
+kit: strategies, assert_conforms, external engines).  Every other module is internal.
 """
 
 from __future__ import annotations
@@ -34,7 +30,7 @@ if TYPE_CHECKING:
     from acel.api import CompiledQuery as CompiledQuery
     from acel.api import Query as Query
     from acel.api import Results as Results
-    from acel.api import check, compile, parse, restore, run, runner
+    from acel.api import check, compile, parse, run, runner
     from acel.errors import AcelError as AcelError
     from acel.errors import DataError as DataError
     from acel.errors import QueryError as QueryError
@@ -47,7 +43,6 @@ _WHERE = {
     "compile": "acel.api",
     "run": "acel.api",
     "runner": "acel.api",
-    "restore": "acel.api",
     "Query": "acel.api",
     "CompiledQuery": "acel.api",
     "Results": "acel.api",
@@ -60,8 +55,7 @@ _WHERE = {
 _SUBMODULES = ("engines", "spark", "testing", "workload")
 
 __all__ = [
-    "check", "compile", "engines", "parse", "restore", "run", "runner", "spark", "testing",
-    "workload",
+    "check", "compile", "engines", "parse", "run", "runner", "spark", "testing", "workload",
 ]
 """The functions and submodules; the classes and errors listed in the doc are
 attributes too (``acel.Query``, ``acel.AcelError``, …)."""

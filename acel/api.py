@@ -258,8 +258,7 @@ class CompiledQuery:
 
 
 def compile(query: QueryLike, schema: SchemaLike = None) -> CompiledQuery:
-    """Compile ``query`` to an ACEA over ``schema``, checked against it; without a schema,
-    over the query's own types (:func:`schema_of`), names unchecked."""
+    """Compile ``query`` to an ACEA over ``schema`` (checked), else over the query's own names."""
     parsed = as_query(query)
     given = as_schema(schema)
     if given is None:
@@ -411,11 +410,8 @@ def run(
     time_col: str | None = None,
     max_events: int | None = None,
 ) -> Results:
-    """Run ``query`` on ``data`` (a file, ``"-"``, dicts, pandas or pyarrow): lazy :class:`Results`.
-
-    Events are sorted by ``time_col`` if given (spec §1); the query is checked
-    against ``schema`` or the data's own before anything runs.
-    """
+    """Run ``query`` on ``data`` (a file, ``"-"``, dicts, pandas or pyarrow): lazy :class:`Results`;
+    events sorted by ``time_col`` if given, the query checked against ``schema`` or the data's."""
     parsed = as_query(query)
     chosen = resolve(engine)
     stream = open_checked(parsed, data, schema=as_schema(schema), type_col=type_col,
@@ -423,30 +419,17 @@ def run(
     return Results(parsed, stream, chosen, max_events)
 
 
-def runner(query: QueryLike, schema: SchemaLike = None) -> Runner:
-    """An incremental runner of ``query`` (papers/streaming.md): ``push(event)`` takes
-    one event (a dict with its ``type``) in stream order and returns the results that
-    became final, ``finish()`` ends the stream, ``save()`` gives the whole state as
-    bytes for :func:`restore`.  The query is checked against ``schema`` (default:
-    the types and attributes the query names) first.
-    """
+def runner(query: QueryLike, schema: SchemaLike = None, *, state: bytes | None = None) -> Runner:
+    """An incremental runner: ``push(event)`` returns the results now final, ``finish()``,
+    ``save()`` → bytes to resume from with ``state=`` (papers/streaming.md)."""
     from acel.acea.engine import Runner
 
     parsed = as_query(query)
     given = as_schema(schema) or schema_of(parsed)
     parsed.check(given)
+    if state is not None:
+        return Runner.restore(parsed.ast, given, state)
     return Runner(parsed.ast, given)
-
-
-def restore(query: QueryLike, blob: bytes, schema: SchemaLike = None) -> Runner:
-    """A runner continuing from a state :meth:`Runner.save` wrote (same query, schema
-    and engine version, else an :class:`~acel.errors.AcelError` says which differs)."""
-    from acel.acea.engine import Runner
-
-    parsed = as_query(query)
-    given = as_schema(schema) or schema_of(parsed)
-    parsed.check(given)
-    return Runner.restore(parsed.ast, given, blob)
 
 
 __all__ = [
@@ -462,7 +445,6 @@ __all__ = [
     "compile",
     "open_checked",
     "parse",
-    "restore",
     "run",
     "runner",
     "schema_of",

@@ -273,7 +273,7 @@ def test_spec_stream_of_the_kit_is_the_frame() -> None:
 
 
 def test_a_runner_hands_back_results_as_they_become_final_and_restores() -> None:
-    """acel.runner / CompiledQuery.runner / acel.restore: the incremental interface gives,
+    """acel.runner (fresh or from a saved state) / CompiledQuery.runner: the incremental interface gives,
     over any cut, the results acel.run gives on the whole stream."""
     text = "A AS a ; B AS b FILTER a[v < 3] WITHIN 3 EVENTS"
     events = [{"type": "AB"[i % 3 == 2], "v": i % 5} for i in range(12)]
@@ -282,7 +282,7 @@ def test_a_runner_hands_back_results_as_they_become_final_and_restores() -> None
     for cut in range(len(events) + 1):
         runner = acel.compile(text, {"A": ["v"], "B": ["v"]}).runner()
         found = [r for e in events[:cut] for r in runner.push(e)]
-        later = acel.restore(text, runner.save(), {"A": ["v"], "B": ["v"]})
+        later = acel.runner(text, {"A": ["v"], "B": ["v"]}, state=runner.save())
         found += [r for e in events[cut:] for r in later.push(e)] + later.finish()
         assert to_json_lines(found) == whole, cut
     # a bare runner checks the query against the query's own names
@@ -292,4 +292,4 @@ def test_a_runner_hands_back_results_as_they_become_final_and_restores() -> None
 def test_restoring_another_querys_state_is_an_error() -> None:
     blob = acel.runner("A ; B WITHIN 2 EVENTS").save()
     with pytest.raises(acel.AcelError, match="another query"):
-        acel.restore("A ; C WITHIN 2 EVENTS", blob)
+        acel.runner("A ; C WITHIN 2 EVENTS", state=blob)

@@ -71,3 +71,48 @@ def test_a_schema_file_round_trip_gives_the_one_pass_reader_the_same_events(tmp_
     write_schema(two.schema, tmp_path / "s.json")
     one = open_events(path, schema=read_schema(tmp_path / "s.json"))
     assert one.events() == two.events()
+
+
+def _events(path: Path, schema: Schema | None, **kw: object) -> list[dict[str, object]]:
+    stream = open_events(path, schema=schema, **kw)  # type: ignore[arg-type]
+    return [{k: v for k, v in e.items() if v is not None} for b in stream.batches() for e in b]
+
+
+def test_parquet_with_a_fitting_schema_reads_column_wise_with_the_same_events(tmp_path: Path) -> None:
+    """A given schema the columns fit takes the columnar path: same events as the row-wise
+    check (an int column of a float attribute becomes floats), the schema's kinds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"type": ["A", "B", "A"], "ts": [3, 1, 2], "v": [1, 2, None]}), path)
+    schema = Schema.of({"A": ["ts", "v"], "B": ["ts", "v"]}, {"ts": "int", "v": "float"})
+    events = _events(path, schema, time_col="ts")
+    assert events == [{"type": "B", "ts": 1, "v": 2.0}, {"type": "A", "ts": 2},
+                      {"type": "A", "ts": 3, "v": 1.0}]
+    assert all(type(e.get("v", 0.0)) is float for e in events)
+    assert dict(open_events(path, schema=schema).schema.kinds)["v"] == "float"
+    # a schema without kinds takes the columns' kinds
+    open_kinds = open_events(path, schema=Schema.of({"A": ["ts", "v"], "B": ["ts", "v"]}))
+    assert dict(open_kinds.schema.kinds) == {"ts": "int", "v": "int"}
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        (Schema.of({"A": ["v"]}, {"v": "int"}), "unknown event type 'B'"),
+        (Schema.of({"A": ["v"], "B": []}, {"v": "int"}), "attribute 'v' is not in the schema of type 'B'"),
+        (Schema.of({"A": ["v"], "B": ["v"]}, {"v": "str"}), "the schema says str"),
+    ],
+)
+def test_parquet_that_does_not_fit_the_schema_names_its_rows(
+    tmp_path: Path, schema: Schema, words: str
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"type": ["A", "B"], "v": [1, 2]}), path)
+    with pytest.raises(DataError, match="row 2" if "type" in words else "row 1") as info:
+        _events(path, schema)
+    assert words in str(info.value)

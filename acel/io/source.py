@@ -678,16 +678,37 @@ def _arrow_stream(
                 out.append(Row(number, None, {k: v for k, v in record.items() if v is not None}))
             yield out
 
-    if schema is not None:
-        return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
     fast = all(_plain_type(f.type) for f in _first_schema(batches, names))
     if not fast:
         return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
-    inferred, facts = _infer_columns(source, batches, names, type_col, time_col, watch)
+    try:
+        inferred, facts = _infer_columns(source, batches, names, type_col, time_col, watch)
+    except DataError:
+        if schema is None:
+            raise
+        inferred = None  # the row-wise check reports every problem, the schema's too
+    if schema is not None:
+        fitted = _columns_fit(schema, inferred, time_col) if inferred is not None else None
+        if fitted is None:
+            return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
+        inferred = fitted
+    assert inferred is not None
     sort = time_col is not None and not facts.sorted_by_time
-    floats = tuple(a for a, k in inferred.kinds if k == "float")
+    # ints become floats where the attribute is float but its column holds integers
+    columns = {f.name: f.type for f in _first_schema(batches, names)}
+    floats = tuple(
+        a for a, k in inferred.kinds if k == "float" and a in columns and not _is_floating(columns[a])
+    )
 
     def fast_batches() -> Iterator[list[Attrs]]:
+        if not sort and not floats and type_col == "type":
+            # nothing to convert or sort: Arrow's dictionaries are the events
+            for batch in batches():
+                yield _normalised(batch).to_pylist()
+            return
+        yield from _fast_converted()
+
+    def _fast_converted() -> Iterator[list[Attrs]]:
         def keyed() -> Iterator[list[tuple[Any, Attrs]]]:
             for batch in batches():
                 records = _normalised(batch).to_pylist()
@@ -705,10 +726,41 @@ def _arrow_stream(
     return EventStream(source, inferred, fast_batches, facts, time_col=time_col, sort=sort, chunk=chunk)
 
 
+def _columns_fit(given: Schema, found: Schema, time_col: str | None) -> Schema | None:
+    """The given schema (its open kinds taken from the columns) when every type and
+    attribute the columns hold is declared with a kind the values fit (an int column
+    fits a float attribute); ``None`` sends the data through the row-wise check, which
+    names each row that does not fit."""
+    declared = {t: set(given.attributes(t)) for t in given.type_names()}
+    kinds = dict(given.kinds)
+    for type_name in found.type_names():
+        allowed = declared.get(type_name)
+        if allowed is None:
+            return None
+        if any(a not in allowed and a != time_col for a in found.attributes(type_name)):
+            return None
+    for attr, kind in found.kinds:
+        want = kinds.get(attr)
+        if want is None:
+            kinds[attr] = kind
+        elif want != kind and not (kind == "int" and want == "float"):
+            return None
+    schema = Schema.of({t: list(given.attributes(t)[1:]) for t in given.type_names()}, kinds)
+    if time_col is not None:
+        schema = with_time_column(schema, time_col, schema.type_names(), [])
+    return schema
+
+
 def _first_schema(batches: Callable[[], Iterator[Any]], names: list[str]) -> list[Any]:
     for batch in batches():
         return list(batch.schema)
     return []
+
+
+def _is_floating(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_floating(arrow_type))
 
 
 def _plain_type(arrow_type: Any) -> bool:
