@@ -104,7 +104,10 @@ def stream(
 
     parsed = as_query(query)
     given = as_schema(schema)
-    assert given is not None, "a streaming DataFrame needs its schema"
+    if given is None:
+        from acel.errors import AcelError
+
+        raise AcelError("a streaming DataFrame needs its schema (schema=...): no data to infer it from")
     parsed.check(given)
     return spark_stream(parsed.ast, data, schema=given, pos_col=pos_col, type_col=type_col,
                         time_col=time_col, delay=delay)

@@ -339,10 +339,18 @@ def _plan_stream(
         (F.floor(source) + F.lit(SHIFT)).cast("long")
     )
     position = F.col(f"`{pos_col}`").cast("long")
+    lowest, highest = -SHIFT, ENDED_MS - SHIFT - 1
     missing = F.when(
         ~end & (position.isNull() | source.isNull() | F.isnan(source)),
         F.raise_error(F.lit(f"an event lacks its position ({pos_col!r}) or its time "
                             f"({(time_col or pos_col)!r}); every event of a stream needs both")),
+    ).when(
+        # outside this range a time would read as the end row or break the watermark
+        ~end & ((source < F.lit(lowest)) | (source >= F.lit(highest))),
+        F.raise_error(F.lit(f"an event's time ({(time_col or pos_col)!r}) is outside "
+                            f"{lowest:,}..{highest:,}, the range a stream's event time can "
+                            "take (one unit is one millisecond of Spark's event time: use "
+                            "seconds or milliseconds, not microseconds)")),
     )
     staged = frame.select(
         *[F.col(f"`{k}`") for k in keys],

@@ -266,3 +266,28 @@ def test_the_public_stream_is_the_planned_streaming_frame(spark: Any, tmp_path: 
     assert frame.schema == _plan(spark, folder.path, EVENTS).frame.schema
     with pytest.raises(acel.QueryError, match="column"):
         acel.spark.stream("A ; D", _source(spark, folder.path), schema=SCHEMA)
+
+
+def test_the_stream_refuses_options_it_cannot_honour(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from acel.app.cli import main
+
+    for flag, value in (("--partitions", "4"), ("--max-memory", "500")):
+        code = main(["run", EVENTS, "--engine", "spark", "--stream", str(tmp_path),
+                     "--out", str(tmp_path / "out"), flag, value])
+        assert code == 2
+        assert f"{flag} cannot be used with --stream" in capsys.readouterr().err
+
+
+def test_a_time_beyond_the_streams_range_is_an_error_not_the_end(spark: Any, tmp_path: Path) -> None:
+    """Epoch microseconds would read as the end row (every key finished in silence)."""
+    from acel.spark_backend.streaming import start
+
+    folder = Folder(tmp_path)
+    folder.land([{"type": "A", "x": 1, "k": 0, "t": 1_700_000_000_000_000, "pos": 0}])
+    planned = _plan(spark, folder.path, TRAILING, time_col="t", delay=0)
+    running = start(planned, str(tmp_path / "out"), checkpoint=str(tmp_path / "ck"), once=True)
+    try:
+        with pytest.raises(Exception, match="outside"):
+            running.awaitTermination(120)
+    finally:
+        running.stop()

@@ -562,7 +562,9 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
     if not args.out:
         raise UsageError("--stream DIR needs --out DIR (the results' folder)")
     unsupported = [flag for flag, value in (("--limit", args.limit), ("--max-events", args.max_events),
-                                            ("--max-delay", args.max_delay), ("--sase", args.sase))
+                                            ("--max-delay", args.max_delay), ("--sase", args.sase),
+                                            ("--partitions", args.partitions),
+                                            ("--max-memory", args.max_memory))
                    if value is not None]
     if unsupported:
         raise UsageError(f"{', '.join(unsupported)} cannot be used with --stream")
