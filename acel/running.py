@@ -107,45 +107,66 @@ def result_groups(
         if results:
             yield results
         return
-    from acel.acea.engine import paused_gc
-
-    found_total = 0
-    read = 0
-
-    def watch(found: int) -> None:
-        """Inside one event's step that ends very many complex events."""
-        if memory_check is not None:
-            memory_check()
-        if progress is not None:
-            progress(read, found_total + found)
-
+    feed = Feed(progress, memory_check)
     runner = engine.runner(
         query, schema, monotone=monotone_hint(query, stream), build=build,
-        watch=watch if memory_check is not None or progress is not None else None,
+        watch=feed.watch if memory_check is not None or progress is not None else None,
     )
-    try:
-        with paused_gc():
-            for batch in stream.batches():
-                if max_events is not None and read + len(batch) > max_events:
-                    batch = batch[: max_events - read]
-                push = runner.push
-                for attrs in batch:
-                    found = push(attrs)
-                    read += 1
-                    if found:
-                        found_total += len(found)
-                        yield found
-                    if read % PROGRESS_EVERY == 0:
-                        if progress is not None:
-                            progress(read, found_total)
-                        if memory_check is not None:
-                            memory_check()
-                if max_events is not None and read >= max_events:
-                    break
-            rest = runner.finish()
-        found_total += len(rest)
-        if rest:
-            yield rest
-    finally:
-        if progress is not None:
-            progress(read, found_total)
+    yield from feed.groups(runner, stream, max_events)
+
+
+class Feed:
+    """Pushes a stream's events into an incremental runner (one query's, a workload's)
+    and hands back each group of results as it becomes final, counting events read
+    and results found for the progress line and the memory guard."""
+
+    def __init__(
+        self,
+        progress: Progress | None = None,
+        memory_check: Callable[[], None] | None = None,
+        every: int = PROGRESS_EVERY,
+    ) -> None:
+        self.progress = progress
+        self.memory_check = memory_check
+        self.every = every
+        self.read = 0
+        self.found = 0
+
+    def watch(self, found: int) -> None:
+        """Inside one event's step that ends very many complex events (the runner's hook)."""
+        if self.memory_check is not None:
+            self.memory_check()
+        if self.progress is not None:
+            self.progress(self.read, self.found + found)
+
+    def groups(self, runner: Any, stream: EventStream, max_events: int | None) -> Iterator[list[Any]]:
+        """Every event of ``stream`` (at most ``max_events``) into ``runner``, then its end."""
+        from acel.acea.engine import paused_gc
+
+        progress, memory_check, every = self.progress, self.memory_check, self.every
+        try:
+            with paused_gc():
+                for batch in stream.batches():
+                    if max_events is not None and self.read + len(batch) > max_events:
+                        batch = batch[: max_events - self.read]
+                    push = runner.push
+                    for attrs in batch:
+                        found = push(attrs)
+                        self.read += 1
+                        if found:
+                            self.found += len(found)
+                            yield found
+                        if self.read % every == 0:
+                            if progress is not None:
+                                progress(self.read, self.found)
+                            if memory_check is not None:
+                                memory_check()
+                    if max_events is not None and self.read >= max_events:
+                        break
+                rest = runner.finish()
+            self.found += len(rest)
+            if rest:
+                yield rest
+        finally:
+            if progress is not None:
+                progress(self.read, self.found)

@@ -273,39 +273,12 @@ def workload_groups(
 ) -> Iterator[list[tuple[str, Any]]]:
     """Groups of ``(query name, result)`` final together, reading an
     :class:`~acel.io.source.EventStream` once (spec §12 order across groups)."""
-    from acel.acea.engine import paused_gc
-    from acel.running import monotone_hint
+    from acel.running import Feed, monotone_hint
 
     named = pairs(queries)
     hints = {name: monotone_hint(query, stream) for name, query in named}
     runner = workload_runner(named, schema, monotone=hints, share=share)
-    read = found_total = 0
-    try:
-        with paused_gc():
-            for batch in stream.batches():
-                if max_events is not None and read + len(batch) > max_events:
-                    batch = batch[: max_events - read]
-                push = runner.push
-                for attrs in batch:
-                    found = push(attrs)
-                    read += 1
-                    if found:
-                        found_total += len(found)
-                        yield found
-                    if read % every == 0:
-                        if progress is not None:
-                            progress(read, found_total)
-                        if memory_check is not None:
-                            memory_check()
-                if max_events is not None and read >= max_events:
-                    break
-            rest = runner.finish()
-        found_total += len(rest)
-        if rest:
-            yield rest
-    finally:
-        if progress is not None:
-            progress(read, found_total)
+    yield from Feed(progress, memory_check, every).groups(runner, stream, max_events)
 
 
 def describe_plan(

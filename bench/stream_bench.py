@@ -100,9 +100,8 @@ def measure(name: str, query: str, rows: list[dict[str, Any]], files: int, every
             owner[r["pos"]] = i
     latencies: list[float] = []
     per_batch = []
-    for meta in sorted((out / "_spark_metadata").iterdir(), key=lambda p: int(p.name.split(".")[0])):
-        if not meta.name.split(".")[0].isdigit():
-            continue
+    logs = [p for p in (out / "_spark_metadata").iterdir() if p.name.split(".")[0].isdigit()]
+    for meta in sorted(logs, key=lambda p: int(p.name.split(".")[0])):  # not .crc files
         batch = int(meta.name.split(".")[0])
         committed = (ck / "commits" / str(batch)).stat().st_mtime
         paths = [json.loads(line)["path"] for line in meta.read_text().splitlines()[1:] if line.startswith("{")]

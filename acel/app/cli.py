@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -361,28 +361,13 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     """Events in batches, results written as soon as they are final (spec §12 order)."""
     from acel.engines import engine as engine_named
     from acel.io.lines import LineBuilder
-    from acel.io.results import ResultWriter, interrupts_between_writes
+    from acel.io.results import ResultWriter
     from acel.running import result_groups
 
     query, given = _load_query(args)
     stream = _open_stream(args, query, given)
     engine = engine_named(args.engine)
-    total = stream.facts.count if stream.facts is not None else None
-    if total is not None and args.max_events is not None:
-        total = min(total, args.max_events)
-
-    fed = [0]
-
-    def report(done: int, found: int) -> None:
-        fed[0] = done
-        if not engine.incremental:  # one call over the whole stream: no count to show
-            progress.note(f"the {engine.name} engine is running on {done:,} events "
-                          "(its results come at the end)")
-            return
-        rate = done / max(progress.elapsed(), 1e-9)
-        of = f" of {total:,}" if total else ""
-        progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
-
+    report = RunReport(progress, stream, args.max_events, engine)
     guard = MemoryGuard(args.max_memory)
     from acel.checker import attribute_kinds
 
@@ -392,29 +377,60 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     )
     # complex events straight to text, unless Parquet wants their values
     build = LineBuilder(writer.encoder) if writer.kind != "parquet" else None
-    found = 0
+    groups = result_groups(
+        query, stream.schema, stream, engine, max_events=args.max_events,
+        progress=report, memory_check=guard.check, build=build,
+    )
+    written = write_groups(writer, groups, writer.add)
+    if written is None:
+        return 130
+    what = "complex events" if query.returns is None else "rows"
+    _summary(args, progress, report.fed, f"{written:,} {what} written"
+             + (f" (stopped at --limit {args.limit:,})" if writer.full else ""))
+    return 0
+
+
+class RunReport:
+    """The progress line of a run over ``stream`` (``progress(done, found)`` of
+    :mod:`acel.running`), remembering how many events were fed."""
+
+    def __init__(self, progress: Progress, stream: Any, max_events: int | None, engine: Any) -> None:
+        total = stream.facts.count if stream.facts is not None else None
+        if total is not None and max_events is not None:
+            total = min(total, max_events)
+        self.progress, self.total, self.engine = progress, total, engine
+        self.fed = 0
+
+    def __call__(self, done: int, found: int) -> None:
+        self.fed = done
+        if not self.engine.incremental:  # one call over the whole stream: no count to show
+            self.progress.note(f"the {self.engine.name} engine is running on {done:,} events "
+                               "(its results come at the end)")
+            return
+        rate = done / max(self.progress.elapsed(), 1e-9)
+        of = f" of {self.total:,}" if self.total else ""
+        self.progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
+
+
+def write_groups(writer: Any, groups: Iterable[Any], add: Callable[[Any], None]) -> int | None:
+    """Write each group of results as it comes (``add`` then flush; Ctrl-C waits for whole
+    lines); the count written, or None when interrupted (the partial file is kept)."""
+    from acel.io.results import interrupts_between_writes
+
     try:
         with interrupts_between_writes():
-            for group in result_groups(
-                query, stream.schema, stream, engine, max_events=args.max_events,
-                progress=report, memory_check=guard.check, build=build,
-            ):
-                found += len(group)
-                writer.add(group)
+            for group in groups:
+                add(group)
                 writer.flush()
                 if writer.full:
                     break
-            written = writer.close()
+            return int(writer.close())
     except KeyboardInterrupt:
         _eprint(f"acel run: interrupted; {writer.abort()}")
-        return 130
+        return None
     except BaseException:
         _eprint(f"acel run: stopped; {writer.abort()}")
         raise
-    what = "complex events" if query.returns is None else "rows"
-    _summary(args, progress, fed[0], f"{written:,} {what} written"
-             + (f" (stopped at --limit {args.limit:,})" if writer.full else ""))
-    return 0
 
 
 def _summary(args: argparse.Namespace, progress: Progress, n_events: int | None, written: str) -> None:

@@ -202,7 +202,7 @@ def _one_table(args: argparse.Namespace, workload: list[NamedQuery]) -> None:
 
 
 def _run_stream(args: argparse.Namespace, progress: Any) -> int:
-    from acel.app.cli import MemoryGuard, _eprint, _summary
+    from acel.app.cli import MemoryGuard, RunReport, _summary, write_groups
     from acel.engines import engine as engine_named
     from acel.io.results import ResultWriter
     from acel.workload import workload_groups
@@ -211,45 +211,27 @@ def _run_stream(args: argparse.Namespace, progress: Any) -> int:
     _one_table(args, workload)
     stream = _open(args, workload, given)
     engine = engine_named(args.engine)
-    total = stream.facts.count if stream.facts is not None else None
-    if total is not None and args.max_events is not None:
-        total = min(total, args.max_events)
-    fed = [0]
-
-    def report(done: int, found: int) -> None:
-        fed[0] = done
-        rate = done / max(progress.elapsed(), 1e-9)
-        of = f" of {total:,}" if total else ""
-        progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
-
+    report = RunReport(progress, stream, args.max_events, engine)
     writer = ResultWriter(args.out, live=args.data == "-", limit=args.limit, workload=True)
-    counts = {q.name: 0 for q in workload}
-    try:
-        if engine.incremental:
-            groups = workload_groups(
-                workload, stream.schema, stream, max_events=args.max_events,
-                progress=report, memory_check=MemoryGuard(args.max_memory).check,
-            )
-        else:
-            groups = _batch_groups(engine, workload, stream, args.max_events, report)
-        for group in groups:
-            by_query: dict[str, list[Any]] = {}
-            for name, result in group:
-                by_query.setdefault(name, []).append(result)
-            for name, results in by_query.items():
-                counts[name] += len(results)
-                writer.add(results, query=name)
-            writer.flush()
-            if writer.full:
-                break
-        written = writer.close()
-    except KeyboardInterrupt:
-        _eprint(f"acel run: interrupted; {writer.abort()}")
+    if engine.incremental:
+        groups = workload_groups(
+            workload, stream.schema, stream, max_events=args.max_events,
+            progress=report, memory_check=MemoryGuard(args.max_memory).check,
+        )
+    else:
+        groups = _batch_groups(engine, workload, stream, args.max_events, report)
+
+    def add(group: list[tuple[str, Any]]) -> None:
+        by_query: dict[str, list[Any]] = {}
+        for name, result in group:
+            by_query.setdefault(name, []).append(result)
+        for name, results in by_query.items():
+            writer.add(results, query=name)
+
+    written = write_groups(writer, groups, add)
+    if written is None:
         return 130
-    except BaseException:
-        _eprint(f"acel run: stopped; {writer.abort()}")
-        raise
-    _summary(args, progress, fed[0], _written(written, workload, writer.full, args.limit))
+    _summary(args, progress, report.fed, _written(written, workload, writer.full, args.limit))
     return 0
 
 
