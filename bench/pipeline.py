@@ -139,9 +139,9 @@ def engine_only(query_text: str, path: Path, **options: Any) -> dict[str, Any]:
 
 def reading(path: Path, schema: Path | None = None) -> dict[str, Any]:
     """Events per second from a file into the engine (the reader alone)."""
-    from acel.io import open_events, read_schema
-
     from acel.acea.engine import paused_gc
+
+    from acel.io import open_events, read_schema
 
     cpu, wall = time.process_time(), time.perf_counter()
     with paused_gc():  # as acel run reads (acel.running)
