@@ -2,10 +2,11 @@
 
 A unit is the events of one PARTITION BY key, one time slice, or the whole
 stream, each row carrying its global position (``POS``) and, for slices,
-whether the slice owns it (``OWN``).  The unit is turned into a stream
-numbered from 0, run by the single-process engine (``_engine_run``), and its
-results are written back at global positions as Arrow columns.  No Python
-code runs row by row through Spark: every function here gets a whole table.
+whether the slice owns it (``OWN``).  Its rows go, as attribute maps, straight
+into the engine's incremental :class:`~acel.acea.engine.Runner` at their global
+positions (the slice's owned starts only), and the results come back as Arrow
+columns.  No Python code runs row by row through Spark: every function here
+gets a whole table.
 """
 
 from __future__ import annotations

@@ -1,12 +1,17 @@
 """Input DataFrames: loading, checking, and numbering the stream on Spark (spec §1, §9).
 
 The spec numbers stream events ``0..n-1`` after a stable sort by the time
-column (input order otherwise).  On Spark: ``monotonically_increasing_id``
+column (input order otherwise).  A file is read by the toolkit's own reader
+(:func:`read_file`: its checks, messages and values) and handed to Spark as a
+Parquet copy already in stream order.  On Spark: ``monotonically_increasing_id``
 records input order (partition index in the high bits, row within the
-partition in the low 33 bits), an ``orderBy(time, input id)`` makes the sort
-stable, and a second id plus per-partition counts (prefix sums on the driver)
-turns the sorted order into exact 0-based positions.  The numbered frame is
-persisted so that positions never change between jobs.
+partition in the low 33 bits); one scan job (:func:`scan`) counts rows per
+input partition, checks bad rows, infers the schema, counts events per
+PARTITION BY key and tells whether a DataFrame is already in time order.  Only
+a DataFrame out of order is sorted (``orderBy(time, input id)``, stable) and
+counted again; prefix sums of the per-partition counts on the driver turn
+the order into exact 0-based positions.  A caller's DataFrame is persisted so
+that positions never change between jobs; a file's copy is stable as it is.
 """
 
 from __future__ import annotations
