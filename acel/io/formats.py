@@ -342,6 +342,15 @@ def _open_text(path: str | Path) -> _TextLines:
 # ------------------------------------------------------------------ Parquet
 
 
+def parquet_batches(path: str | Path) -> Iterator[Any]:
+    """A Parquet file's record batches, one row group at a time: ``iter_batches`` over the
+    whole file keeps Arrow memory that grows with the file (18 MiB more at 10^7 events than
+    at 10^6), one row group at a time keeps it flat."""
+    parquet = parquet_file(path)
+    for group in range(parquet.metadata.num_row_groups):
+        yield from parquet.iter_batches(batch_size=BATCH, row_groups=[group])
+
+
 def parquet_file(path: str | Path) -> Any:
     """A ``pyarrow.parquet.ParquetFile``; a clear DataError when it cannot be opened."""
     import pyarrow.parquet as pq

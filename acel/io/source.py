@@ -33,6 +33,7 @@ from acel.io.formats import (
     csv_header,
     file_format,
     json_rows,
+    parquet_batches,
     parquet_file,
 )
 from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
@@ -265,7 +266,7 @@ def _file_stream(
     names = list(parquet.schema_arrow.names)
     return _arrow_stream(
         source,
-        lambda: parquet_file(path).iter_batches(batch_size=BATCH),
+        lambda: parquet_batches(path),
         names,
         type_col,
         time_col,
