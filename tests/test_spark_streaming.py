@@ -291,3 +291,15 @@ def test_a_time_beyond_the_streams_range_is_an_error_not_the_end(spark: Any, tmp
             running.awaitTermination(120)
     finally:
         running.stop()
+
+
+def test_the_stream_refuses_an_output_format_it_cannot_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Was: --out x.csv silently wrote a Parquet folder named x.csv."""
+    from acel.app.cli import main
+
+    code = main(["run", EVENTS, "--engine", "spark", "--stream", str(tmp_path),
+                 "--out", str(tmp_path / "out.csv")])
+    assert code == 2
+    assert "not '.csv'" in capsys.readouterr().err

@@ -220,7 +220,8 @@ def _setup_run(p: argparse.ArgumentParser) -> None:
                         "optimized (default), sase (two-step SASE+ baseline), spark")
     _type_col(p)
     p.add_argument("--time-col", metavar="C",
-                   help="sort events by this column (stable) before numbering them")
+                   help="sort events by this column (stable) before numbering them; with "
+                        "--stream, the events' time for the watermark (they come numbered)")
     p.add_argument("--schema", metavar="FILE", help="check the data against this schema")
     p.add_argument("--out", metavar="FILE",
                    help="write results to FILE.jsonl, .csv or .parquet (default: JSON Lines on stdout)")
@@ -584,6 +585,11 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
                    if value is not None]
     if unsupported:
         raise UsageError(f"{', '.join(unsupported)} cannot be used with --stream")
+    suffix = Path(args.out.rstrip("/")).suffix.lower()
+    if suffix not in ("", ".jsonl", ".json", ".parquet", ".pq"):
+        raise UsageError(f"--stream writes a folder of JSON Lines (--out DIR.jsonl) or Parquet "
+                         f"(--out DIR or DIR.parquet) files, not {suffix!r}")
+    fmt = "jsonl" if suffix in (".jsonl", ".json") else "parquet"
     from acel.spark_backend import get_session
     from acel.spark_backend import streaming as ss
 
@@ -595,7 +601,6 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
         check(query, schema, args._query_text, args._locations)
     planned = ss.plan_stream(query, frame, schema=schema, pos_col=args.pos_col,
                              type_col=args.type_col, time_col=args.time_col, delay=args.delay)
-    fmt = "jsonl" if args.out.lower().endswith((".jsonl", ".json")) else "parquet"
     checkpoint = args.checkpoint or args.out.rstrip("/") + ".checkpoint"
     running = ss.start(planned, args.out, checkpoint=checkpoint, fmt=fmt, once=args.once)
     progress.note(f"streaming {args.stream} -> {args.out} (checkpoint {checkpoint})", force=True)
