@@ -293,28 +293,11 @@ class Runner:
             raise AcelError("the runner has finished: push no more events")
         if position is None:
             position = self.events
-        self.events += 1
-        if self.partition_by:
-            values = tuple(attrs.get(a) for a in self.partition_by)
-            if None in values:
-                return []  # spec §6: events lacking a partition attribute join no partition
-            key: Key = tuple(zip(self.partition_by, values))  # type: ignore[arg-type]
-        else:
-            key = ()
-        part = self.partitions.get(key)
-        if part is None:
-            part = self.partitions[key] = self._partition(key)
-        local = part.local
-        part.local = local + 1
+        entered = self._enter(attrs, position)
+        if entered is None:
+            return []
+        part, local, coord = entered
         rule = self.rule
-        coord = rule.coordinate(attrs, local, position)
-        if self.check_monotone and part.last is not None and coord < part.last:
-            raise DataError(
-                f"event at position {position}: {rule.within.attr} = {coord!r} comes after "  # type: ignore[union-attr]
-                f"{part.last!r}; WITHIN … ON {rule.within.attr} on a stream read in one pass "  # type: ignore[union-attr]
-                "needs it non-decreasing (sort by it: --time-col)"
-            )
-        part.last = coord
         neg = part.neg
         if neg is not None and neg.coords is not None:
             neg.coords[local] = coord
@@ -328,6 +311,7 @@ class Runner:
                 if not found:
                     return []
                 self.emitted += len(found)
+                key = part.key
                 return [Match(key, ce) for ce in found]
             return self._negated_matches(part, found, attrs, position, local, coord)
         if rule.slide is not None:
@@ -363,11 +347,28 @@ class Runner:
             return self.push(attrs, position)
         if position is None:
             position = self.events
+        entered = self._enter(attrs, position)
+        if entered is None:
+            return []
+        part, local, coord = entered
+        rule = self.rule
+        if self.mode == MATCHES or rule.slide is None:
+            return []
+        for k in rule.windows_holding(coord):
+            part.open[k] = None
+        if not rule.monotone:
+            return []
+        return self._close(part, rule.closed_before(self._horizon(coord)))
+
+    def _enter(self, attrs: dict[str, Any], position: int) -> tuple[Partition, int, Any] | None:
+        """Count the event and number it in its partition: (partition, local index,
+        coordinate), or None when it lacks a PARTITION BY attribute (spec §6: it
+        joins no partition)."""
         self.events += 1
         if self.partition_by:
             values = tuple(attrs.get(a) for a in self.partition_by)
             if None in values:
-                return []
+                return None
             key: Key = tuple(zip(self.partition_by, values))  # type: ignore[arg-type]
         else:
             key = ()
@@ -385,13 +386,7 @@ class Runner:
                 "needs it non-decreasing (sort by it: --time-col)"
             )
         part.last = coord
-        if self.mode == MATCHES or rule.slide is None:
-            return []
-        for k in rule.windows_holding(coord):
-            part.open[k] = None
-        if not rule.monotone:
-            return []
-        return self._close(part, rule.closed_before(self._horizon(coord)))
+        return part, local, coord
 
     def push_many(self, events: Iterable[dict[str, Any]]) -> list[Result]:
         """:meth:`push` each event in turn; all the results now final, in order."""
