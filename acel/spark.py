@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from acel.clauses import Match, TrendRow
+    from acel.api import Query
     from acel.schema import Schema
 
 
@@ -50,10 +51,7 @@ def run(
     """
     from acel.spark_backend import run as spark_run
 
-    parsed = as_query(query)
-    given = as_schema(schema)
-    if given is not None:
-        parsed.check(given)  # located errors before Spark reads anything
+    parsed, given = _checked(query, schema)
     return spark_run(
         parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
         session=session or _session_of(data), partitions=partitions,
@@ -74,10 +72,7 @@ def collect(
     spec §12 (so ``acel.io.results.to_json_lines`` of both are equal)."""
     from acel.spark_backend import run_to_results
 
-    parsed = as_query(query)
-    given = as_schema(schema)
-    if given is not None:
-        parsed.check(given)
+    parsed, given = _checked(query, schema)
     return run_to_results(
         parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
         session=session or _session_of(data), partitions=partitions,
@@ -141,6 +136,16 @@ def run_workload(
         [(name, q.ast) for name, q in pairs], data, type_col=type_col, time_col=time_col,
         schema=given, session=session or _session_of(data), partitions=partitions, check=check,
     )
+
+
+def _checked(query: QueryLike, schema: SchemaLike) -> tuple[Query, Schema | None]:
+    """The query, checked against ``schema`` when one is given: located errors before
+    Spark reads anything (without one, the data's schema is checked once known)."""
+    parsed = as_query(query)
+    given = as_schema(schema)
+    if given is not None:
+        parsed.check(given)
+    return parsed, given
 
 
 def _session_of(data: Any) -> SparkSession | None:
