@@ -18,8 +18,8 @@ from acel.api import QueryLike, SchemaLike, as_query, as_schema
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from acel.clauses import Match, TrendRow
     from acel.api import Query
+    from acel.clauses import Match, TrendRow
     from acel.schema import Schema
 
 
