@@ -85,10 +85,17 @@ def cds_options() -> str:
     that concurrent first runs never share a file; later runs adopt a finished
     one.  The name carries a hash of the Java binary and Spark's jars: another
     JVM or Spark never reads it.  A damaged archive is only a warning the JVM
-    keeps to itself (it then loads classes as usual).  ``ACEL_SPARK_CDS=0``
+    keeps to itself (it then loads classes as usual).  With a non-empty
+    ``SPARK_CONF_DIR`` (on the class path, where the JVM refuses an archive) it is off.  ``ACEL_SPARK_CDS=0``
     turns this off.
     """
     if os.environ.get(CDS_ENV, "1") == "0":
+        return ""
+    conf_dir = os.environ.get("SPARK_CONF_DIR")
+    if conf_dir and Path(conf_dir).is_dir() and any(Path(conf_dir).iterdir()):
+        # spark-submit puts SPARK_CONF_DIR on the class path, and a JVM refuses a class-data
+        # archive when a non-empty directory is on it ("Cannot have non-empty directory in
+        # paths"): the user's settings win over a faster start.
         return ""
     java = _java()
     if java is None:
