@@ -31,11 +31,11 @@ if TYPE_CHECKING:
     from acel.api import Query as Query
     from acel.api import Results as Results
     from acel.api import check, compile, parse, run, runner
-    from acel.errors import AcelError as AcelError
-    from acel.errors import DataError as DataError
-    from acel.errors import QueryError as QueryError
-    from acel.errors import UnsupportedQuery as UnsupportedQuery
-    from acel.schema import Schema as Schema
+    from acel.lang.errors import AcelError as AcelError
+    from acel.lang.errors import DataError as DataError
+    from acel.lang.errors import QueryError as QueryError
+    from acel.lang.errors import UnsupportedQuery as UnsupportedQuery
+    from acel.lang.schema import Schema as Schema
 
 _WHERE = {
     "parse": "acel.api",
@@ -46,11 +46,11 @@ _WHERE = {
     "Query": "acel.api",
     "CompiledQuery": "acel.api",
     "Results": "acel.api",
-    "Schema": "acel.schema",
-    "AcelError": "acel.errors",
-    "QueryError": "acel.errors",
-    "DataError": "acel.errors",
-    "UnsupportedQuery": "acel.errors",
+    "Schema": "acel.lang.schema",
+    "AcelError": "acel.lang.errors",
+    "QueryError": "acel.lang.errors",
+    "DataError": "acel.lang.errors",
+    "UnsupportedQuery": "acel.lang.errors",
 }
 _SUBMODULES = ("engines", "spark", "testing", "workload")
 

@@ -3,9 +3,9 @@
 Everything a user needs is here and re-exported by :mod:`acel`; the modules
 below it (parser, checker, compiler, engines, io) are the implementation.
 Queries may be given as text, as a :class:`Query`, or as a syntax tree
-(:class:`acel.ast.Query`); schemas as a :class:`~acel.schema.Schema`, a
+(:class:`acel.lang.ast.Query`); schemas as a :class:`~acel.lang.schema.Schema`, a
 dictionary ``{type: [attribute, ...]}`` or the path of a schema file.
-Every error is an :class:`~acel.errors.AcelError` whose text is what the
+Every error is an :class:`~acel.lang.errors.AcelError` whose text is what the
 command line prints (queries: line, column and a caret).
 """
 
@@ -16,20 +16,20 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from acel import ast
-from acel.clauses import Match, TrendRow
 from acel.engines import BatchRun, Engine, resolve
-from acel.errors import AcelError, DataError
-from acel.schema import Schema
+from acel.lang import ast
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import AcelError, DataError
+from acel.lang.schema import Schema
 
 if TYPE_CHECKING:
     import pandas
     import pyarrow
 
     from acel.acea.engine import Runner
-    from acel.acea.model import ACEA
+    from acel.acea.model.automaton import ACEA
     from acel.io.source import EventStream
-    from acel.parser import Locations
+    from acel.lang.parser import Locations
 
 QueryLike = Union["Query", str, ast.Query]
 """Query text, a parsed :class:`Query`, or a syntax tree."""
@@ -60,13 +60,13 @@ class Query:
     @staticmethod
     def parse(text: str) -> Query:
         """Parse query text (spec §6, §11); a syntax error names line and column."""
-        from acel.parser import parse_query_located
+        from acel.lang.parser import parse_query_located
 
         tree, locations = parse_query_located(text)
         return Query(tree, text, locations)
 
     def __str__(self) -> str:
-        from acel.printer import format_query
+        from acel.lang.printer import format_query
 
         return format_query(self.ast)
 
@@ -88,7 +88,7 @@ class Query:
 
     def check(self, schema: SchemaLike) -> Query:
         """Check names against ``schema`` (raises a located error); returns ``self``."""
-        from acel.checker import check_query
+        from acel.lang.checker import check_query
 
         check_query(self.ast, as_schema(schema) or Schema.of({}), locations=self._locations,
                     text=self.text)
@@ -175,14 +175,14 @@ class CompiledQuery:
     @property
     def dot(self) -> str:
         """The automaton as Graphviz DOT text (needs no Graphviz program)."""
-        from acel.acea.render import to_dot
+        from acel.acea.model.render import to_dot
 
         return to_dot(self.automaton)
 
     def size(self) -> dict[str, int]:
         """States, transitions, registers, and loops (strongly connected components with
         a cycle: the ``+`` iterations and the skip loops of ``;``)."""
-        from acel.acea.graph import sizes
+        from acel.acea.model.graph import sizes
 
         return sizes(self.automaton)
 
@@ -190,7 +190,7 @@ class CompiledQuery:
         """The automaton as SVG text; an :class:`AcelError` when Graphviz's ``dot`` is missing."""
         import graphviz
 
-        from acel.acea.render import to_svg
+        from acel.acea.model.render import to_svg
 
         try:
             return to_svg(self.automaton)
@@ -202,14 +202,14 @@ class CompiledQuery:
 
     def render(self, path: str | Path, fmt: str | None = None) -> Path:
         """Write the picture (svg, png, pdf or dot, by ``fmt`` or the file suffix)."""
-        from acel.acea.render import render
+        from acel.acea.model.render import render
 
         return render(self.automaton, path, fmt)
 
     def simplify(self) -> CompiledQuery:
         """The same query with constants folded and transitions whose predicates can
         never hold removed (sympy): a smaller picture, the same complex events."""
-        from acel.acea.simplify import simplify
+        from acel.acea.model.simplify import simplify
 
         out = object.__new__(CompiledQuery)
         out.query, out.schema, out._compiled = self.query, self.schema, self._compiled
@@ -219,7 +219,7 @@ class CompiledQuery:
 
     def summary(self) -> str:
         """A plain-text description: the size, then every transition as ``p -> q: label``."""
-        from acel.acea.render import transition_label
+        from acel.acea.model.render import transition_label
 
         size = ", ".join(f"{value} {name}" for name, value in self.size().items())
         automaton = self.automaton
@@ -276,8 +276,8 @@ class Results:
 
     Iterating runs the engine over the events batch by batch and hands out
     each result once it is final, in the order of spec §12: complex events
-    (:class:`~acel.clauses.Match`) by end position, RETURN rows
-    (:class:`~acel.clauses.TrendRow`) by key and window once all are known.
+    (:class:`~acel.lang.clauses.Match`) by end position, RETURN rows
+    (:class:`~acel.lang.clauses.TrendRow`) by key and window once all are known.
     Each iteration runs the query again (a stream read from standard input
     only once); :meth:`to_list` keeps them.
     """
@@ -298,8 +298,8 @@ class Results:
     def groups(self) -> Iterator[list[Result]]:
         """The results in groups, each as soon as it is final (complex events: those
         ending at one position; RETURN rows: all of them, at the end)."""
+        from acel.engines.running import result_groups
         from acel.io.results import sort_results
-        from acel.running import result_groups
 
         groups = result_groups(self.query.ast, self.schema, self.stream, self.engine,
                                max_events=self.max_events)
@@ -330,8 +330,8 @@ class Results:
     def write(self, path: str | Path, fmt: str | None = None) -> int:
         """Write the results to a file (``.jsonl``, ``.csv``, ``.parquet``, or ``fmt``) as
         ``acel run --out`` does, each group as it becomes final; returns how many."""
-        from acel.checker import attribute_kinds
         from acel.io.results import ResultWriter
+        from acel.lang.checker import attribute_kinds
 
         query = self.query.ast
         writer = ResultWriter(path, fmt, kinds=attribute_kinds(query, dict(self.schema.kinds)),

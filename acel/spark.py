@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from acel.api import Query
-    from acel.clauses import Match, TrendRow
-    from acel.schema import Schema
+    from acel.lang.clauses import Match, TrendRow
+    from acel.lang.schema import Schema
 
 
 def session(master: str | None = None) -> SparkSession:
@@ -100,7 +100,7 @@ def stream(
     parsed = as_query(query)
     given = as_schema(schema)
     if given is None:
-        from acel.errors import AcelError
+        from acel.lang.errors import AcelError
 
         raise AcelError("a streaming DataFrame needs its schema (schema=...): no data to infer it from")
     parsed.check(given)

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acel.ast import Query
-from acel.errors import AcelError, QueryError
 from acel.io.formats import could_be_path, read_text_file
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.errors import AcelError, QueryError
+from acel.lang.schema import Schema
 
 HEADER = re.compile(r"^[ \t]*QUERY[ \t]+([^\s:]*)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 """A line starting a named query of a multi-query file: ``QUERY name:``."""
@@ -91,7 +91,7 @@ def _meaningful(text: str) -> bool:
 def parse_workload(text: str, source: str = "<text>", default_name: str | None = None) -> list[NamedQuery]:
     """The named queries of one text: several after ``QUERY name:`` headers, or one
     (named ``default_name``) when the text has no header."""
-    from acel.parser import parse_query_located
+    from acel.lang.parser import parse_query_located
 
     headers = list(HEADER.finditer(text))
     if not headers:
@@ -209,7 +209,7 @@ def workload_from_args(args: Sequence[str]) -> list[NamedQuery]:
 
 def check_workload(queries: Sequence[NamedQuery], schema: Schema) -> None:
     """Check every query against the schema (errors name the query's file and line)."""
-    from acel.checker import check_query
+    from acel.lang.checker import check_query
 
     for q in queries:
         with _naming(q.source, q.name, q.source != "<text>" or len(queries) > 1):
@@ -273,7 +273,7 @@ def workload_groups(
 ) -> Iterator[list[tuple[str, Any]]]:
     """Groups of ``(query name, result)`` final together, reading an
     :class:`~acel.io.source.EventStream` once (spec §12 order across groups)."""
-    from acel.running import Feed, monotone_hint
+    from acel.engines.running import Feed, monotone_hint
 
     named = pairs(queries)
     hints = {name: monotone_hint(query, stream) for name, query in named}

@@ -120,7 +120,7 @@ def engine_only(query_text: str, path: Path, **options: Any) -> dict[str, Any]:
     from acel.acea.engine import Runner, paused_gc
 
     from acel.io import open_events
-    from acel.parser import parse_query
+    from acel.lang.parser import parse_query
 
     stream = open_events(path)
     events = [attrs for batch in stream.batches() for attrs in batch]
@@ -144,7 +144,7 @@ def reading(path: Path, schema: Path | None = None) -> dict[str, Any]:
     from acel.io import open_events, read_schema
 
     cpu, wall = time.process_time(), time.perf_counter()
-    with paused_gc():  # as acel run reads (acel.running)
+    with paused_gc():  # as acel run reads (acel.engines.running)
         stream = open_events(path, schema=read_schema(schema) if schema else None)
         count = sum(len(batch) for batch in stream.batches())
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall

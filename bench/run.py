@@ -11,7 +11,7 @@ Three parts, each printed as a table and written to ``DIR/engine-bench.json``
   (60 s), and the optimized engine alone up to 100,000 events per window;
 * **complex events**: the spec's Examples 3.2 and 5.1 with ``WITHIN 50
   EVENTS`` on a synthetic SELL stream, optimized engine against naive ACEA
-  runs (``acel.acea.naive.run``) on a prefix naive runs finish, then the
+  runs (``acel.acea.engine.naive.run``) on a prefix naive runs finish, then the
   engine alone on 100,000 events;
 * **memory**: peak RSS of the engine enumerating Example 3.2 ``WITHIN 50
   EVENTS`` on 10^5 and 10^6 events, one subprocess per size;
@@ -37,8 +37,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 STOCK_SCHEMA = Schema.of({"STOCK": ["company", "price"]})
 SELL_SCHEMA = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
@@ -127,7 +127,7 @@ def trend_part(quick: bool, limit: float) -> list[dict[str, Any]]:
     from acel.acea import engine
     from acel.reference.sase import two_step_trend
 
-    from acel.parser import parse_query
+    from acel.lang.parser import parse_query
 
     sizes = [8 * 2**i for i in range(14)] + [100_000]
     if quick:
@@ -160,9 +160,10 @@ def trend_part(quick: bool, limit: float) -> list[dict[str, Any]]:
 
 def complex_part(quick: bool) -> list[dict[str, Any]]:
     """Examples 3.2 and 5.1 WITHIN 50 EVENTS: engine vs naive runs, then engine alone."""
-    from acel.acea import engine, naive
+    from acel.acea import engine
+    from acel.acea.engine import naive
 
-    from acel.parser import parse_query
+    from acel.lang.parser import parse_query
 
     rows: list[dict[str, Any]] = []
     large = 10_000 if quick else 100_000
@@ -215,7 +216,7 @@ def memory_child(n: int) -> None:
 
     from acel.acea.engine import Runner
 
-    from acel.parser import parse_query
+    from acel.lang.parser import parse_query
 
     query = parse_query(EXAMPLE_3_2)
     runner = Runner(query, SELL_SCHEMA)

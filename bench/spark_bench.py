@@ -65,7 +65,7 @@ def single(path: Path, query_name: str) -> dict[str, float]:
     from acel.acea import engine
 
     from acel.io import read_events
-    from acel.parser import parse_query
+    from acel.lang.parser import parse_query
 
     started = time.perf_counter()
     events, schema = read_events(path)

@@ -60,10 +60,10 @@ def measure(name: str, query: str, rows: list[dict[str, Any]], files: int, every
     from acel.spark_backend import get_session
     from acel.spark_backend.streaming import await_end, end_row, plan_stream, read_results, start
 
-    from acel.events import Event
     from acel.io.results import to_json_lines
-    from acel.parser import parse_query
-    from acel.schema import Schema
+    from acel.lang.events import Event
+    from acel.lang.parser import parse_query
+    from acel.lang.schema import Schema
 
     spark = get_session("local[2,4]")
     folder = work / name / "in"

@@ -42,7 +42,7 @@ from acel.acea.engine import Runner, paused_gc  # noqa: E402
 from acel.acea.engine.workload import WorkloadRunner  # noqa: E402
 from workload_gen import Params, schema, stream, workload  # noqa: E402
 
-from acel.parser import parse_query  # noqa: E402
+from acel.lang.parser import parse_query  # noqa: E402
 
 
 def _timed(fn: Any) -> tuple[Any, float, float]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acel.schema import Schema
+from acel.lang.schema import Schema
 
 TYPES = 14
 SHARED = "T2"

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from acel.acea.expressions import RExpr, RPred
-from acel.acea.model import ACEA, Renaming, Transition
+from acel.acea.model.automaton import ACEA, Renaming, Transition
+from acel.acea.model.expressions import RExpr, RPred
 
 Outputs = dict[str, list[Renaming]]
 """``m`` as a dictionary: variable ↦ renamings, repeated by multiplicity."""

@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from acel.acea.expressions import Const, Reg, TrueP
-from acel.acea.model import ACEA, Renaming, Transition
+from acel.acea.model.automaton import ACEA, Renaming, Transition
+from acel.acea.model.expressions import Const, Reg, TrueP
 from acel.compiler.translate import translate_pred
 
-from acel.ast import Pred
-from acel.events import ComplexEvent, Event
-from acel.predicates import event_holds
-from acel.schema import Schema
+from acel.lang.ast import Pred
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.predicates import event_holds
+from acel.lang.schema import Schema
 
 
 @dataclass(frozen=True)

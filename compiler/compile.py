@@ -2,21 +2,21 @@
 
 The formula is compiled bottom-up, one construction of
 :mod:`acel.compiler.construct` per operator; NEXT is first expanded by its
-macro (:func:`acel.macros.expand_next`, spec §3).  The result is trimmed
-(:func:`acel.acea.graph.trim`) and validated (:class:`acel.acea.model.ACEA`).
+macro (:func:`acel.lang.macros.expand_next`, spec §3).  The result is trimmed
+(:func:`acel.acea.model.graph.trim`) and validated (:class:`acel.acea.model.ACEA`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acel.acea.graph import trim_parts
-from acel.acea.model import ACEA
+from acel.acea.model.automaton import ACEA
+from acel.acea.model.graph import trim_parts
 from acel.compiler import construct as c
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     And,
     As,
@@ -43,15 +43,15 @@ from acel.ast import (
     Window,
     top_negation,
 )
-from acel.errors import UnsupportedQuery
-from acel.macros import expand_next
-from acel.printer import format_formula
-from acel.schema import Schema
+from acel.lang.errors import UnsupportedQuery
+from acel.lang.macros import expand_next
+from acel.lang.printer import format_formula
+from acel.lang.schema import Schema
 
 
 def expand(formula: Formula, schema: Schema) -> Formula:
     """The formula with NEXT expanded over the schema's types (spec §3); the same
-    object when it has no NEXT (:func:`acel.ast.transform` keeps unchanged parts)."""
+    object when it has no NEXT (:func:`acel.lang.ast.transform` keeps unchanged parts)."""
     return expand_next(formula, schema.type_names())
 
 
@@ -95,7 +95,7 @@ def _build(ctx: Context, formula: Formula) -> Auto:
             "leading and trailing negation (NOT ψ at the start or the end of the pattern) "
             "depend on the query's window and are not compiled into the automaton: every "
             "engine applies them around the automaton of the rest of the pattern "
-            "(compile acel.ast.top_negation(formula).body; spec §3.1)"
+            "(compile acel.lang.ast.top_negation(formula).body; spec §3.1)"
         )
     if isinstance(formula, Next):
         raise c.CompileError("NEXT must be expanded before compiling (see expand)")
@@ -131,12 +131,12 @@ def compile_formula(formula: Formula, schema: Schema) -> ACEA:
 class CompiledQuery:
     """A query's automata: ``automaton`` also checks WITHIN on its last steps;
     ``formula_automaton`` is the bare formula.  PARTITION BY is not in the
-    automaton: the stream is split (``acel.clauses.split_partitions``) and
+    automaton: the stream is split (``acel.lang.clauses.split_partitions``) and
     ``automaton`` runs on each sub-stream.
 
     With leading or trailing negation (spec §3.1) the automata are those of
     the formula's body, and ``leading``/``trailing`` hold one automaton per
-    negated formula (no WITHIN): the query driver (``acel.clauses.run_query``)
+    negated formula (no WITHIN): the query driver (``acel.lang.clauses.run_query``)
     places their matches in each complex event's window.
     """
 

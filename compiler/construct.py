@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import product
 
-from acel.acea.expressions import (
+from acel.acea.model.automaton import ACEA, Renaming, Transition
+from acel.acea.model.expressions import (
     TIME,
     Arith,
     Cmp,
@@ -34,8 +35,7 @@ from acel.acea.expressions import (
     eval_rpred3,
     names_in_pred,
 )
-from acel.acea.graph import trim_parts
-from acel.acea.model import ACEA, Renaming, Transition
+from acel.acea.model.graph import trim_parts
 from acel.compiler.automaton import (
     Auto,
     Outputs,
@@ -56,8 +56,8 @@ from acel.compiler.equality import (
 )
 from acel.compiler.translate import translate_pred
 
-from acel.ast import AggOutput, BagKind, Pred, Window
-from acel.events import Value
+from acel.lang.ast import AggOutput, BagKind, Pred, Window
+from acel.lang.events import Value
 
 
 class CompileError(ValueError):
@@ -222,7 +222,7 @@ def filter_unary(ctx: Context, auto: Auto, var: str, pred: Pred) -> Auto:
 def filter_bag(ctx: Context, auto: Auto, var: str, kind: BagKind, attr: str) -> Auto:
     """``φ FILTER X[SAME(a)]`` / ``X[INC(a)]`` / ``X[DEC(a)]`` with registers.
 
-    The bag predicates of :func:`acel.predicates.bag_holds` are prefix-closed
+    The bag predicates of :func:`acel.lang.predicates.bag_holds` are prefix-closed
     (a bag that fails keeps failing when events are added later in time), so
     checking them at every transition that emits into X is exact.  Registers:
     ``has`` (X already holds an event), and the values of ``a`` of the last

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from acel.events import Value
-from acel.schema import Schema
+from acel.lang.events import Value
+from acel.lang.schema import Schema
 
 
 @dataclass

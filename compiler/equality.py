@@ -3,7 +3,7 @@
 Two renamings ``ρ`` and ``σ`` emit equal events on a transition iff, for every
 attribute written by either, the registers they read hold the same value
 (a missing attribute is NULL; events drop NULL attributes, spec §1).  Python
-equality is the spec's equality of events (:mod:`acel.events`), so the
+equality is the spec's equality of events (:mod:`acel.lang.events`), so the
 comparison is the null-safe :class:`SameValue`.  ``AS`` (bag union) and
 ``AND`` (equal bags) need these comparisons; see ``papers/compiler.md``.
 
@@ -16,10 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import permutations
 from typing import TypeAlias, Union
 
-from acel.acea.expressions import Const, IsNull, PAnd, PNot, POr, Reg, RExpr, RPred, SameValue
-from acel.acea.model import Renaming
+from acel.acea.model.automaton import Renaming
+from acel.acea.model.expressions import Const, IsNull, PAnd, PNot, POr, Reg, RExpr, RPred, SameValue
 
-from acel.events import Value
+from acel.lang.events import Value
 
 Decided: TypeAlias = Union[bool, RPred]
 """A compile-time truth value or a predicate left for run time."""

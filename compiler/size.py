@@ -15,7 +15,7 @@ product.  So without AND and filter-OR the bound is at most ``2·|φ|``
 
 from __future__ import annotations
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     And,
     As,

@@ -1,17 +1,17 @@
-"""Unary predicates of ACEL (:mod:`acel.ast`) as register predicates.
+"""Unary predicates of ACEL (:mod:`acel.lang.ast`) as register predicates.
 
 ``FILTER X[P]`` checks ``P`` on the event ``ρ(τ')`` a renaming emits: an
 attribute ``a`` of that event is the register ``ρ(a)``, or NULL when ``ρ``
 does not write ``a`` (Appendix C's "renamed predicate").  The translation is
-one-to-one, so the three-valued logic of :mod:`acel.predicates` carries over
-to :mod:`acel.acea.expressions` unchanged.
+one-to-one, so the three-valued logic of :mod:`acel.lang.predicates` carries over
+to :mod:`acel.acea.model.expressions` unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from acel.acea.expressions import (
+from acel.acea.model.expressions import (
     Arith,
     Cmp,
     Const,
@@ -24,7 +24,7 @@ from acel.acea.expressions import (
     RPred,
 )
 
-from acel.ast import (
+from acel.lang.ast import (
     Attr,
     BinOp,
     Compare,

@@ -26,8 +26,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from acel import aggregates
-from acel.ast import (
+from acel.lang import aggregates
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -53,11 +53,11 @@ from acel.ast import (
     TrailingNot,
     VarPred,
 )
-from acel.clauses import Match, TrendRow, run_query, split_partitions
-from acel.errors import AcelCheckError, AcelError
-from acel.events import ComplexEvent, Event, OptValue
-from acel.predicates import bag_holds, event_holds
-from acel.schema import Schema
+from acel.lang.clauses import Match, TrendRow, run_query, split_partitions
+from acel.lang.errors import AcelCheckError, AcelError
+from acel.lang.events import ComplexEvent, Event, OptValue
+from acel.lang.predicates import bag_holds, event_holds
+from acel.lang.schema import Schema
 
 DEFAULT_MAX_EVENTS = 16
 DEFAULT_MAX_COMPLEX_EVENTS = 200_000
@@ -331,7 +331,7 @@ def agg(operand: CESet, var: str, outputs: Sequence[AggOutput]) -> CESet:
 
 def next_macro(ctx: _Context, node: Next) -> Formula:
     """``NEXT(R)`` through its macro (seed 004 App. D.1) over the schema's types."""
-    from acel.macros import expand_next  # the macro has one definition, in acel.macros
+    from acel.lang.macros import expand_next  # the macro has one definition, in acel.lang.macros
 
     return expand_next(node, list(ctx.types))
 
@@ -377,7 +377,7 @@ def _eval(formula: Formula, ctx: _Context) -> CESet:
     elif isinstance(formula, (LeadingNot, TrailingNot)):
         raise AcelCheckError(
             "leading and trailing negation depend on the query's window: they are evaluated "
-            "by the query driver (acel.clauses.run_query), only at the top of a query's "
+            "by the query driver (acel.lang.clauses.run_query), only at the top of a query's "
             "pattern with WITHIN (spec §3.1)"
         )
     else:
@@ -428,7 +428,7 @@ def run(
     max_events: int | None = None,
     max_complex_events: int | None = None,
 ) -> list[Match] | list[TrendRow]:
-    """A whole query (spec §6) on the oracle: the clauses of ``acel.clauses.run_query``.
+    """A whole query (spec §6) on the oracle: the clauses of ``acel.lang.clauses.run_query``.
 
     The size guard applies to each sub-stream the formula runs on (the whole
     stream without PARTITION BY) and is checked for all of them before any

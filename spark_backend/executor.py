@@ -25,9 +25,10 @@ from typing import Any, Literal
 import numpy as np
 import pyarrow as pa
 
-from acel import aggregates
-from acel.ast import CountStar, Query, ReturnAgg, ReturnAttr, ReturnItem
-from acel.clauses import (
+from acel.io.results import event_json
+from acel.lang import aggregates
+from acel.lang.ast import CountStar, Query, ReturnAgg, ReturnAttr, ReturnItem
+from acel.lang.clauses import (
     Match,
     TrendAccumulator,
     TrendRow,
@@ -36,10 +37,9 @@ from acel.clauses import (
     window_value,
     windows_of,
 )
-from acel.errors import DataError
-from acel.events import Event, OptValue, Value
-from acel.io.results import event_json
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.events import Event, OptValue, Value
+from acel.lang.schema import Schema
 
 POS = "__acel_pos"
 """Global stream position (0-based, spec §1) of an input row."""
@@ -82,7 +82,7 @@ def _accumulate(
     """RETURN accumulators (monoid states, not finished) per window of one key.
 
     ``matches`` already satisfy WITHIN and the start filter; windows are those
-    of ``acel.clauses.trend_rows`` on the unit's own (local) coordinates.
+    of ``acel.lang.clauses.trend_rows`` on the unit's own (local) coordinates.
     """
     assert query.returns is not None
     key = matches[0].key if matches else ()
@@ -558,7 +558,7 @@ def combine_states(items: Sequence[ReturnItem], left: list[Any], right: list[Any
 
 def finish_states(items: Sequence[ReturnItem], states: list[Any]) -> list[tuple[str, OptValue]]:
     """The RETURN values of merged states, named as in spec §12."""
-    from acel.clauses import item_name
+    from acel.lang.clauses import item_name
 
     out: list[tuple[str, OptValue]] = []
     for item, state in zip(items, states):

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from acel.errors import AcelError, DataError
+from acel.lang.errors import AcelError, DataError
 
 
 class SparkJobError(AcelError):
@@ -73,9 +73,9 @@ def _head(text: str) -> str:
 
 
 def _acel_error(text: str) -> AcelError | None:
-    """An executor's ``acel.errors.DataError``/``AcelError``, message unchanged."""
+    """An executor's ``acel.lang.errors.DataError``/``AcelError``, message unchanged."""
     for name, cls in (("DataError", DataError), ("AcelError", AcelError)):
-        marker = f"acel.errors.{name}: "
+        marker = f"acel.lang.errors.{name}: "
         if marker in text:
             return cls(text.split(marker, 1)[1].strip().splitlines()[0])
     return None

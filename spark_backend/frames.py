@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acel.errors import DataError
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 from .executor import POS
 

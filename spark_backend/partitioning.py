@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from acel.ast import Query, top_negation
+from acel.lang.ast import Query, top_negation
 
 Kind = Literal["partition", "slice", "single"]
 

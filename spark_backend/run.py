@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from acel.ast import CountStar, Query, ReturnAttr, ReturnItem
-from acel.checker import attribute_kinds
-from acel.clauses import Key, Match, TrendRow, item_name
-from acel.errors import AcelError
 from acel.io.results import match_from_json
-from acel.schema import Schema
+from acel.lang.ast import CountStar, Query, ReturnAttr, ReturnItem
+from acel.lang.checker import attribute_kinds
+from acel.lang.clauses import Key, Match, TrendRow, item_name
+from acel.lang.errors import AcelError
+from acel.lang.schema import Schema
 
 from . import frames
 from .executor import (
@@ -89,13 +89,13 @@ class Planned:
 def _query(query: Query | str, schema: Schema) -> Query:
     """Parse (when text) and check the query once, on the driver."""
     if isinstance(query, str):
-        from acel.parser import parse_query
+        from acel.lang.parser import parse_query
 
         parsed = parse_query(query)
     else:
         parsed = query
     try:
-        from acel.checker import check_query
+        from acel.lang.checker import check_query
     except ImportError:  # pragma: no cover - the checker is another helper's module
         return parsed
     check_query(parsed, schema)
@@ -202,7 +202,7 @@ def _plan(
     from pyspark.sql import functions as F
 
     if isinstance(query, str):
-        from acel.parser import parse_query
+        from acel.lang.parser import parse_query
 
         query = parse_query(query)  # syntax errors before any Spark job
     axes = {w.attr for w in (query.within, query.slide) if w is not None and w.attr is not None}

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acel.errors import AcelError
+from acel.lang.errors import AcelError
 
 from .shipping import ensure_shipped, needs_shipping
 

@@ -28,7 +28,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acel.errors import AcelError
+from acel.lang.errors import AcelError
 
 if TYPE_CHECKING:
     from pyspark import SparkContext
@@ -83,7 +83,7 @@ def package_files() -> dict[str, Path]:
         for folder in getattr(module, "__path__", []):
             for arcname, path in _walk(Path(folder), prefix).items():
                 files.setdefault(arcname, path)
-    if "acel/__init__.py" not in files or "acel/grammar.lark" not in files:
+    if "acel/__init__.py" not in files or "acel/lang/grammar.lark" not in files:
         raise AcelError("cannot ship acel to the Spark workers: its package files were not found")
     return files
 

@@ -49,11 +49,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from acel.ast import Query
-from acel.checker import attribute_kinds
-from acel.clauses import Match, TrendRow, item_name
-from acel.errors import AcelError, DataError
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.checker import attribute_kinds
+from acel.lang.clauses import Match, TrendRow, item_name
+from acel.lang.errors import AcelError, DataError
+from acel.lang.schema import Schema
 
 from . import frames
 from .executor import UnitSpec, item_columns, match_columns, rows_columns

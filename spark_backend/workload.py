@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from acel.ast import Query
-from acel.clauses import Match, TrendRow
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.schema import Schema
 
 from . import frames
 from .executor import POS, SLICE, _clean, inject_fault
@@ -96,7 +96,7 @@ def run_unit(
     from acel.acea.engine import _monotone, paused_gc
     from acel.acea.engine.workload import WorkloadRunner
 
-    from acel.events import Event
+    from acel.lang.events import Event
 
     monotone: dict[str, bool | None] = {}
     for name, query in queries:
@@ -215,11 +215,11 @@ def run_workload_to_results(
 
     ``queries``: ``(name, Query)`` pairs, checked against the stream's schema
     by ``check(schema)`` (the command line's, with file names and carets), by
-    default with :func:`acel.checker.check_query`.
+    default with :func:`acel.lang.checker.check_query`.
     """
     from acel.acea.engine import sort_matches
 
-    from acel.checker import check_query
+    from acel.lang.checker import check_query
 
     named = list(queries)
     with spark_errors():

@@ -19,8 +19,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"A": ["k", "x"], "B": ["k", "x"]})
 
@@ -73,8 +73,8 @@ def main(argv: list[str]) -> int:
     from acel.spark_backend.session import FAULT_CONF
     from acel.spark_backend.shipping import SHIP_CONF, ship
 
-    from acel.errors import AcelError
     from acel.io.results import to_json_lines
+    from acel.lang.errors import AcelError
 
     report: dict[str, Any] = {"seconds": {}}
     clock = [time.perf_counter()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import reduce
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     As,
@@ -30,7 +30,7 @@ from acel.ast import (
     Seq,
     VarPred,
 )
-from acel.events import ComplexEvent, Event, OptValue, Value
+from acel.lang.events import ComplexEvent, Event, OptValue, Value
 
 
 def atom(type_name: str) -> Atom:

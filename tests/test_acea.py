@@ -3,18 +3,24 @@ trimming, sizes and strongly connected components."""
 
 from __future__ import annotations
 
-from acel.acea.expressions import Cmp, Combine, Const, Finish, Lift, Reg, TrueP
-from acel.acea.graph import iterations, sizes, strongly_connected_components, to_networkx, trim
-from acel.acea.model import ACEA, Renaming, Transition
-from acel.acea.naive import evaluate
+from acel.acea.engine.naive import evaluate
+from acel.acea.model.automaton import ACEA, Renaming, Transition
+from acel.acea.model.expressions import Cmp, Combine, Const, Finish, Lift, Reg, TrueP
+from acel.acea.model.graph import (
+    iterations,
+    sizes,
+    strongly_connected_components,
+    to_networkx,
+    trim,
+)
 from acel.compiler import compile_formula
 from acel.compiler.cea import CEA, CEATransition, cea_to_acea, evaluate_cea
 from acel.reference import oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acel.ast import Atom, Attr, Compare, Formula, Lit
-from acel.events import ComplexEvent, Event
+from acel.lang.ast import Atom, Attr, Compare, Formula, Lit
+from acel.lang.events import ComplexEvent, Event
 from acel.testing import TEST_SCHEMA, formulas, streams
 
 
@@ -154,7 +160,7 @@ def test_compiled_automata_are_trim(formula: Formula) -> None:
 
 
 def test_sizes_and_components_of_plus() -> None:
-    from acel.parser import parse_formula
+    from acel.lang.parser import parse_formula
 
     automaton = compile_formula(parse_formula("A ; (B AS p)+ ; C"), TEST_SCHEMA)
     size = sizes(automaton)
@@ -169,7 +175,7 @@ def test_sizes_and_components_of_plus() -> None:
 
 def test_oracle_on_cea_example_formula() -> None:
     """The CEA of _example_cea has a formula too: check both agree with the oracle."""
-    from acel.parser import parse_formula
+    from acel.lang.parser import parse_formula
 
     f = parse_formula("PROJECT[a, b]((A AS a) ; ((A OR B OR C) AS a AS b) FILTER b[x > 1])")
     stream = [ev(0, "A", 0), ev(1, "B", 5), ev(2, "C", 2), ev(3, "A", 3)]

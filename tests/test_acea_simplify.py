@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from acel.acea.expressions import Arith, Cmp, Const, PAnd, Reg, SameValue
-from acel.acea.naive import evaluate
-from acel.acea.simplify import contradictory, fold_expr, simplify
+from acel.acea.engine.naive import evaluate
+from acel.acea.model.expressions import Arith, Cmp, Const, PAnd, Reg, SameValue
+from acel.acea.model.simplify import contradictory, fold_expr, simplify
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import given, settings
 
-from acel.ast import Formula
-from acel.events import Event
-from acel.parser import parse_formula
+from acel.lang.ast import Formula
+from acel.lang.events import Event
+from acel.lang.parser import parse_formula
 from acel.testing import TEST_SCHEMA, formulas, streams
 
 

@@ -12,13 +12,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from acel.acea import naive
+from acel.acea.engine import naive
 
 import acel
 from acel.app.cli import main
-from acel.clauses import Match, TrendRow
-from acel.events import Event
 from acel.io.results import to_json_lines
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
 from acel.testing import SPEC_STOCK_EVENTS, SPEC_STOCK_ROWS, SPEC_STOCK_SCHEMA
 
 DATA = Path(__file__).parent / "data"
@@ -48,7 +48,7 @@ def intervals(results: acel.Results) -> list[tuple[int, int]]:
 def test_import_is_light_and_help_fits_a_screen() -> None:
     code = (
         "import sys, io, contextlib, acel\n"
-        "heavy = [m for m in ('pyarrow', 'pandas', 'lark', 'acel.parser', 'hypothesis') "
+        "heavy = [m for m in ('pyarrow', 'pandas', 'lark', 'acel.lang.parser', 'hypothesis') "
         "if m in sys.modules]\n"
         "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
@@ -130,7 +130,7 @@ def test_compile_shows_its_automaton() -> None:
 
 
 def test_without_graphviz_jupyter_gets_the_text_summary(monkeypatch: pytest.MonkeyPatch) -> None:
-    from acel.acea import render
+    from acel.acea.model import render
 
     def missing(_automaton: object) -> str:
         raise graphviz.ExecutableNotFound(("dot",))

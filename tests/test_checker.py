@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from acel import aggregates
-from acel.ast import (
+from acel.lang import aggregates
+from acel.lang.ast import (
     As,
     Atom,
     Attr,
@@ -23,12 +23,12 @@ from acel.ast import (
     Seq,
     VarPred,
 )
-from acel.checker import check_query, check_text, formula_env
-from acel.errors import AcelCheckError
-from acel.macros import expand_next, next_macro
-from acel.parser import parse_formula, parse_query
-from acel.printer import format_formula
-from acel.schema import Schema
+from acel.lang.checker import check_query, check_text, formula_env
+from acel.lang.errors import AcelCheckError
+from acel.lang.macros import expand_next, next_macro
+from acel.lang.parser import parse_formula, parse_query
+from acel.lang.printer import format_formula
+from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, formulas
 
 S = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})

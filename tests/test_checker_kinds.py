@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from acel.app.cli import main
-from acel.checker import attribute_kinds, check_text, output_kind
-from acel.errors import AcelCheckError
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.checker import attribute_kinds, check_text, output_kind
+from acel.lang.errors import AcelCheckError
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of(
     {"SELL": ["name", "price", "ok"], "BUY": ["name", "price", "ok"]},

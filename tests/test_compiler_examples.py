@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from acel.acea import naive
+from acel.acea.engine import naive
 from acel.compiler import compile_formula, compile_query
 from test_compiler_oracle import check_formula
 from test_render import EXAMPLES, SCHEMA
 
-from acel.ast import Query, Window
-from acel.events import Event
-from acel.parser import parse_formula, parse_query
+from acel.lang.ast import Query, Window
+from acel.lang.events import Event
+from acel.lang.parser import parse_formula, parse_query
 from acel.testing import SPEC_STOCK_EVENTS, TEST_SCHEMA
 
 STREAM = SPEC_STOCK_EVENTS

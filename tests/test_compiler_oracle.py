@@ -2,7 +2,7 @@
 
 The property of issue 4: for generated formulas (every operator, depth ≤ 4,
 nested AGG, filters over created variables, NEXT) and streams of up to 7
-events, ``acel.acea.naive.evaluate(compile_formula(φ))`` equals
+events, ``acel.acea.engine.naive.evaluate(compile_formula(φ))`` equals
 ``acel.reference.oracle.evaluate(φ)``.  Queries (PARTITION BY, WITHIN,
 RETURN, SLIDE) go through both engines' ``run``.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acel.acea import naive
+from acel.acea.engine import naive
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import given
 
-from acel.ast import Formula, Query
-from acel.events import Event
+from acel.lang.ast import Formula, Query
+from acel.lang.events import Event
 from acel.testing import (
     TEST_SCHEMA,
     assert_conforms,

@@ -9,7 +9,7 @@ from acel.compiler.compile import expand
 from acel.compiler.size import formula_size, is_linear, state_bound
 from hypothesis import given, settings
 
-from acel.ast import And, Atom, Formula, Plus, Seq
+from acel.lang.ast import And, Atom, Formula, Plus, Seq
 from acel.testing import TEST_SCHEMA, formulas
 
 

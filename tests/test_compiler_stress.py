@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from acel.acea import naive
+from acel.acea.engine import naive
 from acel.compiler import compile_formula
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_compiler_oracle import check_formula
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -40,8 +40,8 @@ from acel.ast import (
     Seq,
     VarPred,
 )
-from acel.events import Event
-from acel.parser import parse_formula
+from acel.lang.events import Event
+from acel.lang.parser import parse_formula
 from acel.testing import TEST_SCHEMA, streams
 
 VARS = ("A", "B", "p", "z")

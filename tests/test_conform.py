@@ -11,9 +11,9 @@ import pytest
 
 from acel.app import conform as conform_mod
 from acel.engines import ENGINES, Engine
-from acel.events import Event
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"A": ["v"], "B": ["v"]})
 QUERY = parse_query("(A AS x ; B AS y) FILTER x[v > 1]")
@@ -57,7 +57,7 @@ def test_generated_streams_use_the_schema_and_the_query_literals() -> None:
 
 
 def test_unknown_engine_is_a_user_error() -> None:
-    from acel.errors import AcelError
+    from acel.lang.errors import AcelError
 
     with pytest.raises(AcelError, match="unknown engine"):
         conform_mod.conform(QUERY, SCHEMA, ["oracle", "nope"], stream=_stream(2))

@@ -33,8 +33,8 @@ import pytest
 import acel
 from acel.app import cli
 from acel.app.cli import main
-from acel.errors import DataError
 from acel.io.values import int_text
+from acel.lang.errors import DataError
 
 DATA = Path(__file__).parent / "data"
 STOCKS = DATA / "stocks.jsonl"
@@ -792,8 +792,8 @@ def test_the_watch_hook_runs_inside_one_step() -> None:
     """The engine calls its watcher every 1,024 complex events of a single push."""
     from acel.acea.engine import Runner
 
-    from acel.parser import parse_query
-    from acel.schema import Schema
+    from acel.lang.parser import parse_query
+    from acel.lang.schema import Schema
 
     calls: list[int] = []
 

@@ -19,11 +19,11 @@ import test_oracle_examples as examples
 from acel.acea import engine
 from acel.reference import oracle
 
-from acel.ast import Formula, Query, Window
-from acel.clauses import Match, TrendRow
-from acel.events import ComplexEvent, Event
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.ast import Formula, Query, Window
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 
 def _schema_of(stream: Sequence[Event], formula: Formula | None = None) -> Schema:
@@ -39,7 +39,7 @@ def _schema_of(stream: Sequence[Event], formula: Formula | None = None) -> Schem
 
 
 def _atoms(node: object) -> set[str]:
-    from acel.ast import Atom
+    from acel.lang.ast import Atom
 
     if isinstance(node, Atom):
         return {node.type}

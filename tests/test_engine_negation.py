@@ -11,10 +11,10 @@ from acel.acea import engine
 from acel.acea.engine import Runner
 from acel.reference import oracle
 
-from acel.clauses import Match, TrendRow
-from acel.events import Event
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"A": ["t"], "B": ["t"], "E": ["t"]})
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from acel.acea import engine, naive
+from acel.acea import engine
+from acel.acea.engine import naive
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acel.ast import Query, Window
-from acel.clauses import Match, TrendRow
-from acel.events import Event
+from acel.lang.ast import Query, Window
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
 from acel.testing import (
     TEST_SCHEMA,
     assert_conforms,
@@ -124,8 +125,8 @@ _TREND_FORMULAS = [
 
 @st.composite
 def _kleene_trend_queries(draw: st.DrawFn) -> Query:
-    from acel.ast import CountStar, ReturnAgg
-    from acel.parser import parse_formula
+    from acel.lang.ast import CountStar, ReturnAgg
+    from acel.lang.parser import parse_formula
 
     formula = parse_formula(draw(st.sampled_from(_TREND_FORMULAS)))
     items = (

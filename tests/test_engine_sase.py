@@ -14,8 +14,8 @@ from hypothesis import given
 from test_engine_properties import rows_close
 from test_sase_properties import sase_texts, trend_queries_of_the_fragment
 
-from acel.ast import Query
-from acel.events import Event
+from acel.lang.ast import Query
+from acel.lang.events import Event
 from acel.testing import TEST_SCHEMA, streams
 
 

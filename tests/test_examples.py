@@ -50,9 +50,9 @@ def test_example_gives_the_same_results_on_spark_and_optimized(
     from acel.acea.engine import run
     from acel.spark_backend import run_to_results
 
-    from acel.checker import check_query
     from acel.io import read_events
-    from acel.parser import parse_query
+    from acel.lang.checker import check_query
+    from acel.lang.parser import parse_query
 
     path, time_col = data[name.split("/")[0]]
     text = (EXAMPLES / name).read_text()

@@ -8,7 +8,7 @@ line breaks; truncation) and then
 
 * in-process: printed (``fmt``), checked against a schema, and, when it
   checks and is small, compiled and run on a tiny stream by the optimized
-  engine; every exception must be an :class:`acel.errors.AcelError` with a
+  engine; every exception must be an :class:`acel.lang.errors.AcelError` with a
   message, and whatever parses must print to text that parses to the same AST;
 * through the command line (``acel.app.cli.main``, fewer examples): exit
   status 0 or 2 and no traceback on stderr.
@@ -37,14 +37,14 @@ from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 from strategies import TEST_SCHEMA, queries, raw_queries, trend_queries
 
-from acel import ast
 from acel.app.cli import main
-from acel.checker import check_query
-from acel.errors import AcelError
-from acel.events import Event
-from acel.parser import _lark, parse_query_located
-from acel.printer import format_query
-from acel.schema import Schema
+from acel.lang import ast
+from acel.lang.checker import check_query
+from acel.lang.errors import AcelError
+from acel.lang.events import Event
+from acel.lang.parser import _lark, parse_query_located
+from acel.lang.printer import format_query
+from acel.lang.schema import Schema
 from acel.workload import has_headers, parse_workload
 
 REPO = Path(__file__).resolve().parents[1]

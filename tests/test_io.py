@@ -15,8 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acel.errors import DataError
-from acel.events import Event
 from acel.io import (
     events_from_arrow,
     events_from_dataframe,
@@ -27,7 +25,9 @@ from acel.io import (
     time_key,
     write_schema,
 )
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 from acel.testing import SPEC_STOCK_ROWS
 
 DATA = Path(__file__).parent / "data"

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acel.errors import DataError
 from acel.io import open_events, read_schema
 from acel.io.sorting import sort_by_time
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.schema import Schema
 
 
 @given(st.lists(st.integers(0, 5), max_size=40), st.integers(1, 7))

@@ -22,6 +22,22 @@ PACKAGES = {
     "acel.reference": "reference",
     "acel.spark_backend": "spark_backend",
 }
+FOLDERS: dict[str, str] = {
+    "acel/lang": "core",
+    "acel/io": "io",
+    "acea": "model",
+    "acea/model": "model",
+    "compiler": "compiler",
+    "acea/engine": "evaluators",
+    "reference": "evaluators",
+    "spark_backend": "spark",
+    "acel/engines": "engines",
+    "acel": "api",
+    "acel/testing": "api",
+    "acel/app": "app",
+}
+"""Each folder is one layer: a module's layer is the layer of the deepest listed folder
+that holds it (``acel/`` itself holds only the public API)."""
 RANKS = {
     "core": 0, "io": 1, "model": 2, "compiler": 3, "evaluators": 4, "spark": 5, "engines": 6,
     "api": 7, "app": 8,
@@ -30,25 +46,14 @@ FACADES = {"acel", "acel.__main__"}
 """``import acel`` re-exports the API and ``python -m acel`` starts the application."""
 
 
-def layer(module: str) -> str:
-    """The layer of a module of the ``acel`` distribution."""
-    if module.startswith("acel.app"):
-        return "app"
-    if module in ("acel.api", "acel.spark", "acel.workload") or module.startswith("acel.testing"):
-        return "api"
-    if module in ("acel.engines", "acel.running"):
-        return "engines"
-    if module.startswith("acel.spark_backend"):
-        return "spark"
-    if module.startswith(("acel.acea.engine", "acel.reference")) or module == "acel.acea.naive":
-        return "evaluators"
-    if module.startswith("acel.compiler"):
-        return "compiler"
-    if module.startswith("acel.acea"):
-        return "model"
-    if module.startswith("acel.io"):
-        return "io"
-    return "core"
+def folder_layer(path: Path) -> str:
+    """The layer of a source file, read from the folder that holds it."""
+    folder = path.parent.relative_to(ROOT).as_posix()
+    while folder not in FOLDERS:
+        if "/" not in folder:
+            raise AssertionError(f"{path} lies in no layer folder: add its folder to FOLDERS")
+        folder = folder.rsplit("/", 1)[0]
+    return FOLDERS[folder]
 
 
 def modules() -> list[tuple[str, Path]]:
@@ -56,12 +61,20 @@ def modules() -> list[tuple[str, Path]]:
     for package, folder in PACKAGES.items():
         for path in sorted((ROOT / folder).rglob("*.py")):
             parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
-            if package == "acel" and parts[0] in ("acea", "compiler", "reference"):
-                continue
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             found.append((".".join([package, *parts]), path))
     return found
+
+
+LAYER_OF = {module: folder_layer(path) for module, path in modules()}
+
+
+def layer(module: str) -> str:
+    """The layer of a module of the ``acel`` distribution (from its folder)."""
+    while module not in LAYER_OF:
+        module = module.rsplit(".", 1)[0]
+    return LAYER_OF[module]
 
 
 def imported(path: Path) -> set[str]:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from acel.acea import engine
 
-from acel.events import Event
 from acel.io.results import to_json_lines
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 ACEL = [sys.executable, "-m", "acel"]
 QUERY = "A AS a ; B AS b WITHIN 20 EVENTS"

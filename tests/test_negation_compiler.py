@@ -10,23 +10,24 @@ import shutil
 from collections.abc import Sequence
 
 import pytest
-from acel.acea import engine, naive
-from acel.acea.ambiguity import is_unambiguous
+from acel.acea import engine
+from acel.acea.engine import naive
 from acel.acea.engine.closures import compile_automaton, gap_clear, gap_stepper
 from acel.acea.engine.indexed import plan_indexes, range_shape
-from acel.acea.expressions import Const, GapClear, GapStep, Reg, names_in_expr, names_in_pred
-from acel.acea.model import ACEA, Transition
-from acel.acea.render import format_rexpr, format_rpred, render, to_dot, transition_label
-from acel.acea.simplify import simplify
+from acel.acea.model.ambiguity import is_unambiguous
+from acel.acea.model.automaton import ACEA, Transition
+from acel.acea.model.expressions import Const, GapClear, GapStep, Reg, names_in_expr, names_in_pred
+from acel.acea.model.render import format_rexpr, format_rpred, render, to_dot, transition_label
+from acel.acea.model.simplify import simplify
 from acel.compiler import compile_formula, compile_query
 from acel.compiler.size import formula_size, negated_state_bound, state_bound
 from acel.reference import oracle
 
-from acel.ast import SeqNot
-from acel.clauses import Match, TrendRow
-from acel.errors import UnsupportedQuery
-from acel.events import Event
-from acel.parser import parse_formula, parse_query
+from acel.lang.ast import SeqNot
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import UnsupportedQuery
+from acel.lang.events import Event
+from acel.lang.parser import parse_formula, parse_query
 from acel.testing import TEST_SCHEMA
 
 

@@ -17,14 +17,15 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from acel.acea import engine, naive
+from acel.acea import engine
+from acel.acea.engine import naive
 from acel.reference import oracle
 
-from acel.checker import check_text
-from acel.clauses import Match, TrendRow
-from acel.events import Event
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.checker import check_text
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 GRETA_TYPES = "A B C A E A C D B A B".split()
 GRETA_TS = [1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from acel.ast import (
+from acel.lang.ast import (
     And,
     As,
     Atom,
@@ -27,11 +27,11 @@ from acel.ast import (
     Window,
     top_negation,
 )
-from acel.checker import check_formula, check_text, formula_env
-from acel.errors import AcelCheckError, AcelSyntaxError
-from acel.parser import MAX_DEPTH, parse_formula, parse_query, parse_query_located
-from acel.printer import format_formula, format_query
-from acel.schema import Schema
+from acel.lang.checker import check_formula, check_text, formula_env
+from acel.lang.errors import AcelCheckError, AcelSyntaxError
+from acel.lang.parser import MAX_DEPTH, parse_formula, parse_query, parse_query_located
+from acel.lang.printer import format_formula, format_query
+from acel.lang.schema import Schema
 
 A, B, C, D, E = (Atom(t) for t in "ABCDE")
 S = Schema.of({t: ["x"] for t in "ABCDE"})

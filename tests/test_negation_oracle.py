@@ -12,12 +12,12 @@ from acel.reference import oracle
 from acel.reference.oracle import OracleTooLarge, evaluate
 from hypothesis import assume, given
 
-from acel.ast import LeadingNot, Or, Plus, Query, Seq, SeqNot, Window
-from acel.clauses import Match, Negations, TrendRow
-from acel.errors import AcelCheckError
-from acel.events import ComplexEvent, Event
-from acel.parser import parse_formula, parse_query
-from acel.schema import Schema
+from acel.lang.ast import LeadingNot, Or, Plus, Query, Seq, SeqNot, Window
+from acel.lang.clauses import Match, Negations, TrendRow
+from acel.lang.errors import AcelCheckError
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.parser import parse_formula, parse_query
+from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, formulas, streams
 
 ABC = Schema.of({"A": ["v", "t"], "B": ["v", "t"], "C": ["v", "t"], "E": ["v", "t"]})

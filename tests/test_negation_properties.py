@@ -12,16 +12,17 @@
 
 from __future__ import annotations
 
-from acel.acea import engine, naive
+from acel.acea import engine
+from acel.acea.engine import naive
 from acel.compiler import compile_formula
 from acel.reference import oracle
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from test_engine_properties import rows_close
 
-from acel.ast import Formula, Query, top_negation
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.ast import Formula, Query, top_negation
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 from acel.testing import (
     TEST_SCHEMA,
     assert_conforms,
@@ -94,7 +95,7 @@ def _on_axis(query: Query, stream: list[Event], increasing: bool) -> tuple[Query
     it: increasing with ties, or zig-zagging (the engine's exact mode)."""
     from dataclasses import replace
 
-    from acel.ast import Window
+    from acel.lang.ast import Window
 
     assert query.within is not None
     size = query.within.size

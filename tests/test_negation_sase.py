@@ -12,18 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from acel.acea import engine, naive
+from acel.acea import engine
+from acel.acea.engine import naive
 from acel.reference import oracle
 from acel.reference.sase import NotTranslatable, parse_sase, run_sase, translate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sase_properties import HALF, _local
 
-from acel.ast import LeadingNot, SeqNot, TrailingNot
-from acel.errors import AcelSyntaxError
-from acel.events import Event
-from acel.parser import parse_query
-from acel.printer import format_query
+from acel.lang.ast import LeadingNot, SeqNot, TrailingNot
+from acel.lang.errors import AcelSyntaxError
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.printer import format_query
 from acel.testing import TEST_SCHEMA, streams
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import graphviz
 import pytest
-from acel.acea.model import ACEA
-from acel.acea.render import (
+from acel.acea.model.automaton import ACEA
+from acel.acea.model.render import (
     Diagram,
     render,
     render_or_dot,
@@ -29,8 +29,8 @@ from acel.acea.render import (
 from acel.compiler import compile_formula
 
 from acel.app.cli import main
-from acel.parser import parse_formula
-from acel.schema import Schema
+from acel.lang.parser import parse_formula
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
 STOCKS_SCHEMA = Path(__file__).parent / "data" / "stocks_schema.json"
@@ -101,7 +101,7 @@ def test_ipython_shows_text_without_dot(no_dot: Path) -> None:
 
 
 def test_summary_lists_a_bounded_number_of_transitions(monkeypatch: pytest.MonkeyPatch) -> None:
-    from acel.acea import render as render_module
+    from acel.acea.model import render as render_module
 
     a = automaton()
     assert len(a.transitions) > 2

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from oracle_support import agg, as_, atom, bag, cmp, ev, on, seq, shape, stream, times
 
-from acel.ast import (
+from acel.lang.ast import (
     And,
     Attr,
     Compare,
@@ -30,10 +30,10 @@ from acel.ast import (
     ReturnAgg,
     Window,
 )
-from acel.clauses import Match, TrendRow
-from acel.errors import AcelError
-from acel.events import ComplexEvent, Event
-from acel.schema import Schema
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import AcelError
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"A": ["p", "q"], "B": ["p", "q"], "C": ["p"]})
 ABC = stream(ev("A", p=1), ev("B", p=2), ev("A", p=3), ev("C", p=4), ev("B", p=5))
@@ -332,7 +332,7 @@ def test_integer_sums_are_exact() -> None:
 
 
 def test_next_uses_the_shared_macro() -> None:
-    pytest.importorskip("acel.macros")
+    pytest.importorskip("acel.lang.macros")
     s = stream(ev("A"), ev("C"), ev("B"), ev("B"), ev("A"), ev("B"))
     # A : NEXT(B): each A with the first B after it (skip-till-next-match)
     result = evaluate(Contig(atom("A"), Next("B")), s, types=("A", "B", "C"))
@@ -461,7 +461,7 @@ def test_bad_environment_value_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_split_partitions_numbers_events_by_position() -> None:
-    from acel.clauses import split_partitions
+    from acel.lang.clauses import split_partitions
 
     s = [Event.make(100 + k, {"type": "A", "k": k % 2}) for k in range(4)]
     (whole,) = split_partitions(s, ())

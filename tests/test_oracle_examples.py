@@ -18,7 +18,7 @@ import pytest
 from acel.reference.oracle import evaluate, run
 from oracle_support import agg, as_, atom, bag, cmp, ev, fand, on, pand, seq, shape, stream, times
 
-from acel.ast import (
+from acel.lang.ast import (
     ContigPlus,
     CountStar,
     FilterF,
@@ -29,9 +29,9 @@ from acel.ast import (
     ReturnAttr,
     Window,
 )
-from acel.clauses import Match, TrendRow
-from acel.events import Event, OptValue
-from acel.schema import Schema
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event, OptValue
+from acel.lang.schema import Schema
 from acel.testing import SPEC_STOCK_EVENTS, SPEC_STOCK_SCHEMA
 
 # ------------------------------------------------------------ spec §10 stream
@@ -275,7 +275,7 @@ def test_d3_esper_orders_with_a_having_filter() -> None:
         ev("ProductOrder", custId=2, price=20),
         ev("ProductOrder", custId=1, price=40),
     )
-    from acel.ast import Attr, BinOp, Compare, Lit, VarPred
+    from acel.lang.ast import Attr, BinOp, Compare, Lit, VarPred
 
     formula = FilterF(
         agg(
@@ -444,7 +444,7 @@ TEXTS: dict[str, tuple[str, Formula]] = {
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
 def test_texts_parse_to_the_same_formulas(name: str) -> None:
-    parser = pytest.importorskip("acel.parser")
+    parser = pytest.importorskip("acel.lang.parser")
     text, formula = TEXTS[name]
     assert parser.parse_formula(text) == formula
 
@@ -468,8 +468,8 @@ PAPER = Path(__file__).resolve().parent.parent / "examples" / "paper"
 
 def paper_query(name: str) -> tuple[Query, Schema]:
     """Parse and check one of the paper's query files with the paper schema."""
-    from acel.checker import check_query
-    from acel.parser import parse_query
+    from acel.lang.checker import check_query
+    from acel.lang.parser import parse_query
 
     path = PAPER / f"{name}.acel"
     assert path.exists(), f"{path} is missing"
@@ -633,7 +633,7 @@ def test_paper_file_d7_cancelled_rides() -> None:
 
 def test_paper_file_d8_pool_trips_with_next() -> None:
     query, schema = paper_query("d8_cogra_pool_trips")
-    pytest.importorskip("acel.macros")
+    pytest.importorskip("acel.lang.macros")
     s = with_ts(
         ev("Accept", driver=1),
         ev("Call", driver=1),

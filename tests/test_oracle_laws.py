@@ -16,7 +16,7 @@ from acel.reference.oracle import OracleTooLarge, evaluate
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -36,11 +36,11 @@ from acel.ast import (
     Seq,
     VarPred,
 )
-from acel.events import ComplexEvent, Event
+from acel.lang.events import ComplexEvent, Event
 from acel.testing import TEST_SCHEMA, formulas, formulas_with_env, streams
 
 TYPES = TEST_SCHEMA.type_names()
-HAS_MACROS = importlib.util.find_spec("acel.macros") is not None
+HAS_MACROS = importlib.util.find_spec("acel.lang.macros") is not None
 SMALL = formulas(max_depth=3)
 
 
@@ -66,7 +66,7 @@ def sem(formula: Formula, stream: Sequence[Event]) -> set[ComplexEvent]:
 def _filters(env_formula: tuple[Formula, dict[str, frozenset[str]]]) -> st.SearchStrategy[Filter]:
     """Unary filters on the formula's variables (comparisons of an attribute with 0..3)."""
     _, env = env_formula
-    from acel.ast import Attr, Compare, Lit
+    from acel.lang.ast import Attr, Compare, Lit
 
     choices = []
     for var, attrs in sorted(env.items()):

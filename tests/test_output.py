@@ -11,9 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acel.clauses import Match, TrendRow
-from acel.errors import DataError
-from acel.events import ComplexEvent, Event
 from acel.io.results import (
     from_json_lines,
     matches_from_table,
@@ -25,6 +22,9 @@ from acel.io.results import (
     to_json_lines,
     write_results,
 )
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import DataError
+from acel.lang.events import ComplexEvent, Event
 
 MSFT = Event.make(0, {"type": "SELL", "name": "MSFT", "price": 101})
 INTL = Event.make(2, {"type": "SELL", "name": "INTL", "price": 80})

@@ -15,12 +15,12 @@ from acel.acea import engine
 from acel.acea.engine import Runner
 from hypothesis import given
 
-from acel.ast import Query
-from acel.events import Event
 from acel.io.lines import LineBuilder
 from acel.io.results import ResultWriter, to_json_lines
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, queries, streams, trend_queries
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -41,11 +41,11 @@ from acel.ast import (
     VarPred,
     Window,
 )
-from acel.checker import check_text
-from acel.errors import AcelSyntaxError
-from acel.parser import parse_formula, parse_query, parse_query_located
-from acel.printer import format_query
-from acel.schema import Schema
+from acel.lang.checker import check_text
+from acel.lang.errors import AcelSyntaxError
+from acel.lang.parser import parse_formula, parse_query, parse_query_located
+from acel.lang.printer import format_query
+from acel.lang.schema import Schema
 
 PAPER = Path(__file__).resolve().parent.parent / "examples" / "paper"
 PAPER_SCHEMA = Schema.from_json(json.loads((PAPER / "schema.json").read_text()))

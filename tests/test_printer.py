@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from acel.ast import (
+from acel.lang.ast import (
     As,
     Atom,
     Attr,
@@ -23,8 +23,8 @@ from acel.ast import (
     VarPred,
     Window,
 )
-from acel.parser import parse_formula, parse_query
-from acel.printer import format_expr, format_formula, format_literal, format_name, format_query
+from acel.lang.parser import parse_formula, parse_query
+from acel.lang.printer import format_expr, format_formula, format_literal, format_name, format_query
 from acel.testing import formulas, queries, raw_formulas, raw_queries, trend_queries
 
 

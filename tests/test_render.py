@@ -7,8 +7,19 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from acel.acea.expressions import Cmp, Combine, Const, Finish, In, IsNull, Lift, PNot, POr, Reg
-from acel.acea.render import (
+from acel.acea.model.expressions import (
+    Cmp,
+    Combine,
+    Const,
+    Finish,
+    In,
+    IsNull,
+    Lift,
+    PNot,
+    POr,
+    Reg,
+)
+from acel.acea.model.render import (
     Diagram,
     format_rexpr,
     format_rpred,
@@ -19,8 +30,8 @@ from acel.acea.render import (
 )
 from acel.compiler import compile_formula
 
-from acel.parser import parse_formula
-from acel.schema import Schema
+from acel.lang.parser import parse_formula
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"SELL": ["name", "price"], "BUY": ["name", "price"]})
 

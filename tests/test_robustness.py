@@ -15,22 +15,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acel.acea import engine, naive
+from acel.acea import engine
+from acel.acea.engine import naive
 from acel.compiler import compile_query
 from acel.reference import oracle
 from hypothesis import given
 from strategies import formulas
 
-from acel import ast
 from acel.app import cli
 from acel.app.cli import describe, load_query_text, main
-from acel.checker import check_query
-from acel.errors import AcelSyntaxError, QueryError
-from acel.events import Event
-from acel.numbers import MAX_INT_DIGITS, int_from_digits, int_to_digits
-from acel.parser import MAX_DEPTH, parse_query, parse_query_located
-from acel.printer import format_query
-from acel.schema import Schema
+from acel.lang import ast
+from acel.lang.checker import check_query
+from acel.lang.errors import AcelSyntaxError, QueryError
+from acel.lang.events import Event
+from acel.lang.numbers import MAX_INT_DIGITS, int_from_digits, int_to_digits
+from acel.lang.parser import MAX_DEPTH, parse_query, parse_query_located
+from acel.lang.printer import format_query
+from acel.lang.schema import Schema
 
 SCHEMA = Schema.of({"A": ["v", "s"], "B": ["v", "s"]}, {"v": "int", "s": "str"})
 DATA = Path(__file__).parent / "data"
@@ -429,8 +430,8 @@ def test_caret_after_a_line_break_character_on_the_same_line(brk: str) -> None:
 
 
 def test_check_errors_use_the_same_lines() -> None:
-    from acel.checker import check_text
-    from acel.errors import AcelCheckError
+    from acel.lang.checker import check_text
+    from acel.lang.errors import AcelCheckError
 
     text = "A AS x FILTER x[s = '\u2028\r']\n  FILTER y[v > 1]"
     with pytest.raises(AcelCheckError) as info:

@@ -16,12 +16,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import queries, streams, trend_queries
 
-from acel.ast import Query, Window
-from acel.clauses import Match, TrendRow
-from acel.events import Event
 from acel.io.results import to_json_lines
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.ast import Query, Window
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 SCHEMA_T = Schema.of({"A": ["x", "y", "k", "t"], "B": ["x", "y", "k", "t"], "C": ["x", "k", "t"]})
 """The test schema with a time attribute ``t`` on every type."""

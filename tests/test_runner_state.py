@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, queries, streams, trend_queries
 
-from acel.ast import Query
-from acel.clauses import TrendRow
-from acel.events import Event
 from acel.io.results import to_json_lines
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.clauses import TrendRow
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 
 def _feed(runner: Runner, stream: list[Event], cuts: set[int], query: Query) -> tuple[Runner, list]:

@@ -27,12 +27,12 @@ from acel.reference.sase import (
 )
 from acel.reference.sase.ast import AggRef, Component, Ref
 
-from acel.ast import CountStar, Query, ReturnAgg, ReturnAttr, Window
-from acel.clauses import Match, TrendRow
-from acel.errors import AcelError, AcelSyntaxError
-from acel.events import Event
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.ast import CountStar, Query, ReturnAgg, ReturnAttr, Window
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import AcelError, AcelSyntaxError
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 PRICE = [100, 120, 120, 121, 120, 125, 120, 120]
 VOLUME = [1010, 990, 1005, 999, 999, 750, 950, 700]

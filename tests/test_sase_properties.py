@@ -20,10 +20,10 @@ from acel.reference.sase.translate import return_outputs, return_variable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acel.ast import CountStar, Query, ReturnAgg, ReturnItem, Window
-from acel.clauses import Match, TrendRow
-from acel.events import Event
-from acel.parser import parse_query
+from acel.lang.ast import CountStar, Query, ReturnAgg, ReturnItem, Window
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
 from acel.testing import TEST_SCHEMA, streams
 
 ATTRS = {"A": ("x", "y"), "B": ("x", "y"), "C": ("x",)}

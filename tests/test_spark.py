@@ -19,13 +19,13 @@ from acel.acea import engine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acel.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, ReturnAttr, Seq, Window
-from acel.clauses import TrendRow
-from acel.errors import AcelError, DataError
-from acel.events import Event
 from acel.io import read_events
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, ReturnAttr, Seq, Window
+from acel.lang.clauses import TrendRow
+from acel.lang.errors import AcelError, DataError
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 from acel.testing import (
     SPEC_STOCK_EVENTS,
     SPEC_STOCK_SCHEMA,

@@ -24,7 +24,7 @@ from cluster_driver import CASES, KILLED_CASE, SCHEMA, stream
 from spark_cluster import StandaloneCluster, run_driver, tail
 
 from acel.io.results import to_json_lines
-from acel.parser import parse_query
+from acel.lang.parser import parse_query
 
 pytestmark = [
     pytest.mark.spark,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from acel.spark_backend.failures import SparkJobError, summarize
 
-from acel.errors import AcelError, DataError
+from acel.lang.errors import AcelError, DataError
 
 FRAMES = "\n".join(
     f"\tat org.apache.spark.scheduler.Task.run(Task.scala:{n})" for n in range(140, 147)
@@ -64,7 +64,7 @@ BAD_FILE = (
 EXECUTOR_DATA_ERROR = (
     "An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
     '  File "/w/executor.py", line 270, in typed_value\n'
-    "acel.errors.DataError: RETURN COUNT(*) = 1361129467683753853853498429727072845823 does "
+    "acel.lang.errors.DataError: RETURN COUNT(*) = 1361129467683753853853498429727072845823 does "
     "not fit DECIMAL(38,0)\n"
 )
 

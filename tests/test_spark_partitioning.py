@@ -20,10 +20,10 @@ from acel.spark_backend.partitioning import Slicing, choose, slicing_for
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acel.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, Seq, Window
-from acel.clauses import Match, TrendRow
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, Seq, Window
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, queries, streams, trend_queries
 
 

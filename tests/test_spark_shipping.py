@@ -43,7 +43,7 @@ def test_the_zip_is_named_by_its_content(tmp_path: Path, monkeypatch: pytest.Mon
     source.mkdir()
     (source / "__init__.py").write_text("x = 1\n")
     (source / "grammar.lark").write_text("start: 'a'\n")
-    files = {"acel/__init__.py": source / "__init__.py", "acel/grammar.lark": source / "grammar.lark"}
+    files = {"acel/__init__.py": source / "__init__.py", "acel/lang/grammar.lark": source / "grammar.lark"}
     monkeypatch.setattr(shipping, "package_files", lambda: files)
     first = shipping.build_zip(tmp_path / "cache")
     first_bytes = first.read_bytes()
@@ -63,7 +63,7 @@ def test_the_zip_imports_in_a_python_without_acel(tmp_path: Path) -> None:
         "import sys\n"
         "try:\n    import acel\nexcept ImportError:\n    print('no acel')\n"
         f"sys.path.insert(0, {str(zipped)!r})\n"
-        "from acel.parser import parse_query\n"
+        "from acel.lang.parser import parse_query\n"
         "import acel.spark_backend.executor, acel.acea.engine\n"
         "print(parse_query('A AS a ; B').formula.right.type, acel.__file__)\n"
     )

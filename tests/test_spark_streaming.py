@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 from acel.acea import engine
 
-from acel.events import Event
 from acel.io.results import to_json_lines
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 
 pytestmark = [
     pytest.mark.spark,
@@ -247,7 +247,7 @@ def test_the_command_line_streams_a_folder_until_the_end_row(
 def test_a_stream_needs_positions(spark: Any, tmp_path: Path) -> None:
     from acel.spark_backend.streaming import plan_stream
 
-    from acel.errors import DataError
+    from acel.lang.errors import DataError
 
     frame = spark.readStream.schema("type string, x long").json(str(tmp_path))
     with pytest.raises(DataError, match="position column 'pos'"):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import Phase, find, given, settings
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     And,
     As,
@@ -29,10 +29,10 @@ from acel.ast import (
     top_chain,
     top_negation,
 )
-from acel.checker import check_formula, check_query, formula_env
-from acel.events import Event
-from acel.macros import expand_next
-from acel.printer import format_formula
+from acel.lang.checker import check_formula, check_query, formula_env
+from acel.lang.events import Event
+from acel.lang.macros import expand_next
+from acel.lang.printer import format_formula
 from acel.testing import (
     DOMAINS,
     TEST_SCHEMA,

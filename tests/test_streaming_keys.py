@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, queries, streams, trend_queries
 from test_runner_advance import SCHEMA_T, on_t
 
-from acel.ast import Query
-from acel.clauses import Match, TrendRow
-from acel.events import Event
 from acel.io.results import to_json_lines
+from acel.lang.ast import Query
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import Event
 
 
 def _spec(query: Query, schema: Any, axis: bool) -> StreamSpec:

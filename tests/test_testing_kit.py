@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import acel
-from acel.ast import Query
-from acel.checker import check_query
-from acel.clauses import Match, TrendRow
 from acel.engines import ENGINES
-from acel.events import ComplexEvent, Event
-from acel.operators import OPERATORS, operator_names, operators_of
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.checker import check_query
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.operators import OPERATORS, operator_names, operators_of
+from acel.lang.schema import Schema
 from acel.testing import (
     TEST_SCHEMA,
     Case,

@@ -20,10 +20,10 @@ from acel.acea.engine.shared import SharedPlan, SharedRunner, unshared_reason
 from acel.acea.engine.workload import WorkloadRunner, merge_prefixes, relevant_types
 
 from acel.app.cli import main
-from acel.errors import QueryError
-from acel.events import Event
-from acel.parser import parse_query
-from acel.schema import Schema
+from acel.lang.errors import QueryError
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
 from acel.workload import (
     WorkloadError,
     is_workload,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, queries, streams, trend_queries
 from test_engine_properties import rows_close
 
-from acel.ast import (
+from acel.lang.ast import (
     As,
     Atom,
     Compare,
@@ -41,7 +41,7 @@ from acel.ast import (
     VarPred,
     Window,
 )
-from acel.clauses import TrendRow
+from acel.lang.clauses import TrendRow
 
 TYPES = ("A", "B", "C")
 
@@ -75,7 +75,7 @@ def _filter(draw: Any, var: str) -> Filter:
 
 
 def _attr(name: str) -> Any:
-    from acel.ast import Attr
+    from acel.lang.ast import Attr
 
     return Attr(name)
 
@@ -112,7 +112,7 @@ def shareable_queries(
 
 
 def _vars_of(node: Formula) -> list[str]:
-    from acel import ast
+    from acel.lang import ast
 
     return [n.var for n in ast.walk(node) if isinstance(n, As)]
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, queries, streams, trend_queries
 from test_workload_properties import _same, shared_workloads
 
-from acel.events import Event
-from acel.parser import parse_query
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
 from acel.workload import run_workload
 
 pytestmark = [

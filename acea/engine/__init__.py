@@ -4,7 +4,7 @@
 interface: events in, in stream order; final results out; state that can be
 saved and restored.  ``run(query, stream, schema)`` is the batch form, a loop
 over a runner, with the same results as the oracle
-(``acel.clauses.run_query`` around ``acel.reference.oracle``) in the order of
+(``acel.lang.clauses.run_query`` around ``acel.reference.oracle``) in the order of
 spec §12.  Two modes:
 
 * **complex events** (no RETURN): the set of configurations ``(state, τ)``
@@ -14,7 +14,7 @@ spec §12.  Two modes:
   (:mod:`acel.acea.engine.enumerate`);
 * **trend aggregation** (RETURN): counts and sums are propagated along the
   configurations without building any complex event
-  (:mod:`acel.acea.engine.aggregate`), when :mod:`acel.acea.ambiguity` proves
+  (:mod:`acel.acea.engine.aggregate`), when :mod:`acel.acea.model.ambiguity` proves
   that runs and complex events correspond one to one; otherwise complex
   events are enumerated and aggregated.
 
@@ -34,13 +34,13 @@ from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
 from acel.acea.engine.runner import COLLECT, MATCHES, PROPAGATE, Result, Runner
 from acel.acea.engine.windows import WindowRule
-from acel.acea.graph import trim
-from acel.acea.model import ACEA
+from acel.acea.model.automaton import ACEA
+from acel.acea.model.graph import trim
 
-from acel.ast import Query, Window
-from acel.clauses import Match, TrendRow, key_sort_key
-from acel.events import ComplexEvent, Event
-from acel.schema import Schema
+from acel.lang.ast import Query, Window
+from acel.lang.clauses import Match, TrendRow, key_sort_key
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.schema import Schema
 
 __all__ = [
     "COLLECT",

@@ -5,8 +5,8 @@ transition ``(p, α, P, m, q)`` becomes one generated Python function that takes
 the source registers, the event's attribute dictionary and its time, evaluates
 ``α`` on ``τ ◁ e``, checks ``P`` on ``τ'`` and returns the target registers
 (projected on the registers still *live* at ``q``) with what the transition
-emits.  The generated code calls the very helpers of :mod:`acel.predicates`
-and :mod:`acel.aggregates`, so its results are those of :func:`acea.model.fire`.
+emits.  The generated code calls the very helpers of :mod:`acel.lang.predicates`
+and :mod:`acel.lang.aggregates`, so its results are those of :func:`acea.model.fire`.
 
 Liveness (the key to merging runs): every transition replaces ``τ`` by the
 registers it assigns, so the registers that matter in state ``q`` are exactly
@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from acel.acea.expressions import (
+from acel.acea.model.automaton import ACEA, Transition, required_types
+from acel.acea.model.expressions import (
     TIME,
     Arith,
     Cmp,
@@ -49,11 +50,10 @@ from acel.acea.expressions import (
     names_in_expr,
     names_in_pred,
 )
-from acel.acea.model import ACEA, Transition, required_types
 
-from acel import aggregates
-from acel.events import Event
-from acel.predicates import OPERATORS, arith, compare
+from acel.lang import aggregates
+from acel.lang.events import Event
+from acel.lang.predicates import OPERATORS, arith, compare
 
 Tau = tuple[Any, ...]
 """Registers of a configuration: values in the order of ``live(state)``."""

@@ -21,7 +21,7 @@ from typing import Any, Union
 
 from acel.acea.engine.closures import Emission
 
-from acel.events import ComplexEvent, Event
+from acel.lang.events import ComplexEvent, Event
 
 Pred = Union["Node", int]
 Edge = tuple[Pred, Union[Emission, None]]

@@ -69,7 +69,7 @@ class Enumerator:
     ) -> None:
         self.ca = ca
         self.build = build
-        """What a run becomes (default: a :class:`~acel.events.ComplexEvent`)."""
+        """What a run becomes (default: a :class:`~acel.lang.events.ComplexEvent`)."""
         self.watch = watch
         """Called with the count so far every :data:`WATCH_EVERY` complex events of one
         step (one event can end 2^n of them): a memory guard, progress lines."""

@@ -42,7 +42,8 @@ from acel.acea.engine.closures import (
     compile_range_transition,
 )
 from acel.acea.engine.fenwick import GrowingIndex
-from acel.acea.expressions import (
+from acel.acea.model.automaton import Transition
+from acel.acea.model.expressions import (
     Cmp,
     PAnd,
     PNot,
@@ -53,9 +54,8 @@ from acel.acea.expressions import (
     names_in_expr,
     names_in_pred,
 )
-from acel.acea.model import Transition
 
-from acel.predicates import compare
+from acel.lang.predicates import compare
 
 Classes = dict[Any, tuple[Any, ...]]
 """Start class → trend vector (see :mod:`acea.trend`)."""

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from acel.acea.ambiguity import is_unambiguous
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem, compile_automaton
 from acel.acea.engine.indexed import IndexPlan, plan_indexes
 from acel.acea.engine.trend import needs_unambiguity, supported
-from acel.acea.model import ACEA
+from acel.acea.model.ambiguity import is_unambiguous
+from acel.acea.model.automaton import ACEA
 
-from acel.ast import CountStar, Formula, Query, ReturnAgg
-from acel.schema import Schema
+from acel.lang.ast import CountStar, Formula, Query, ReturnAgg
+from acel.lang.schema import Schema
 
 
 @lru_cache(maxsize=512)  # a workload of 100+ queries holds two entries per query

@@ -53,11 +53,11 @@ from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
 from acel.acea.engine.trend import Vec, identity_vector
 from acel.acea.engine.windows import Row, WindowRule
 
-from acel.ast import Query, ReturnAgg, top_negation
-from acel.clauses import Key, Match, TrendAccumulator, TrendRow
-from acel.errors import AcelError, DataError
-from acel.events import ComplexEvent
-from acel.schema import Schema
+from acel.lang.ast import Query, ReturnAgg, top_negation
+from acel.lang.clauses import Key, Match, TrendAccumulator, TrendRow
+from acel.lang.errors import AcelError, DataError
+from acel.lang.events import ComplexEvent
+from acel.lang.schema import Schema
 
 Result = Union[Match, TrendRow]
 Evaluator = Union[Enumerator, Propagator, TumblingPropagator]
@@ -216,7 +216,7 @@ class Runner:
         ``positions_given``: callers pass each event's global position (else the
         runner numbers events 0, 1, …).
         ``build``: what a complex event becomes in a result (complex-event mode
-        only; by default a :class:`~acel.events.ComplexEvent`; the command line
+        only; by default a :class:`~acel.lang.events.ComplexEvent`; the command line
         builds its JSON text directly, :class:`acel.io.lines.LineBuilder`).
         ``watch``: called inside a step that enumerates many complex events
         (see :attr:`Enumerator.watch`), e.g. a memory guard that may raise.

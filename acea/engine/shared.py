@@ -63,16 +63,16 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from acel.acea import expressions
 from acel.acea.engine.closures import CompiledTransition, TrendItem, is_skip_loop
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
 from acel.acea.engine.trend import KINDS
-from acel.acea.expressions import Cmp, Const, Reg, is_register
-from acel.acea.model import Transition
+from acel.acea.model import expressions
+from acel.acea.model.automaton import Transition
+from acel.acea.model.expressions import Cmp, Const, Reg, is_register
 
-from acel.ast import Query, ReturnAgg, top_negation
-from acel.clauses import Key, TrendAccumulator, TrendRow
-from acel.schema import Schema
+from acel.lang.ast import Query, ReturnAgg, top_negation
+from acel.lang.clauses import Key, TrendAccumulator, TrendRow
+from acel.lang.schema import Schema
 
 START = -1
 """The pseudo-entry of a run starting at the event (its value is 1 in the current pane)."""

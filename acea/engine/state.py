@@ -25,7 +25,7 @@ from acel.acea.engine.aggregate import Propagator, TumblingPropagator
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
 
-from acel.errors import AcelError
+from acel.lang.errors import AcelError
 
 if TYPE_CHECKING:
     from acel.acea.engine.runner import Runner
@@ -39,7 +39,7 @@ class StateMismatch(AcelError):
 
 def fingerprint(runner: Runner) -> str:
     """What a saved state is valid for: the query, the schema and its automata."""
-    from acel.printer import format_query
+    from acel.lang.printer import format_query
 
     digest = hashlib.sha256()
     digest.update(format_query(runner.query).encode())

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acel.ast import Window
-from acel.errors import DataError
+from acel.lang.ast import Window
+from acel.lang.errors import DataError
 
 Row = Any
 """A trend output row id: ``None`` (one row per key) or a window index ``k``."""

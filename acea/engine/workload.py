@@ -32,13 +32,13 @@ from acel.acea.engine.plan import compiled_for, unambiguous
 from acel.acea.engine.runner import Result, Runner
 from acel.acea.engine.shared import SharedPlan, SharedRunner, group_key, unshared_reason
 from acel.acea.engine.windows import WindowRule
-from acel.acea.model import ACEA, Transition
+from acel.acea.model.automaton import ACEA, Transition
 
-from acel.ast import Query, top_negation
-from acel.clauses import Key, Match
-from acel.errors import AcelError, DataError
-from acel.events import ComplexEvent, Event
-from acel.schema import Schema
+from acel.lang.ast import Query, top_negation
+from acel.lang.clauses import Key, Match
+from acel.lang.errors import AcelError, DataError
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.schema import Schema
 
 Tagged = tuple[str, Result]
 """A result with the name of its query."""
@@ -434,12 +434,12 @@ def run_workload(
 ) -> dict[str, list[Result]]:
     """Every query's results on a stream held in memory, in spec §12 order.
 
-    ``stream``: :class:`~acel.events.Event` objects or attribute maps, event
+    ``stream``: :class:`~acel.lang.events.Event` objects or attribute maps, event
     ``k`` at position ``k``.
     """
     from acel.acea.engine import _monotone, _partitions, paused_gc, sort_matches
 
-    from acel.clauses import TrendRow
+    from acel.lang.clauses import TrendRow
 
     events = [
         Event.make(k, e) if isinstance(e, Mapping) else e for k, e in enumerate(stream)

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acel.errors import AcelError, DataError, QueryError
-from acel.events import Event
 from acel.io.formats import could_be_path
-from acel.schema import Schema
+from acel.lang.errors import AcelError, DataError, QueryError
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 EXIT_USER_ERROR = 2
 
@@ -87,7 +87,7 @@ def load_query_text(arg: str) -> str:
 
 def parse_text(text: str) -> tuple[Any, Any]:
     """Parse query text; returns ``(query, locations)`` for located check errors."""
-    from acel.parser import parse_query_located
+    from acel.lang.parser import parse_query_located
 
     return parse_query_located(text)
 
@@ -119,7 +119,7 @@ def load_schema(args: argparse.Namespace) -> tuple[Schema | None, list[Event] | 
 
 def describe(query: Any) -> str:
     """``types A, B; variables x, y`` and the clauses, for ``acel check``."""
-    from acel import ast
+    from acel.lang import ast
 
     types: dict[str, None] = {}
     variables: dict[str, None] = {}
@@ -361,16 +361,16 @@ def _open_stream(args: argparse.Namespace, query: Any, given: Schema | None) -> 
 def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     """Events in batches, results written as soon as they are final (spec §12 order)."""
     from acel.engines import engine as engine_named
+    from acel.engines.running import result_groups
     from acel.io.lines import LineBuilder
     from acel.io.results import ResultWriter
-    from acel.running import result_groups
 
     query, given = _load_query(args)
     stream = _open_stream(args, query, given)
     engine = engine_named(args.engine)
     report = RunReport(progress, stream, args.max_events, engine)
     guard = MemoryGuard(args.max_memory)
-    from acel.checker import attribute_kinds
+    from acel.lang.checker import attribute_kinds
 
     writer = ResultWriter(
         args.out, live=args.data == "-", limit=args.limit,
@@ -393,7 +393,7 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
 
 class RunReport:
     """The progress line of a run over ``stream`` (``progress(done, found)`` of
-    :mod:`acel.running`), remembering how many events were fed."""
+    :mod:`acel.engines.running`), remembering how many events were fed."""
 
     def __init__(self, progress: Progress, stream: Any, max_events: int | None, engine: Any) -> None:
         total = stream.facts.count if stream.facts is not None else None
@@ -668,9 +668,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     if workload_cmd.dispatch(args):
         return workload_cmd.cmd_compile(args)
-    from acel import ast
     from acel.api import Query
     from acel.api import compile as compile_query
+    from acel.lang import ast
 
     text = load_query_text(args.query)
     query, locations = parse_text(text)
@@ -696,7 +696,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if fmt == "dot":
             Path(path).write_text(dot + ("" if dot.endswith("\n") else "\n"), encoding="utf-8")
         else:
-            from acel.acea import render
+            from acel.acea.model import render
 
             written, drawn = render.render_or_dot(compiled.automaton, path, fmt)
             if not drawn:  # no Graphviz: the DOT source, and how to draw it

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from acel.ast import Attr, Compare, InList, Lit, Query, walk
 from acel.engines import Engine, resolve
-from acel.errors import AcelError, UnsupportedQuery
-from acel.events import Event, Value
-from acel.schema import Schema
+from acel.lang.ast import Attr, Compare, InList, Lit, Query, walk
+from acel.lang.errors import AcelError, UnsupportedQuery
+from acel.lang.events import Event, Value
+from acel.lang.schema import Schema
 from acel.testing.compare import Answer, normalise, unmatched
 
 ORACLE_LIMIT = 12

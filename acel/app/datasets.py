@@ -24,7 +24,7 @@ def _require(module: str) -> Any:
     try:
         return __import__(module)
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        from acel.errors import AcelError
+        from acel.lang.errors import AcelError
 
         raise AcelError(
             f"the data set needs the package {module!r}: pip install 'acel[data]'"

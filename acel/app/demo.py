@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from acel.clauses import Match, TrendRow
-from acel.errors import AcelError
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import AcelError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MATCH_QUERY = "flights/delay_propagation.acel"
@@ -79,13 +79,13 @@ def _trend_table(rows: list[TrendRow], top: int) -> str:
 
 def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = None, top: int = 10) -> dict[str, Any]:
     """Run the main job; returns the figures it printed (for tests)."""
-    from acel.acea.render import INSTALL_HINT, draw_command, render_or_dot
+    from acel.acea.model.render import INSTALL_HINT, draw_command, render_or_dot
     from acel.app import datasets
-    from acel.checker import check_query
     from acel.compiler import compile_query
     from acel.io import events_from_dataframe
     from acel.io import results as output
-    from acel.parser import parse_query
+    from acel.lang.checker import check_query
+    from acel.lang.parser import parse_query
     from acel.spark_backend import get_session, plan
     from acel.spark_backend.progress import watch
     from acel.spark_backend.run import results_of, write

@@ -15,8 +15,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from acel.errors import DataError
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.schema import Schema
 from acel.workload import NamedQuery, check_workload, is_workload, workload_from_args
 
 
@@ -76,7 +76,7 @@ def _suffixed(path: str, name: str) -> Path:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     """Every query's automaton and the shared plan (text, or DOT/SVG/PNG files)."""
-    from acel.acea import render
+    from acel.acea.model import render
     from acel.acea.engine.workload import WorkloadRunner
     from acel.api import Query, schema_of
     from acel.api import compile as compile_query

@@ -4,7 +4,7 @@ Events: JSON Lines (``.jsonl``, ``.ndjson``, ``.json``), CSV (``.csv``) and
 Parquet (``.parquet``, ``.pq``) files, standard input (JSON Lines), lists of
 dictionaries, pandas DataFrames and pyarrow Tables.  :func:`open_events`
 streams them in batches (:mod:`acel.io.source`); :func:`read_events` reads a
-whole file into numbered :class:`~acel.events.Event` objects.  Results:
+whole file into numbered :class:`~acel.lang.events.Event` objects.  Results:
 :mod:`acel.io.results` (writers and readers of the §12 formats).  The choices
 the spec leaves open are listed in ``papers/io.md``.
 """
@@ -14,13 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from acel.events import Event
 from acel.io.formats import FORMATS, file_format
 from acel.io.records import Problem, Row
 from acel.io.schema_files import read_schema, write_schema
 from acel.io.source import STDIN, EventStream, open_events
 from acel.io.values import KINDS, infer_cell_kind, kind_of, native, parse_cell, time_key
-from acel.schema import Schema
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 __all__ = [
     "FORMATS",

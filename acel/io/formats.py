@@ -19,9 +19,9 @@ from typing import Any
 
 import orjson
 
-from acel.errors import DataError
 from acel.io.records import Row
 from acel.io.values import int_from_digits
+from acel.lang.errors import DataError
 
 BATCH = 8192
 """Records per batch."""

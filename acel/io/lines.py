@@ -11,7 +11,7 @@ A complex event's line is assembled from the JSON of its events, and an
 event emitted by the engine is shared by many complex events (every run
 through it), so :class:`LineEncoder` keeps each event's JSON until the
 window has moved on.  Nothing here depends on an engine: results are
-:class:`acel.clauses.Match` and :class:`acel.clauses.TrendRow` objects.
+:class:`acel.lang.clauses.Match` and :class:`acel.lang.clauses.TrendRow` objects.
 """
 
 from __future__ import annotations

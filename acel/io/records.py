@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from acel.errors import DataError
-from acel.events import OptValue, Value
 from acel.io.values import BadValue, fits, kind_of, native, time_key
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.events import OptValue, Value
+from acel.lang.schema import Schema
 
 MAX_SHOWN = 5
 """How many problems one :class:`DataError` lists (the count covers all)."""

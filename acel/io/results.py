@@ -1,7 +1,7 @@
 """Results in the interchange formats of spec §12: written as they come, read back.
 
-Complex events (:class:`~acel.clauses.Match`) and RETURN rows
-(:class:`~acel.clauses.TrendRow`) become canonical JSON Lines
+Complex events (:class:`~acel.lang.clauses.Match`) and RETURN rows
+(:class:`~acel.lang.clauses.TrendRow`) become canonical JSON Lines
 (:mod:`acel.io.lines`), CSV or Parquet.  A :class:`ResultWriter` takes the
 results of a run in the order they become final — complex events grouped by
 the position that ends them, which is the order of §12 once each group is
@@ -28,11 +28,11 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Union
 
-from acel.clauses import Key, Match, TrendRow, key_sort_key
-from acel.errors import AcelError, DataError
-from acel.events import ComplexEvent, Event, OptValue, Value
 from acel.io.formats import FORMATS
 from acel.io.lines import LineEncoder, clean, value_json
+from acel.lang.clauses import Key, Match, TrendRow, key_sort_key
+from acel.lang.errors import AcelError, DataError
+from acel.lang.events import ComplexEvent, Event, OptValue, Value
 
 Results = Union[Sequence[Match], Sequence[TrendRow]]
 

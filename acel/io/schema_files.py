@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acel.errors import DataError
 from acel.io.values import KINDS
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.schema import Schema
 
 
 def read_schema(path: str | Path) -> Schema:

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from acel.errors import DataError
-from acel.events import Event
 from acel.io.formats import (
     BATCH,
     csv_cells,
@@ -39,7 +37,9 @@ from acel.io.formats import (
 from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
 from acel.io.sorting import DEFAULT_CHUNK, sort_by_time
 from acel.io.values import parse_cell, time_key
-from acel.schema import Schema
+from acel.lang.errors import DataError
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 Attrs = dict[str, Any]
 

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from acel.events import OptValue, Value
+from acel.lang.events import OptValue, Value
 
 KINDS = ("int", "float", "str", "bool")
 """The value kinds of spec §1."""

@@ -24,7 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acel.operators import OPERATORS, operators_of
+    from acel.lang.operators import OPERATORS, operators_of
     from acel.testing.adapters import (
         UNSUPPORTED_EXIT,
         EngineFailed,
@@ -95,7 +95,7 @@ __all__ = [
 ]
 
 _MODULES = {
-    "acel.operators": ("OPERATORS", "operators_of"),
+    "acel.lang.operators": ("OPERATORS", "operators_of"),
     "acel.testing.adapters": (
         "UNSUPPORTED_EXIT",
         "EngineFailed",

@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from acel.ast import Query
 from acel.engines import Engine, resolve
-from acel.errors import AcelError, DataError, UnsupportedQuery
-from acel.events import Event
-from acel.operators import operator_names
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.errors import AcelError, DataError, UnsupportedQuery
+from acel.lang.events import Event
+from acel.lang.operators import operator_names
+from acel.lang.schema import Schema
 from acel.testing.compare import Answer, normalise
 
 UNSUPPORTED_EXIT = 3
@@ -81,9 +81,9 @@ def engine_from_function(
     events as dictionaries in stream order (``type`` and attributes) and the
     schema as ``{type: [attribute, ...]}``; it returns the results as §12
     dictionaries or JSON lines, and raises
-    :class:`~acel.errors.UnsupportedQuery` for a query it does not run.
+    :class:`~acel.lang.errors.UnsupportedQuery` for a query it does not run.
     """
-    from acel.printer import format_query
+    from acel.lang.printer import format_query
 
     label = name or str(getattr(fn, "__name__", "function"))
 
@@ -138,7 +138,7 @@ class CommandEngine:
         self.timeout = timeout
 
     def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> Answer:
-        from acel.printer import format_query
+        from acel.lang.printer import format_query
 
         with tempfile.TemporaryDirectory(prefix="acel-conform-") as folder:
             paths = {

@@ -8,7 +8,7 @@ written in a language whose JSON writer prints ``2.0`` as ``2`` is not
 blamed for it; ``true`` is never the number 1.  The order of results is not
 compared: :func:`normalise` sorts them as spec §12 does.
 
-Answers may come as :class:`~acel.clauses.Match` / :class:`~acel.clauses.TrendRow`
+Answers may come as :class:`~acel.lang.clauses.Match` / :class:`~acel.lang.clauses.TrendRow`
 objects (the project's engines), as §12 objects (dictionaries) or as §12
 JSON Lines (text or bytes): :func:`normalise` turns each into the first form.
 """
@@ -20,10 +20,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
-from acel.ast import Query
-from acel.clauses import Match, TrendRow
-from acel.errors import DataError
-from acel.events import Event, OptValue
+from acel.lang.ast import Query
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import DataError
+from acel.lang.events import Event, OptValue
 
 Answer = Union[list[Match], list[TrendRow]]
 """An engine's results in the project's objects, in the order of spec §12."""
@@ -37,7 +37,7 @@ ABS_TOL = 1e-12
 def normalise(results: Iterable[Any], query: Query) -> Answer:
     """``results`` (objects, §12 dictionaries or lines) as sorted Match/TrendRow objects.
 
-    Raises :class:`~acel.errors.DataError` for something that is not a result of spec §12
+    Raises :class:`~acel.lang.errors.DataError` for something that is not a result of spec §12
     (say, a complex event for a RETURN query).
     """
     from acel.io.results import from_json_lines, rows_from_json_lines, sort_results

@@ -9,7 +9,7 @@ query, the stream, both answers and what differs.
 
 Cases the reference cannot decide (the exponential oracle refusing a large
 one) and cases the engine declares unsupported (it raises
-:class:`~acel.errors.UnsupportedQuery`, or exits 3 through the adapter
+:class:`~acel.lang.errors.UnsupportedQuery`, or exits 3 through the adapter
 protocol) are skipped; operators the engine declares unsupported
 (:attr:`~acel.engines.Engine.unsupported`) are never generated.
 """
@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from acel.ast import Query
-from acel.errors import UnsupportedQuery
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.errors import UnsupportedQuery
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 from acel.testing.adapters import EngineLike, as_engine
 from acel.testing.compare import Answer, normalise, unmatched
 from acel.testing.strategies import (
@@ -52,7 +52,7 @@ class Case:
     @property
     def text(self) -> str:
         """The query's canonical text."""
-        from acel.printer import format_query
+        from acel.lang.printer import format_query
 
         return format_query(self.query)
 

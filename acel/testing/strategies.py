@@ -7,7 +7,7 @@ strategy has knobs:
 - ``schema``: the event types and attributes (default :data:`TEST_SCHEMA`:
   three types over small integer domains, so predicates both pass and fail on
   short streams); :func:`schemas` draws one.
-- ``operators``: the names of :data:`acel.operators.OPERATORS` that may
+- ``operators``: the names of :data:`acel.lang.operators.OPERATORS` that may
   appear (default: every one; ``TOP_NOT`` only with ``top_negation=True``).
   An engine that lacks ``AND`` gets formulas without ``AND``, and so on.
 - ``max_depth``: how deeply formula operators nest (iterations at most two
@@ -19,7 +19,7 @@ strategy has knobs:
   :data:`DOMAINS`; shrinking drops events and makes attributes present.
   Optional features (NEXT, bag predicates, NULLs) are drawn so that
   shrinking removes them: a shrunk case uses only what its failure needs.
-- :func:`formulas`: well-formed formulas (they pass ``acel.checker``) using
+- :func:`formulas`: well-formed formulas (they pass ``acel.lang.checker``) using
   every allowed operator: atoms, AS, FILTER with unary predicates (arithmetic,
   IN, NOT, AND/OR) and bag predicates, OR, AND, ``;``, ``:``, ``+``, ``:+``,
   both projections (incl. the empty variable list), AGG with 1-3 outputs
@@ -40,7 +40,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -82,9 +82,9 @@ from acel.ast import (
     Window,
     neg,
 )
-from acel.events import Event, Value
-from acel.operators import OPERATORS, operator_names
-from acel.schema import Schema
+from acel.lang.events import Event, Value
+from acel.lang.operators import OPERATORS, operator_names
+from acel.lang.schema import Schema
 
 TEST_SCHEMA = Schema.of({"A": ["x", "y", "k"], "B": ["x", "y", "k"], "C": ["x", "k"]})
 """A(x, y, k), B(x, y, k), C(x, k); x, y in 0..3 and k in 0..1."""
@@ -112,7 +112,7 @@ NULL_RATE = 0.1
 """The default chance that a generated event lacks one of its attributes."""
 
 ALL_OPERATORS: frozenset[str] = frozenset(OPERATORS)
-"""Every operator and clause name (see :data:`acel.operators.OPERATORS`)."""
+"""Every operator and clause name (see :data:`acel.lang.operators.OPERATORS`)."""
 
 AS_VARS = ("p", "q", "r")
 AGG_VARS = ("z", "w")

@@ -1,7 +1,7 @@
 """Immutable syntax of SASE+ pattern queries (seed 002 §2, spec §8).
 
-Predicates reuse ACEL's predicate trees (``acel.ast.Pred``) so that one
-definition of truth (``acel.predicates``) serves both languages: an operand
+Predicates reuse ACEL's predicate trees (``acel.lang.ast.Pred``) so that one
+definition of truth (``acel.lang.predicates``) serves both languages: an operand
 that names an event of the match is an ``Attr`` whose name is the reference as
 written canonically (``b[i-1].price``, ``avg(a[..i-1].price)``), and
 ``SaseQuery.refs`` decodes each such name into a :class:`Ref` or
@@ -15,7 +15,7 @@ from typing import Literal, Union
 
 from acel.reference.sase.nfa import Strategy
 
-from acel.ast import Pred, Window
+from acel.lang.ast import Pred, Window
 
 Index = Literal["single", "i", "i-1", "1", "len"]
 """``a.x`` (single), ``b[i].x``, ``b[i-1].x``, ``b[1].x``, ``b[b.len].x``."""

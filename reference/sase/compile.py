@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from acel.reference.sase.ast import AggRef, Component, Ref, Reference, SaseQuery
 from acel.reference.sase.nfa import Buffer, ComponentSpec, EdgePred, NFAb, always
 
-from acel import aggregates
-from acel.ast import Attr, BinOp, Compare, Expr, InList, Neg, Pred, PredAnd, PredNot, PredOr
-from acel.clauses import window_value
-from acel.events import Event, OptValue
-from acel.predicates import holds
+from acel.lang import aggregates
+from acel.lang.ast import Attr, BinOp, Compare, Expr, InList, Neg, Pred, PredAnd, PredNot, PredOr
+from acel.lang.clauses import window_value
+from acel.lang.events import Event, OptValue
+from acel.lang.predicates import holds
 
 
 class PlacementError(Exception):

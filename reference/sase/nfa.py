@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from acel.ast import Window
-from acel.clauses import window_value
-from acel.events import Event
+from acel.lang.ast import Window
+from acel.lang.clauses import window_value
+from acel.lang.events import Event
 
 Strategy = Literal[
     "strict_contiguity",

@@ -13,7 +13,7 @@ RETURN a[1].symbol, SUM(a[].volume), COUNT(a[])
 Keywords are case-insensitive, ``--`` starts a comment.  A bare ``WHERE``
 (no strategy function) means skip-till-any-match.  ``WITHIN n`` and
 ``WITHIN n EVENTS`` bound the span in positions, ``WITHIN d ON attr`` on an
-attribute.  Every error is an :class:`acel.errors.AcelSyntaxError` with the
+attribute.  Every error is an :class:`acel.lang.errors.AcelSyntaxError` with the
 line, the column and a caret.
 """
 
@@ -28,8 +28,8 @@ from acel.reference.sase.nfa import Strategy
 from lark import Lark, Token, Transformer, UnexpectedInput
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken, VisitError
 
-from acel import aggregates
-from acel.ast import (
+from acel.lang import aggregates
+from acel.lang.ast import (
     Attr,
     BinOp,
     Compare,
@@ -43,8 +43,8 @@ from acel.ast import (
     Window,
     neg,
 )
-from acel.errors import AcelSyntaxError
-from acel.events import Value
+from acel.lang.errors import AcelSyntaxError
+from acel.lang.events import Value
 
 GRAMMAR = r"""
 start: pattern_clause where_clause? within_clause? return_clause?
@@ -204,7 +204,7 @@ class _Builder(Transformer[Token, Any]):
         return Compare(op, items[0], items[2])  # type: ignore[arg-type]
 
     def in_(self, items: list[Any]) -> InList:
-        # InList holds plain values (acel.ast.InList), not Lit nodes
+        # InList holds plain values (acel.lang.ast.InList), not Lit nodes
         return InList(items[0], tuple(lit.value for lit in items[1:]))
 
     def not_in(self, items: list[Any]) -> InList:

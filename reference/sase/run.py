@@ -23,10 +23,10 @@ from acel.reference.sase.compile import boundary_checks, compile_sase
 from acel.reference.sase.nfa import run_nfa
 from acel.reference.sase.parser import parse_sase
 
-from acel import aggregates
-from acel.clauses import Match, TrendRow, check_window_attribute, split_partitions
-from acel.events import ComplexEvent, Event, OptValue
 from acel.io.results import to_json_lines
+from acel.lang import aggregates
+from acel.lang.clauses import Match, TrendRow, check_window_attribute, split_partitions
+from acel.lang.events import ComplexEvent, Event, OptValue
 
 
 def sase_matches(query: SaseQuery, stream: Sequence[Event]) -> list[Match]:

@@ -37,7 +37,7 @@ import re
 from acel.reference.sase.ast import AggRef, Component, Ref, Reference, SaseQuery
 from acel.reference.sase.compile import ref_names
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     As,
@@ -68,7 +68,7 @@ from acel.ast import (
     TrailingNot,
     VarPred,
 )
-from acel.errors import AcelError
+from acel.lang.errors import AcelError
 
 
 class NotTranslatable(AcelError):

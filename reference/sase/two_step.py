@@ -8,7 +8,7 @@ translation of seed 004 Appendix D, read backwards.
 
 Step one runs the NFA^b under skip-till-any-match and builds every match
 explicitly (one complex event per accepting run, deduplicated); step two
-aggregates across them with ``acel.clauses`` (``trend_rows``: PARTITION BY,
+aggregates across them with ``acel.lang.clauses`` (``trend_rows``: PARTITION BY,
 WITHIN, SLIDE).  This is the baseline that GRETA, A-Seq and HAMLET beat.
 
 Filters are pushed into the edge formulas only where that is exact
@@ -26,7 +26,7 @@ from typing import Union
 
 from acel.reference.sase.nfa import Buffer, ComponentSpec, EdgePred, NFAb, always, run_nfa
 
-from acel.ast import (
+from acel.lang.ast import (
     As,
     Atom,
     BagPred,
@@ -42,11 +42,11 @@ from acel.ast import (
     VarPred,
     Window,
 )
-from acel.clauses import Match, TrendRow, run_query
-from acel.errors import AcelError, UnsupportedQuery
-from acel.events import ComplexEvent, Event
-from acel.predicates import bag_holds, compare, event_holds
-from acel.schema import Schema
+from acel.lang.clauses import Match, TrendRow, run_query
+from acel.lang.errors import AcelError, UnsupportedQuery
+from acel.lang.events import ComplexEvent, Event
+from acel.lang.predicates import bag_holds, compare, event_holds
+from acel.lang.schema import Schema
 
 
 class NotInFragment(UnsupportedQuery):
@@ -347,7 +347,7 @@ def run(query: Query, stream: Sequence[Event], schema: Schema | None = None
     """An ACEL query of the fragment, by the two-step baseline (engine signature).
 
     Step one (every match of the fragment's NFA^b) is the formula evaluator of
-    the one query driver, ``acel.clauses.run_query``, which splits partitions,
+    the one query driver, ``acel.lang.clauses.run_query``, which splits partitions,
     applies WITHIN and either reports matches at global positions or
     aggregates them per SLIDE window (step two), sorted as spec §12 says.
     """

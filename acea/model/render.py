@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import graphviz
-from acel.acea.expressions import (
+from acel.acea.model.automaton import ACEA, Renaming, Transition
+from acel.acea.model.expressions import (
     Arith,
     Cmp,
     Combine,
@@ -47,7 +48,6 @@ from acel.acea.expressions import (
     SameValue,
     TrueP,
 )
-from acel.acea.model import ACEA, Renaming, Transition
 
 
 def format_value(value: Any) -> str:

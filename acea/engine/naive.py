@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acel.acea.model import ACEA, Registers, Transition, emitted, fire
+from acel.acea.model.automaton import ACEA, Registers, Transition, emitted, fire
 
-from acel.ast import Formula, Query, top_negation
-from acel.clauses import Match, TrendRow, run_query
-from acel.events import Bag, ComplexEvent, Event, canonical_bag
-from acel.schema import Schema
+from acel.lang.ast import Formula, Query, top_negation
+from acel.lang.clauses import Match, TrendRow, run_query
+from acel.lang.events import Bag, ComplexEvent, Event, canonical_bag
+from acel.lang.schema import Schema
 
 Emitted = tuple[tuple[str, Bag], ...]
 """Events emitted so far per variable, canonical (sorted, no empty bags)."""
@@ -79,7 +79,7 @@ def run(query: Query, stream: Sequence[Event], schema: Schema) -> list[Match] | 
     """A whole query on naive automaton runs (same contract as the other engines).
 
     The query's formula and WITHIN are compiled (:func:`acel.compiler.compile_query`);
-    ``acel.clauses.run_query`` splits partitions, renumbers, and applies
+    ``acel.lang.clauses.run_query`` splits partitions, renumbers, and applies
     WITHIN (again, harmlessly) and RETURN/SLIDE.  A leading or trailing
     negation's ``ψ`` runs on its own automaton (no WITHIN: its matches are
     placed in the window by ``run_query``, spec §3.1).

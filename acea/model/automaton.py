@@ -20,7 +20,7 @@ from functools import cached_property
 from itertools import chain
 from typing import Any
 
-from acel.acea.expressions import (
+from acel.acea.model.expressions import (
     TIME,
     Cmp,
     Const,
@@ -38,7 +38,7 @@ from acel.acea.expressions import (
     names_in_pred,
 )
 
-from acel.events import Event
+from acel.lang.events import Event
 
 Registers = tuple[tuple[str, Any], ...]
 """A register valuation ``τ`` (after an assignment): sorted, NULLs left out."""
@@ -244,18 +244,18 @@ class ACEA:
         return any(state in self.finals for state, _ in configurations or ())
 
     def _repr_svg_(self) -> str | None:
-        """Jupyter display: the automaton drawn by Graphviz (:mod:`acel.acea.render`).
+        """Jupyter display: the automaton drawn by Graphviz (:mod:`acel.acea.model.render`).
 
         ``None`` without Graphviz's ``dot``: the notebook then shows
         :meth:`_repr_pretty_`, a plain-text summary saying how to get pictures.
         """
-        from acel.acea.render import svg_or_none
+        from acel.acea.model.render import svg_or_none
 
         return svg_or_none(self)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """IPython's text display: states, transitions and their labels."""
-        from acel.acea.render import summary
+        from acel.acea.model.render import summary
 
         printer.text(summary(self))
 

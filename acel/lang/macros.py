@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import reduce
 
-from acel.ast import (
+from acel.lang.ast import (
     As,
     Atom,
     Attr,

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from acel.errors import DataError
-from acel.events import OptValue
+from acel.lang.errors import DataError
+from acel.lang.events import OptValue
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from acel.acea.model import ACEA, Transition
+from acel.acea.model.automaton import ACEA, Transition
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -29,7 +29,8 @@ from itertools import combinations
 from typing import Any
 
 import sympy
-from acel.acea.expressions import (
+from acel.acea.model.automaton import ACEA, Transition
+from acel.acea.model.expressions import (
     Arith,
     Cmp,
     Combine,
@@ -56,8 +57,7 @@ from acel.acea.expressions import (
     names_in_expr,
     names_in_pred,
 )
-from acel.acea.graph import trim_parts
-from acel.acea.model import ACEA, Transition
+from acel.acea.model.graph import trim_parts
 from sympy.logic.inference import satisfiable
 
 

@@ -12,7 +12,7 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any, Optional
 
-from acel.ast import (
+from acel.lang.ast import (
     Attr,
     BagKind,
     BinOp,
@@ -26,7 +26,7 @@ from acel.ast import (
     PredNot,
     PredOr,
 )
-from acel.events import Event, OptValue
+from acel.lang.events import Event, OptValue
 
 Lookup = Callable[[str], OptValue]
 Truth = Optional[bool]

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
-from acel import aggregates
-from acel.predicates import Truth, arith, compare
+from acel.lang import aggregates
+from acel.lang.predicates import Truth, arith, compare
 
 if TYPE_CHECKING:
-    from acel.acea.model import ACEA
+    from acel.acea.model.automaton import ACEA
 
 TIME = "@time"
 """The pseudo-attribute holding the time (position) of the event just read."""

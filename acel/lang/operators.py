@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     And,
     As,
@@ -32,7 +32,7 @@ from acel.ast import (
     formula_nodes,
     walk,
 )
-from acel.errors import AcelError
+from acel.lang.errors import AcelError
 
 OPERATORS: dict[str, str] = {
     "AS": "φ AS X",

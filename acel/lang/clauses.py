@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from acel import aggregates
-from acel.ast import (
+from acel.lang import aggregates
+from acel.lang.ast import (
     CountStar,
     Formula,
     Query,
@@ -29,8 +29,8 @@ from acel.ast import (
     Window,
     top_negation,
 )
-from acel.errors import AcelCheckError, DataError
-from acel.events import ComplexEvent, Event, OptValue, Value, value_sort_key
+from acel.lang.errors import AcelCheckError, DataError
+from acel.lang.events import ComplexEvent, Event, OptValue, Value, value_sort_key
 
 Key = tuple[tuple[str, Value], ...]
 """A partition key as ``(attribute, value)`` pairs in PARTITION BY order."""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from acel.events import Value
+from acel.lang.events import Value
 
 # ---------------------------------------------------------------- expressions
 

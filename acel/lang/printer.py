@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -54,9 +54,9 @@ from acel.ast import (
     VarPred,
     Window,
 )
-from acel.events import Value
-from acel.numbers import int_to_digits
-from acel.parser import KEYWORDS
+from acel.lang.events import Value
+from acel.lang.numbers import int_to_digits
+from acel.lang.parser import KEYWORDS
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

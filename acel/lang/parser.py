@@ -1,10 +1,10 @@
 """Parser of ACEL text into the immutable AST (spec §11).
 
-The grammar (``acel/grammar.lark``) is LALR(1) over a basic lexer; binary
+The grammar (``acel/lang/grammar.lark``) is LALR(1) over a basic lexer; binary
 operators are built left-associative, unary minus on a number folds into a
-negative literal (``acel.ast.neg``), and aggregate function names are stored
+negative literal (``acel.lang.ast.neg``), and aggregate function names are stored
 upper-case (they are looked up case-insensitively).  Syntax errors become
-:class:`acel.errors.AcelSyntaxError` with line, column and a message that
+:class:`acel.lang.errors.AcelSyntaxError` with line, column and a message that
 says, in words, what was found and what was expected.
 
 ``parse_query_located`` also returns :class:`Locations`, the source position
@@ -23,7 +23,7 @@ from typing import Any, cast
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from acel.ast import (
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -67,9 +67,9 @@ from acel.ast import (
     Window,
     neg,
 )
-from acel.errors import AcelSyntaxError
-from acel.events import Value
-from acel.numbers import int_from_digits, literal_problem
+from acel.lang.errors import AcelSyntaxError
+from acel.lang.events import Value
+from acel.lang.numbers import int_from_digits, literal_problem
 
 KEYWORDS: frozenset[str] = frozenset(
     """AS FILTER OR AND NOT IN PROJECT AGG NEXT RETURN PATTERN PARTITION BY WITHIN
@@ -113,7 +113,7 @@ class Locations:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    grammar = resources.files("acel").joinpath("grammar.lark").read_text(encoding="utf-8")
+    grammar = resources.files("acel.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
     return Lark(
         grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False
     )
@@ -350,7 +350,7 @@ def _names(children: list[Any]) -> list[Token]:
 
 
 class _BadLiteral(Exception):
-    """A number token without an ACEL value (``acel.numbers``); becomes a syntax error."""
+    """A number token without an ACEL value (``acel.lang.numbers``); becomes a syntax error."""
 
     def __init__(self, message: str, token: Token) -> None:
         super().__init__(message)

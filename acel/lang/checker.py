@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from acel import aggregates
-from acel.ast import (
+from acel.lang import aggregates
+from acel.lang.ast import (
     Agg,
     AggOutput,
     And,
@@ -68,10 +68,10 @@ from acel.ast import (
     top_chain,
     walk,
 )
-from acel.errors import AcelCheckError
-from acel.parser import Locations, parse_query_located
-from acel.printer import format_return_item
-from acel.schema import Schema
+from acel.lang.errors import AcelCheckError
+from acel.lang.parser import Locations, parse_query_located
+from acel.lang.printer import format_return_item
+from acel.lang.schema import Schema
 
 Env = dict[str, frozenset[str]]
 """Variable → the attributes its events may carry."""
@@ -489,7 +489,7 @@ def check_query(
 ) -> None:
     """Check a query against ``schema``; raise :class:`AcelCheckError` naming the place.
 
-    ``locations`` and ``text`` (from :func:`acel.parser.parse_query_located`)
+    ``locations`` and ``text`` (from :func:`acel.lang.parser.parse_query_located`)
     give the error a line, a column and a caret.
     """
     _Checker(schema, locations, text, query.formula).query(query)

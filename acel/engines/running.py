@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from acel.ast import Query
 from acel.engines import Engine
 from acel.io.source import EventStream
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.schema import Schema
 
 Progress = Callable[[int, int], None]
 """``progress(events_read, results_so_far)``, called every few thousand events."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from acel.acea.model import ACEA, Transition, required_types
+from acel.acea.model.automaton import ACEA, Transition, required_types
 
 
 def coreachable_states(automaton: ACEA) -> set[int]:

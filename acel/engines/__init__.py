@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from acel.ast import Query
-from acel.clauses import Match, TrendRow
-from acel.errors import AcelError
-from acel.events import Event
-from acel.schema import Schema
+from acel.lang.ast import Query
+from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import AcelError
+from acel.lang.events import Event
+from acel.lang.schema import Schema
 
 Result = Any
-"""A :class:`~acel.clauses.Match` or a :class:`~acel.clauses.TrendRow`."""
+"""A :class:`~acel.lang.clauses.Match` or a :class:`~acel.lang.clauses.TrendRow`."""
 
 
 class BatchRun(Protocol):
@@ -46,14 +46,14 @@ class Engine:
     """The batch function itself (an engine defined outside the project), else
     ``module.function``, imported on first use."""
     unsupported: frozenset[str] = frozenset()
-    """Operators it does not run, named as in :data:`acel.operators.OPERATORS`
+    """Operators it does not run, named as in :data:`acel.lang.operators.OPERATORS`
     (conformance checks generate only the rest)."""
 
     def refuses(self, query: Query) -> frozenset[str]:
         """The operators of ``query`` this engine declares unsupported (empty: it may run it)."""
         if not self.unsupported:
             return frozenset()
-        from acel.operators import operators_of
+        from acel.lang.operators import operators_of
 
         return operators_of(query) & self.unsupported
 
@@ -89,7 +89,7 @@ ENGINES: dict[str, Engine] = {
             incremental=True,
         ),
         Engine("oracle", "the definition, operator by operator (small inputs only)", "acel.reference.oracle"),
-        Engine("automaton", "naive runs of the compiled ACEA", "acel.acea.naive"),
+        Engine("automaton", "naive runs of the compiled ACEA", "acel.acea.engine.naive"),
         Engine("sase", "the two-step SASE+ baseline (its fragment of ACEL)", "acel.reference.sase",
                unsupported=SASE_UNSUPPORTED),
         Engine("spark", "the optimized engine on Apache Spark, partition by partition", "acel.spark_backend",
