@@ -315,9 +315,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=60.0, help="baseline time limit (s)")
     parser.add_argument(
         "--parts", default="trend,complex,memory,pipeline,workload",
-        help="comma-separated: trend,complex,memory,pipeline,workload (bench/pipeline.py: acel "
+        help="comma-separated: trend,complex,memory,pipeline,workload,native (bench/pipeline.py: acel "
              "run end to end, reading, memory at 10^6/10^7, the flights query, negation; "
-             "bench/workload_bench.py: HAMLET's workload, shared vs each query alone)",
+             "bench/workload_bench.py: HAMLET's workload, shared vs each query alone; "
+             "bench/native_limit.py: acel run against exact C programmes on W0)",
     )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -345,6 +346,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workload_bench import run as workload_run
 
         report["workload"] = workload_run(args.quick, args.out)
+    if "native" in parts:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import native_limit
+
+        native_limit.main((["--sizes", "20000"] if args.quick else []) + ["--out", args.out])
+        with open(os.path.join(args.out, "native-limit.json")) as fh:
+            report["native"] = json.load(fh)["rows"]
     report["machine"]["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     with open(os.path.join(args.out, "engine-bench.json"), "w") as fh:
         json.dump(report, fh, indent=2)
