@@ -103,6 +103,12 @@ def summarize(text: str) -> AcelError:
         if cause is not None and (":" not in cause or cause in what):
             cause = None  # a bare exception class (EOFException) says nothing new
     message = what if not cause else f"{what}\n  cause: {cause}"
+    missing = re.search(r"ModuleNotFoundError: No module named '([^']+)'", text)
+    if missing is not None and missing[1].split(".")[0] != "acel":  # acel itself: shipping
+        message += (
+            f"\n  fix: the workers' Python lacks {missing[1]!r}: point PYSPARK_PYTHON (or "
+            "spark.pyspark.python) at a Python that has pyarrow and pandas"
+        )
     return SparkJobError(message, text)
 
 

@@ -408,6 +408,34 @@ class Scan:
     """More than ``MAX_KEYS`` keys: they are hashed over the tasks."""
 
 
+def _count_present(batch: Any, n_present: int, by_type: dict[Any, list[int]]) -> None:
+    """Add, per type, the rows of ``batch`` where each inferred column ``p<n>`` holds a value."""
+    import pyarrow as pa
+
+    table = pa.Table.from_batches([batch]).select(["t", *[f"p{n}" for n in range(n_present)]])
+    for n in range(n_present):
+        table = table.set_column(n + 1, f"p{n}", table.column(n + 1).cast(pa.int64()))
+    grouped = table.group_by("t").aggregate([(f"p{n}", "sum") for n in range(n_present)])
+    types = grouped.column("t").to_pylist()
+    for n in range(n_present):
+        for t, v in zip(types, grouped.column(f"p{n}_sum").to_pylist()):
+            by_type.setdefault(t, [0] * n_present)[n] += int(v or 0)
+
+
+def _count_keys(batch: Any, n_keys: int, sizes: dict[tuple[Any, ...], int]) -> bool:
+    """Add the events per PARTITION BY key of ``batch`` (rows where ``kk`` holds) to ``sizes``;
+    False once there are more than ``MAX_KEYS`` keys (they will be hashed instead)."""
+    import pyarrow as pa
+
+    chosen = pa.Table.from_batches([batch]).filter(batch.column(batch.schema.names.index("kk")))
+    if chosen.num_rows:
+        counted = chosen.group_by([f"k{n}" for n in range(n_keys)]).aggregate([([], "count_all")])
+        key_cols = [counted.column(f"k{n}").to_pylist() for n in range(n_keys)]
+        for key, c in zip(zip(*key_cols), counted.column("count_all").to_pylist()):
+            sizes[key] = sizes.get(key, 0) + int(c)
+    return len(sizes) <= MAX_KEYS
+
+
 def scan(
     frame: DataFrame,
     id_col: str,
@@ -472,15 +500,7 @@ def scan(
                 for t in pc.unique(batch.column(names.index("t"))).to_pylist():
                     by_type.setdefault(t, [])
             if n_present:
-                table = pa.Table.from_batches([batch]).select(["t", *[f"p{n}" for n in range(n_present)]])
-                for n in range(n_present):
-                    table = table.set_column(n + 1, f"p{n}", table.column(n + 1).cast(pa.int64()))
-                grouped = table.group_by("t").aggregate([(f"p{n}", "sum") for n in range(n_present)])
-                types = grouped.column("t").to_pylist()
-                for n in range(n_present):
-                    got = grouped.column(f"p{n}_sum").to_pylist()
-                    for t, v in zip(types, got):
-                        by_type.setdefault(t, [0] * n_present)[n] += int(v or 0)
+                _count_present(batch, n_present, by_type)
             if ordered:
                 values = batch.column(names.index("o"))
                 arr = values.to_numpy(zero_copy_only=False)
@@ -490,15 +510,8 @@ def scan(
                     if (last is not None and arr[0] < last) or bool(np.any(arr[1:] < arr[:-1])):
                         in_order = False
                     last = float(arr[-1])
-            if sizes is not None:
-                chosen = pa.Table.from_batches([batch]).filter(batch.column(names.index("kk")))
-                if chosen.num_rows:
-                    counted = chosen.group_by([f"k{n}" for n in range(n_keys)]).aggregate([([], "count_all")])
-                    key_cols = [counted.column(f"k{n}").to_pylist() for n in range(n_keys)]
-                    for key, c in zip(zip(*key_cols), counted.column("count_all").to_pylist()):
-                        sizes[key] = sizes.get(key, 0) + int(c)
-                    if len(sizes) > MAX_KEYS:
-                        sizes = None
+            if sizes is not None and not _count_keys(batch, n_keys, sizes):
+                sizes = None
         if part is None:
             return
         report = {"part": part, "rows": rows, "flags": sums, "types": by_type,

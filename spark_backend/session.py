@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -181,8 +180,6 @@ def get_session(
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    # pyspark 4 warns on every import under pandas 3; the Arrow paths used here are fine.
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     builder = SparkSession.builder.master(chosen).appName(app_name)
     settings = {**default_settings(shuffle_partitions), **(extra or {})}
     if LOG_CONFIG.exists():
@@ -196,6 +193,7 @@ def get_session(
         settings["spark.driver.extraJavaOptions"] = (
             settings.get("spark.driver.extraJavaOptions", "") + " " + cds_options()
         ).strip()
+        settings.setdefault(PYTHON_CONF, os.environ.get("PYSPARK_PYTHON") or sys.executable)
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
@@ -219,10 +217,16 @@ def use_configured_python(session: SparkSession) -> str:
     process starts the session (``spark-submit`` alone turns the conf into the
     variable), so a cluster's ``spark.pyspark.python`` from ``--conf`` or
     ``spark-defaults.conf`` would be ignored.  It wins here, as under
-    ``spark-submit``; then ``PYSPARK_PYTHON``; then Spark's ``python3``.
+    ``spark-submit``; then ``PYSPARK_PYTHON``; then, for a local master, this
+    interpreter (its executors are this machine's processes); else Spark's ``python3``.
     """
     context = session.sparkContext
     configured = context.getConf().get(PYTHON_CONF, None)
     if configured:
         context.pythonExec = configured
+    elif not os.environ.get("PYSPARK_PYTHON") and not needs_shipping(context.master or "local"):
+        # A local session the user built from a script run as .venv/bin/python (venv not
+        # activated) would start the system python3, which lacks this environment's
+        # packages: its executors are this machine's processes, so they run this one.
+        context.pythonExec = sys.executable
     return str(context.pythonExec)

@@ -121,6 +121,21 @@ def test_match_frame_columns(spark: Any) -> None:
     assert first["msft"] == [{"time": 0, "attrs": {"name": "MSFT", "price": 101, "type": "SELL"}}]
 
 
+def test_no_pandas_future_warnings(spark: Any) -> None:
+    """pandas is pinned below 3, which pyspark 4 supports without a FutureWarning on every
+    Arrow conversion (issue 25); a run and a ``toPandas`` raise none."""
+    import warnings
+
+    import acel
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = acel.spark.run(EXAMPLE_3_2 + " PARTITION BY type",
+                               _frame(spark, PAPER_EVENTS), schema=PAPER)
+        assert len(frame.toPandas()) == 6
+    assert not [w for w in caught if issubclass(w.category, FutureWarning)], caught
+
+
 # ------------------------------------------------------------------ generated queries
 
 

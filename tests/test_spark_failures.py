@@ -93,6 +93,40 @@ def test_spark_failures_become_two_lines(text: str, message: str) -> None:
     assert error.detail == text
 
 
+def test_a_worker_python_without_the_libraries_names_pyspark_python() -> None:
+    text = MISSING_MODULE.replace("No module named 'acel'", "No module named 'pyarrow'")
+    assert str(summarize(text)) == (
+        "Spark job failed: task 1 in stage 2.0 failed 4 times\n"
+        "  cause: ModuleNotFoundError: No module named 'pyarrow'\n"
+        "  fix: the workers' Python lacks 'pyarrow': point PYSPARK_PYTHON (or "
+        "spark.pyspark.python) at a Python that has pyarrow and pandas"
+    )
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_a_script_with_its_own_local_session_runs_without_the_venv_activated(
+    tmp_path: Path,
+) -> None:
+    """``.venv/bin/python script.py`` with the user's own SparkSession: Spark would start the
+    system python3 (no pyarrow) for its workers; the toolkit points them at this Python."""
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from pyspark.sql import SparkSession\n"
+        "import acel\n"
+        "spark = SparkSession.builder.master('local[2]').getOrCreate()\n"
+        "df = spark.createDataFrame([{'type': 'A', 'v': 1}, {'type': 'B', 'v': 2}])\n"
+        "print(len(acel.spark.collect('A AS a ; B AS b', df)))\n"
+    )
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYSPARK_", "SPARK_", "VIRTUAL_ENV"))}
+    env["PATH"] = "/usr/bin:/bin"  # python3 there is the system's, without pyarrow
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "1"
+
+
 def test_an_executor_data_error_comes_back_word_for_word() -> None:
     error = summarize(EXECUTOR_DATA_ERROR)
     assert type(error) is DataError
