@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 PACKAGES = ("acel", "acel.acea", "acel.compiler", "acel.reference", "acel.spark_backend")
 """The roots of the installed tree (pyproject ``package-dir``); subpackages come along."""
 
+DEPENDENCIES = ("lark",)
+"""Pure-Python packages the executors import, shipped in the zip beside acel: a worker may
+have only what PySpark needs (pyarrow and pandas).  Compiled ones stay off the zip (orjson
+has a standard-library fallback, ``acel.io._json_fallback``)."""
+
 SHIP_CONF = "spark.acel.ship"
 """Spark conf: ``false`` turns shipping off (the workers have acel installed)."""
 
@@ -70,7 +75,8 @@ def _walk(folder: Path, prefix: str) -> dict[str, Path]:
 
 
 def package_files() -> dict[str, Path]:
-    """Every file of the imported acel tree, keyed by its path inside the zip.
+    """Every file of the imported acel tree and of :data:`DEPENDENCIES`, keyed by its path
+    inside the zip.
 
     Works for editable installs (each subpackage in its own source folder)
     and normal ones (all nested under ``site-packages/acel``): a file reached
@@ -82,6 +88,11 @@ def package_files() -> dict[str, Path]:
         prefix = name.replace(".", "/")
         for folder in getattr(module, "__path__", []):
             for arcname, path in _walk(Path(folder), prefix).items():
+                files.setdefault(arcname, path)
+    for name in DEPENDENCIES:
+        module = importlib.import_module(name)
+        for folder in getattr(module, "__path__", []):
+            for arcname, path in _walk(Path(folder), name).items():
                 files.setdefault(arcname, path)
     if "acel/__init__.py" not in files or "acel/lang/grammar.lark" not in files:
         raise AcelError("cannot ship acel to the Spark workers: its package files were not found")

@@ -4,8 +4,9 @@ Both daemons come from the installed pyspark distribution
 (``<pyspark>/bin/spark-class``), each in its own process group, on free
 ports, logging into a temporary folder.  The worker's Python is a *bare*
 interpreter (``bare_python``): the test venv's interpreter run with ``-S`` over
-a copy of site-packages without acel, so pyarrow, pandas, numpy and lark are
-there but ``import acel`` fails unless the backend ships the package.
+links to only what PySpark itself needs (pyarrow, pandas and theirs), so neither
+acel nor its own dependencies (lark, orjson, ...) import unless the backend ships
+them or does without.
 
 Drivers are separate processes (``run_driver``): one Python process holds one
 SparkContext, and the test session already holds a ``local[2,2]`` one.  A
@@ -36,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ACEL_ENTRIES = ("acel", "acel-", "__editable__.acel-", "__editable___acel_")
-"""site-packages entries of an acel install (package, metadata, editable finder)."""
+WORKER_ENTRIES = ("pyarrow", "pandas", "numpy", "dateutil", "python_dateutil", "pytz", "tzdata", "six")
+"""The site-packages entries a bare worker keeps: PySpark's own needs (pyarrow, pandas)
+and what they import; Spark puts pyspark and py4j on the workers' path itself."""
 
 
 def spark_home() -> Path:
@@ -55,18 +57,19 @@ def free_port() -> int:
 
 
 def bare_python(folder: Path) -> Path:
-    """A worker Python lacking acel: ``<folder>/python`` (a shell wrapper).
+    """A worker Python with only what PySpark needs: ``<folder>/python`` (a shell wrapper).
 
     ``-S`` skips site-packages and its ``.pth`` files (so an editable install's
-    import hook never loads); ``PYTHONPATH`` then names a folder of links to
-    every site-packages entry except acel's, which works for editable and
-    normal installs alike.  Spark's own ``PYTHONPATH`` (pyspark's zips) stays.
+    import hook never loads); ``PYTHONPATH`` then names a folder of links to the
+    :data:`WORKER_ENTRIES` of site-packages (no acel, lark or orjson), which works
+    for editable and normal installs alike.  Spark's own ``PYTHONPATH`` (pyspark's
+    zips) stays.
     """
     site = Path(sysconfig.get_paths()["purelib"])
     packages = folder / "site-packages"
     packages.mkdir(parents=True, exist_ok=True)
     for entry in site.iterdir():
-        if entry.name.startswith(ACEL_ENTRIES) or entry.name == "__pycache__":
+        if not entry.name.lower().startswith(WORKER_ENTRIES):
             continue
         link = packages / entry.name
         if not link.exists():

@@ -17,7 +17,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
+try:
+    import orjson
+except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallback)
+    from acel.io import _json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.records import Row
 from acel.io.values import int_from_digits

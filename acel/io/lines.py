@@ -20,7 +20,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
+try:
+    import orjson
+except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallback)
+    from acel.io import _json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.values import int_text
 
