@@ -39,23 +39,32 @@ def run(
     time_col: str | None = None,
     session: SparkSession | None = None,
     partitions: int | None = None,
+    vars: str = "struct",
 ) -> DataFrame:
-    """Run ``query`` on Spark; a lazy Spark DataFrame of its results.
+    """Run ``query`` on Spark; a Spark DataFrame of its results.
 
     ``data``: a Spark DataFrame (one event per row, its type in
     ``type_col``) or a path Spark can read (Parquet, JSON Lines, CSV).
     Complex events come as the PARTITION BY columns, ``start``, ``end`` and
-    ``vars`` (§12 JSON text); RETURN rows as the PARTITION BY columns,
+    ``vars``: a map from variable to its events, each a struct of ``time`` and
+    ``attrs`` (one typed field per attribute; ``vars="json"`` gives the §12
+    JSON text instead); RETURN rows as the PARTITION BY columns,
     ``window_lo``/``window_hi`` with SLIDE, and one column per item named as
     in spec §12.  Row order is not specified: :func:`collect` sorts.
     """
-    from acel.spark_backend import run as spark_run
+    from acel.spark_backend.run import plan
+    from acel.spark_backend.typed_vars import typed
 
+    if vars not in ("struct", "json"):
+        from acel.lang.errors import AcelError
+
+        raise AcelError(f"vars={vars!r}: choose 'struct' (typed) or 'json' (§12 text)")
     parsed, given = _checked(query, schema)
-    return spark_run(
+    planned = plan(
         parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
         session=session or _session_of(data), partitions=partitions,
     )
+    return typed(planned) if vars == "struct" else planned.frame
 
 
 def collect(
