@@ -9,6 +9,7 @@ macro (:func:`acel.lang.macros.expand_next`, spec §3).  The result is trimmed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import singledispatch
 
 from acel.acea.model.automaton import ACEA
 from acel.acea.model.graph import trim_parts
@@ -16,103 +17,148 @@ from acel.compiler import construct as c
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
 
-from acel.lang.ast import (
-    Agg,
-    And,
-    As,
-    Atom,
-    BagPred,
-    Contig,
-    ContigPlus,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    Formula,
-    LeadingNot,
-    Next,
-    Or,
-    Plus,
-    ProjectAttrs,
-    ProjectVars,
-    Query,
-    Seq,
-    SeqNot,
-    TrailingNot,
-    VarPred,
-    Window,
-    top_negation,
-)
+from acel.lang import ast as A
 from acel.lang.errors import UnsupportedQuery
 from acel.lang.macros import expand_next
+from acel.lang.passes import declare
 from acel.lang.printer import format_formula
 from acel.lang.schema import Schema
 
 
-def expand(formula: Formula, schema: Schema) -> Formula:
+def expand(formula: A.Formula, schema: Schema) -> A.Formula:
     """The formula with NEXT expanded over the schema's types (spec §3); the same
     object when it has no NEXT (:func:`acel.lang.ast.transform` keeps unchanged parts)."""
     return expand_next(formula, schema.type_names())
 
 
-def build(ctx: Context, formula: Formula) -> Auto:
+def build(ctx: Context, formula: A.Formula) -> Auto:
     """The trimmed automaton of a formula (NEXT already expanded)."""
-    return trimmed(_build(ctx, formula))
+    return trimmed(_build(formula, ctx))
 
 
-def _build(ctx: Context, formula: Formula) -> Auto:
-    if isinstance(formula, Atom):
-        return c.atom(ctx, formula.type)
-    if isinstance(formula, As):
-        return c.as_var(ctx, build(ctx, formula.formula), formula.var)
-    if isinstance(formula, FilterF):
-        return apply_filter(ctx, build(ctx, formula.formula), formula.filter)
-    if isinstance(formula, Or):
-        return c.union(ctx, build(ctx, formula.left), build(ctx, formula.right))
-    if isinstance(formula, And):
-        return c.intersection(ctx, build(ctx, formula.left), build(ctx, formula.right))
-    if isinstance(formula, Seq):
-        return c.sequence(ctx, build(ctx, formula.left), build(ctx, formula.right), skip=True)
-    if isinstance(formula, Contig):
-        return c.sequence(ctx, build(ctx, formula.left), build(ctx, formula.right), skip=False)
-    if isinstance(formula, Plus):
-        return c.iteration(ctx, build(ctx, formula.formula), skip=True)
-    if isinstance(formula, ContigPlus):
-        return c.iteration(ctx, build(ctx, formula.formula), skip=False)
-    if isinstance(formula, ProjectVars):
-        return c.project_vars(ctx, build(ctx, formula.formula), formula.vars)
-    if isinstance(formula, ProjectAttrs):
-        return c.project_attrs(ctx, build(ctx, formula.formula), formula.var, formula.attrs)
-    if isinstance(formula, Agg):
-        return c.aggregate(ctx, build(ctx, formula.formula), formula.var, formula.outputs)
-    if isinstance(formula, SeqNot):
-        left = build(ctx, formula.left)
-        negated = c.negated_automaton(ctx, [build(ctx, psi) for psi in formula.excluded])
-        label = ", ".join(format_formula(psi) for psi in formula.excluded)
-        return c.sequence_not(ctx, left, negated, build(ctx, formula.right), label)
-    if isinstance(formula, (LeadingNot, TrailingNot)):
-        raise UnsupportedQuery(
-            "leading and trailing negation (NOT ψ at the start or the end of the pattern) "
-            "depend on the query's window and are not compiled into the automaton: every "
-            "engine applies them around the automaton of the rest of the pattern "
-            "(compile acel.lang.ast.top_negation(formula).body; spec §3.1)"
-        )
-    if isinstance(formula, Next):
-        raise c.CompileError("NEXT must be expanded before compiling (see expand)")
+@singledispatch
+def _build(formula: A.Formula, ctx: Context) -> Auto:
+    """The automaton of one operator from its operands' (one construction of
+    :mod:`acel.compiler.construct` per formula node)."""
     raise TypeError(f"not a formula: {formula!r}")
 
 
-def apply_filter(ctx: Context, auto: Auto, filt: Filter) -> Auto:
+@_build.register(A.Atom)
+def _build_atom(f: A.Atom, ctx: Context) -> Auto:
+    return c.atom(ctx, f.type)
+
+
+@_build.register(A.As)
+def _build_as(f: A.As, ctx: Context) -> Auto:
+    return c.as_var(ctx, build(ctx, f.formula), f.var)
+
+
+@_build.register(A.FilterF)
+def _build_filter(f: A.FilterF, ctx: Context) -> Auto:
+    return apply_filter(ctx, build(ctx, f.formula), f.filter)
+
+
+@_build.register(A.Or)
+def _build_or(f: A.Or, ctx: Context) -> Auto:
+    return c.union(ctx, build(ctx, f.left), build(ctx, f.right))
+
+
+@_build.register(A.And)
+def _build_and(f: A.And, ctx: Context) -> Auto:
+    return c.intersection(ctx, build(ctx, f.left), build(ctx, f.right))
+
+
+@_build.register(A.Seq)
+def _build_seq(f: A.Seq, ctx: Context) -> Auto:
+    return c.sequence(ctx, build(ctx, f.left), build(ctx, f.right), skip=True)
+
+
+@_build.register(A.Contig)
+def _build_contig(f: A.Contig, ctx: Context) -> Auto:
+    return c.sequence(ctx, build(ctx, f.left), build(ctx, f.right), skip=False)
+
+
+@_build.register(A.Plus)
+def _build_plus(f: A.Plus, ctx: Context) -> Auto:
+    return c.iteration(ctx, build(ctx, f.formula), skip=True)
+
+
+@_build.register(A.ContigPlus)
+def _build_contig_plus(f: A.ContigPlus, ctx: Context) -> Auto:
+    return c.iteration(ctx, build(ctx, f.formula), skip=False)
+
+
+@_build.register(A.ProjectVars)
+def _build_project_vars(f: A.ProjectVars, ctx: Context) -> Auto:
+    return c.project_vars(ctx, build(ctx, f.formula), f.vars)
+
+
+@_build.register(A.ProjectAttrs)
+def _build_project_attrs(f: A.ProjectAttrs, ctx: Context) -> Auto:
+    return c.project_attrs(ctx, build(ctx, f.formula), f.var, f.attrs)
+
+
+@_build.register(A.Agg)
+def _build_agg(f: A.Agg, ctx: Context) -> Auto:
+    return c.aggregate(ctx, build(ctx, f.formula), f.var, f.outputs)
+
+
+@_build.register(A.SeqNot)
+def _build_seq_not(f: A.SeqNot, ctx: Context) -> Auto:
+    left = build(ctx, f.left)
+    negated = c.negated_automaton(ctx, [build(ctx, psi) for psi in f.excluded])
+    label = ", ".join(format_formula(psi) for psi in f.excluded)
+    return c.sequence_not(ctx, left, negated, build(ctx, f.right), label)
+
+
+@_build.register(A.LeadingNot)
+@_build.register(A.TrailingNot)
+def _build_top_not(f: A.LeadingNot | A.TrailingNot, ctx: Context) -> Auto:
+    raise UnsupportedQuery(
+        "leading and trailing negation (NOT ψ at the start or the end of the pattern) "
+        "depend on the query's window and are not compiled into the automaton: every "
+        "engine applies them around the automaton of the rest of the pattern "
+        "(compile acel.lang.ast.top_negation(formula).body; spec §3.1)"
+    )
+
+
+@_build.register(A.Next)
+def _build_next(f: A.Next, ctx: Context) -> Auto:
+    raise c.CompileError("NEXT must be expanded before compiling (see expand)")
+
+
+def apply_filter(ctx: Context, auto: Auto, filt: A.Filter) -> Auto:
     """``φ FILTER f`` with CEL's identities for AND (sequential) and OR (union)."""
-    if isinstance(filt, VarPred):
-        return c.filter_unary(ctx, auto, filt.var, filt.pred)
-    if isinstance(filt, BagPred):
-        return c.filter_bag(ctx, auto, filt.var, filt.kind, filt.attr)
-    if isinstance(filt, FilterAnd):
-        return apply_filter(ctx, apply_filter(ctx, auto, filt.left), filt.right)
-    if isinstance(filt, FilterOr):
-        return c.union(ctx, apply_filter(ctx, auto, filt.left), apply_filter(ctx, auto, filt.right))
+    return _filtered(filt, ctx, auto)
+
+
+@singledispatch
+def _filtered(filt: A.Filter, ctx: Context, auto: Auto) -> Auto:
     raise TypeError(f"not a filter: {filt!r}")
+
+
+@_filtered.register(A.VarPred)
+def _filtered_var(filt: A.VarPred, ctx: Context, auto: Auto) -> Auto:
+    return c.filter_unary(ctx, auto, filt.var, filt.pred)
+
+
+@_filtered.register(A.BagPred)
+def _filtered_bag(filt: A.BagPred, ctx: Context, auto: Auto) -> Auto:
+    return c.filter_bag(ctx, auto, filt.var, filt.kind, filt.attr)
+
+
+@_filtered.register(A.FilterAnd)
+def _filtered_and(filt: A.FilterAnd, ctx: Context, auto: Auto) -> Auto:
+    return _filtered(filt.right, ctx, _filtered(filt.left, ctx, auto))
+
+
+@_filtered.register(A.FilterOr)
+def _filtered_or(filt: A.FilterOr, ctx: Context, auto: Auto) -> Auto:
+    return c.union(ctx, _filtered(filt.left, ctx, auto), _filtered(filt.right, ctx, auto))
+
+
+declare("compiler.formula", "formula", _build)
+declare("compiler.filter", "filter", _filtered)
 
 
 def trimmed(auto: Auto) -> Auto:
@@ -120,7 +166,7 @@ def trimmed(auto: Auto) -> Auto:
     return Auto(*trim_parts(auto.num_states, auto.initial, auto.finals, auto.transitions))
 
 
-def compile_formula(formula: Formula, schema: Schema) -> ACEA:
+def compile_formula(formula: A.Formula, schema: Schema) -> ACEA:
     """An ACEA with ``⟦A⟧(S) = ⟦formula⟧(S)`` for every stream over ``schema``."""
     ctx = Context(schema)
     auto = build(ctx, expand(formula, schema))
@@ -142,16 +188,16 @@ class CompiledQuery:
 
     automaton: ACEA
     formula_automaton: ACEA
-    query: Query
+    query: A.Query
     partition_by: tuple[str, ...]
-    within: Window | None
+    within: A.Window | None
     leading: tuple[ACEA, ...] = ()
     trailing: tuple[ACEA, ...] = ()
 
 
-def compile_query(query: Query, schema: Schema) -> CompiledQuery:
+def compile_query(query: A.Query, schema: Schema) -> CompiledQuery:
     """Compile a query's formula and its WITHIN clause (spec §6, §3.1)."""
-    top = top_negation(query.formula)
+    top = A.top_negation(query.formula)
     ctx = Context(schema)
     auto = build(ctx, expand(top.body, schema))
     formula_automaton = auto.to_acea()

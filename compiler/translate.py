@@ -10,6 +10,7 @@ to :mod:`acel.acea.model.expressions` unchanged.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import singledispatch
 
 from acel.acea.model.expressions import (
     Arith,
@@ -24,60 +25,78 @@ from acel.acea.model.expressions import (
     RPred,
 )
 
-from acel.lang.ast import (
-    Attr,
-    BinOp,
-    Compare,
-    Expr,
-    InList,
-    Lit,
-    Neg,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-)
+from acel.lang import ast as A
+from acel.lang.passes import declare
 
 AttrLookup = Callable[[str], RExpr]
 
 
-def translate_expr(expr: Expr, attr: AttrLookup) -> RExpr:
+@singledispatch
+def translate_expr(expr: A.Expr, attr: AttrLookup) -> RExpr:
     """An arithmetic expression with each attribute replaced by ``attr(name)``."""
-    if isinstance(expr, Attr):
-        return attr(expr.name)
-    if isinstance(expr, Lit):
-        return Const(expr.value)
-    if isinstance(expr, Neg):
-        return Negate(translate_expr(expr.operand, attr))
-    if isinstance(expr, BinOp):
-        return Arith(expr.op, translate_expr(expr.left, attr), translate_expr(expr.right, attr))
     raise TypeError(f"not an expression: {expr!r}")
 
 
-def translate_pred(pred: Pred, attr: AttrLookup) -> RPred:
+@translate_expr.register(A.Attr)
+def _translate_attr(expr: A.Attr, attr: AttrLookup) -> RExpr:
+    return attr(expr.name)
+
+
+@translate_expr.register(A.Lit)
+def _translate_lit(expr: A.Lit, attr: AttrLookup) -> RExpr:
+    return Const(expr.value)
+
+
+@translate_expr.register(A.Neg)
+def _translate_neg(expr: A.Neg, attr: AttrLookup) -> RExpr:
+    return Negate(translate_expr(expr.operand, attr))
+
+
+@translate_expr.register(A.BinOp)
+def _translate_binop(expr: A.BinOp, attr: AttrLookup) -> RExpr:
+    return Arith(expr.op, translate_expr(expr.left, attr), translate_expr(expr.right, attr))
+
+
+@singledispatch
+def translate_pred(pred: A.Pred, attr: AttrLookup) -> RPred:
     """A unary predicate with each attribute replaced by ``attr(name)``."""
-    if isinstance(pred, Compare):
-        return Cmp(pred.op, translate_expr(pred.left, attr), translate_expr(pred.right, attr))
-    if isinstance(pred, InList):
-        return In(translate_expr(pred.expr, attr), tuple(pred.values), pred.negated)
-    if isinstance(pred, PredNot):
-        return PNot(translate_pred(pred.operand, attr))
-    if isinstance(pred, PredAnd):
-        return PAnd(tuple(translate_pred(p, attr) for p in _operands(pred, PredAnd)))
-    if isinstance(pred, PredOr):
-        return POr(tuple(translate_pred(p, attr) for p in _operands(pred, PredOr)))
     raise TypeError(f"not a predicate: {pred!r}")
 
 
-def _operands(pred: Pred, kind: type[PredAnd] | type[PredOr]) -> list[Pred]:
+@translate_pred.register(A.Compare)
+def _translate_compare(pred: A.Compare, attr: AttrLookup) -> RPred:
+    return Cmp(pred.op, translate_expr(pred.left, attr), translate_expr(pred.right, attr))
+
+
+@translate_pred.register(A.InList)
+def _translate_in(pred: A.InList, attr: AttrLookup) -> RPred:
+    return In(translate_expr(pred.expr, attr), tuple(pred.values), pred.negated)
+
+
+@translate_pred.register(A.PredNot)
+def _translate_not(pred: A.PredNot, attr: AttrLookup) -> RPred:
+    return PNot(translate_pred(pred.operand, attr))
+
+
+@translate_pred.register(A.PredAnd)
+def _translate_and(pred: A.PredAnd, attr: AttrLookup) -> RPred:
+    return PAnd(tuple(translate_pred(p, attr) for p in _operands(pred, A.PredAnd)))
+
+
+@translate_pred.register(A.PredOr)
+def _translate_or(pred: A.PredOr, attr: AttrLookup) -> RPred:
+    return POr(tuple(translate_pred(p, attr) for p in _operands(pred, A.PredOr)))
+
+
+def _operands(pred: A.Pred, kind: type[A.PredAnd] | type[A.PredOr]) -> list[A.Pred]:
     """The operands of a chain ``p1 AND p2 AND ...`` (or OR), left to right.
 
     Three-valued AND and OR are associative, so a chain becomes one n-ary
     ``PAnd``/``POr``: the register predicate, and the code the optimized engine
     generates from it, stay one level deep however long the chain is.
     """
-    out: list[Pred] = []
-    stack: list[Pred] = [pred]
+    out: list[A.Pred] = []
+    stack: list[A.Pred] = [pred]
     while stack:
         node = stack.pop()
         if isinstance(node, kind):
@@ -85,3 +104,7 @@ def _operands(pred: Pred, kind: type[PredAnd] | type[PredOr]) -> list[Pred]:
         else:
             out.append(node)
     return out
+
+
+declare("translate.expression", "expression", translate_expr)
+declare("translate.predicate", "predicate", translate_pred)

@@ -25,37 +25,14 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import singledispatch
 
 from acel.lang import aggregates
-from acel.lang.ast import (
-    Agg,
-    AggOutput,
-    And,
-    As,
-    Atom,
-    BagPred,
-    Contig,
-    ContigPlus,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    Formula,
-    LeadingNot,
-    Next,
-    Or,
-    Plus,
-    ProjectAttrs,
-    ProjectVars,
-    Query,
-    Seq,
-    SeqNot,
-    TrailingNot,
-    VarPred,
-)
+from acel.lang import ast as A
 from acel.lang.clauses import Match, TrendRow, run_query, split_partitions
 from acel.lang.errors import AcelCheckError, AcelError
 from acel.lang.events import ComplexEvent, Event, OptValue
+from acel.lang.passes import declare
 from acel.lang.predicates import bag_holds, event_holds
 from acel.lang.schema import Schema
 
@@ -157,21 +134,38 @@ def as_var(operand: CESet, var: str) -> CESet:
     return {ce.with_bag(var, bag_union_of_all(ce).elements()) for ce in operand}
 
 
-def filter_set(ctx: _Context, operand: CESet, filt: Filter) -> CESet:
+def filter_set(ctx: _Context, operand: CESet, filt: A.Filter) -> CESet:
     """``⟦φ FILTER f⟧``: unary and bag predicates per variable, AND/OR as CEL's identities.
 
     ``φ FILTER (f AND g) = (φ FILTER f) FILTER g`` and
     ``φ FILTER (f OR g) = (φ FILTER f) OR (φ FILTER g)``.
     """
-    if isinstance(filt, VarPred):
-        return {ce for ce in operand if all(event_holds(filt.pred, e) for e in ce.bag(filt.var))}
-    if isinstance(filt, BagPred):
-        return {ce for ce in operand if bag_holds(filt.kind, filt.attr, ce.bag(filt.var))}
-    if isinstance(filt, FilterAnd):
-        return filter_set(ctx, filter_set(ctx, operand, filt.left), filt.right)
-    if isinstance(filt, FilterOr):
-        return or_sets(filter_set(ctx, operand, filt.left), filter_set(ctx, operand, filt.right))
+    return _filtered(filt, ctx, operand)
+
+
+@singledispatch
+def _filtered(filt: A.Filter, ctx: _Context, operand: CESet) -> CESet:
     raise TypeError(f"not a filter: {filt!r}")
+
+
+@_filtered.register(A.VarPred)
+def _filtered_var(filt: A.VarPred, ctx: _Context, operand: CESet) -> CESet:
+    return {ce for ce in operand if all(event_holds(filt.pred, e) for e in ce.bag(filt.var))}
+
+
+@_filtered.register(A.BagPred)
+def _filtered_bag(filt: A.BagPred, ctx: _Context, operand: CESet) -> CESet:
+    return {ce for ce in operand if bag_holds(filt.kind, filt.attr, ce.bag(filt.var))}
+
+
+@_filtered.register(A.FilterAnd)
+def _filtered_and(filt: A.FilterAnd, ctx: _Context, operand: CESet) -> CESet:
+    return _filtered(filt.right, ctx, _filtered(filt.left, ctx, operand))
+
+
+@_filtered.register(A.FilterOr)
+def _filtered_or(filt: A.FilterOr, ctx: _Context, operand: CESet) -> CESet:
+    return or_sets(_filtered(filt.left, ctx, operand), _filtered(filt.right, ctx, operand))
 
 
 def or_sets(left: CESet, right: CESet) -> CESet:
@@ -299,7 +293,7 @@ def project_attrs(operand: CESet, var: str, attrs: Sequence[str]) -> CESet:
     return {ce.with_bag(var, [restrict_event(e, attrs) for e in ce.bag(var)]) for ce in operand}
 
 
-def aggregate_value(ce: ComplexEvent, output: AggOutput) -> OptValue:
+def aggregate_value(ce: ComplexEvent, output: A.AggOutput) -> OptValue:
     """``F`` applied to the bag ``{{ e(a) : e ∈ μ(X) }}`` (``COUNT(X)`` feeds 1 per event).
 
     NULL values are skipped (the monoid identity); the empty bag gives the
@@ -315,7 +309,7 @@ def aggregate_value(ce: ComplexEvent, output: AggOutput) -> OptValue:
     return agg.apply(values)
 
 
-def created_event(ce: ComplexEvent, outputs: Sequence[AggOutput]) -> Event:
+def created_event(ce: ComplexEvent, outputs: Sequence[A.AggOutput]) -> Event:
     """``e_C``: a new untyped event at time ``j = end(C)`` with one attribute per output.
 
     An output whose value is NULL (MIN of an empty bag, say) is simply absent,
@@ -324,12 +318,12 @@ def created_event(ce: ComplexEvent, outputs: Sequence[AggOutput]) -> Event:
     return Event.make(ce.end, {o.name: aggregate_value(ce, o) for o in outputs})
 
 
-def agg(operand: CESet, var: str, outputs: Sequence[AggOutput]) -> CESet:
+def agg(operand: CESet, var: str, outputs: Sequence[A.AggOutput]) -> CESet:
     """``⟦AGG Z[b := F(X.a), ...](φ)⟧ = { (i, j, μ[Z ↦ μ(Z) ⊎ {{e_C}}]) }`` (seed 004 §5)."""
     return {ce.with_bag(var, ce.bag(var) + (created_event(ce, outputs),)) for ce in operand}
 
 
-def next_macro(ctx: _Context, node: Next) -> Formula:
+def next_macro(ctx: _Context, node: A.Next) -> A.Formula:
     """``NEXT(R)`` through its macro (seed 004 App. D.1) over the schema's types."""
     from acel.lang.macros import expand_next  # the macro has one definition, in acel.lang.macros
 
@@ -339,50 +333,105 @@ def next_macro(ctx: _Context, node: Next) -> Formula:
 # ---------------------------------------------------------------- the evaluator
 
 
-def _eval(formula: Formula, ctx: _Context) -> CESet:
-    """``⟦formula⟧(S)``, dispatching on the operator of spec §3."""
-    if isinstance(formula, Atom):
-        result = atom(ctx, formula.type)
-    elif isinstance(formula, As):
-        result = as_var(_eval(formula.formula, ctx), formula.var)
-    elif isinstance(formula, FilterF):
-        result = filter_set(ctx, _eval(formula.formula, ctx), formula.filter)
-    elif isinstance(formula, Or):
-        result = or_sets(_eval(formula.left, ctx), _eval(formula.right, ctx))
-    elif isinstance(formula, And):
-        result = and_sets(_eval(formula.left, ctx), _eval(formula.right, ctx))
-    elif isinstance(formula, Seq):
-        result = seq(ctx, _eval(formula.left, ctx), _eval(formula.right, ctx))
-    elif isinstance(formula, Contig):
-        result = contig(ctx, _eval(formula.left, ctx), _eval(formula.right, ctx))
-    elif isinstance(formula, Plus):
-        result = plus(ctx, _eval(formula.formula, ctx))
-    elif isinstance(formula, ContigPlus):
-        result = contig_plus(ctx, _eval(formula.formula, ctx))
-    elif isinstance(formula, ProjectVars):
-        result = project_vars(_eval(formula.formula, ctx), formula.vars)
-    elif isinstance(formula, ProjectAttrs):
-        result = project_attrs(_eval(formula.formula, ctx), formula.var, formula.attrs)
-    elif isinstance(formula, Agg):
-        result = agg(_eval(formula.formula, ctx), formula.var, formula.outputs)
-    elif isinstance(formula, Next):
-        result = _eval(next_macro(ctx, formula), ctx)
-    elif isinstance(formula, SeqNot):
-        result = seq_not(
-            ctx,
-            _eval(formula.left, ctx),
-            [_eval(psi, ctx) for psi in formula.excluded],
-            _eval(formula.right, ctx),
-        )
-    elif isinstance(formula, (LeadingNot, TrailingNot)):
-        raise AcelCheckError(
-            "leading and trailing negation depend on the query's window: they are evaluated "
-            "by the query driver (acel.lang.clauses.run_query), only at the top of a query's "
-            "pattern with WITHIN (spec §3.1)"
-        )
-    else:
-        raise TypeError(f"not a formula: {formula!r}")
-    return ctx.guard(result, type(formula).__name__)
+def _eval(formula: A.Formula, ctx: _Context) -> CESet:
+    """``⟦formula⟧(S)``, dispatching on the operator of spec §3 (:func:`_sets`), each
+    intermediate set checked against the size limit."""
+    return ctx.guard(_sets(formula, ctx), type(formula).__name__)
+
+
+@singledispatch
+def _sets(formula: A.Formula, ctx: _Context) -> CESet:
+    """The set of one operator from its operands' sets: one case per formula node."""
+    raise TypeError(f"not a formula: {formula!r}")
+
+
+@_sets.register(A.Atom)
+def _sets_atom(f: A.Atom, ctx: _Context) -> CESet:
+    return atom(ctx, f.type)
+
+
+@_sets.register(A.As)
+def _sets_as(f: A.As, ctx: _Context) -> CESet:
+    return as_var(_eval(f.formula, ctx), f.var)
+
+
+@_sets.register(A.FilterF)
+def _sets_filter(f: A.FilterF, ctx: _Context) -> CESet:
+    return filter_set(ctx, _eval(f.formula, ctx), f.filter)
+
+
+@_sets.register(A.Or)
+def _sets_or(f: A.Or, ctx: _Context) -> CESet:
+    return or_sets(_eval(f.left, ctx), _eval(f.right, ctx))
+
+
+@_sets.register(A.And)
+def _sets_and(f: A.And, ctx: _Context) -> CESet:
+    return and_sets(_eval(f.left, ctx), _eval(f.right, ctx))
+
+
+@_sets.register(A.Seq)
+def _sets_seq(f: A.Seq, ctx: _Context) -> CESet:
+    return seq(ctx, _eval(f.left, ctx), _eval(f.right, ctx))
+
+
+@_sets.register(A.Contig)
+def _sets_contig(f: A.Contig, ctx: _Context) -> CESet:
+    return contig(ctx, _eval(f.left, ctx), _eval(f.right, ctx))
+
+
+@_sets.register(A.Plus)
+def _sets_plus(f: A.Plus, ctx: _Context) -> CESet:
+    return plus(ctx, _eval(f.formula, ctx))
+
+
+@_sets.register(A.ContigPlus)
+def _sets_contig_plus(f: A.ContigPlus, ctx: _Context) -> CESet:
+    return contig_plus(ctx, _eval(f.formula, ctx))
+
+
+@_sets.register(A.ProjectVars)
+def _sets_project_vars(f: A.ProjectVars, ctx: _Context) -> CESet:
+    return project_vars(_eval(f.formula, ctx), f.vars)
+
+
+@_sets.register(A.ProjectAttrs)
+def _sets_project_attrs(f: A.ProjectAttrs, ctx: _Context) -> CESet:
+    return project_attrs(_eval(f.formula, ctx), f.var, f.attrs)
+
+
+@_sets.register(A.Agg)
+def _sets_agg(f: A.Agg, ctx: _Context) -> CESet:
+    return agg(_eval(f.formula, ctx), f.var, f.outputs)
+
+
+@_sets.register(A.Next)
+def _sets_next(f: A.Next, ctx: _Context) -> CESet:
+    return _eval(next_macro(ctx, f), ctx)
+
+
+@_sets.register(A.SeqNot)
+def _sets_seq_not(f: A.SeqNot, ctx: _Context) -> CESet:
+    return seq_not(
+        ctx,
+        _eval(f.left, ctx),
+        [_eval(psi, ctx) for psi in f.excluded],
+        _eval(f.right, ctx),
+    )
+
+
+@_sets.register(A.LeadingNot)
+@_sets.register(A.TrailingNot)
+def _sets_top_not(f: A.LeadingNot | A.TrailingNot, ctx: _Context) -> CESet:
+    raise AcelCheckError(
+        "leading and trailing negation depend on the query's window: they are evaluated "
+        "by the query driver (acel.lang.clauses.run_query), only at the top of a query's "
+        "pattern with WITHIN (spec §3.1)"
+    )
+
+
+declare("oracle.formula", "formula", _sets)
+declare("oracle.filter", "filter", _filtered)
 
 
 def stream_types(stream: Iterable[Event]) -> tuple[str, ...]:
@@ -396,7 +445,7 @@ def number_stream(stream: Sequence[Event]) -> tuple[Event, ...]:
 
 
 def evaluate(
-    formula: Formula,
+    formula: A.Formula,
     stream: Sequence[Event],
     *,
     types: Sequence[str] | None = None,
@@ -421,7 +470,7 @@ def evaluate(
 
 
 def run(
-    query: Query,
+    query: A.Query,
     stream: Sequence[Event],
     schema: Schema,
     *,
@@ -443,7 +492,7 @@ def run(
     types = schema.type_names()
     complex_limit = max_complex_events_limit(max_complex_events)
 
-    def on_substream(formula: Formula, events: Sequence[Event]) -> CESet:
+    def on_substream(formula: A.Formula, events: Sequence[Event]) -> CESet:
         return evaluate(
             formula,
             events,

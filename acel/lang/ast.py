@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from enum import IntEnum
+from typing import ClassVar, Literal, Union, get_args
 
 from acel.lang.events import Value
 
@@ -122,6 +123,8 @@ class VarPred:
     var: str
     pred: Pred
 
+    operator: ClassVar[str | None] = None
+
 
 @dataclass(frozen=True)
 class BagPred:
@@ -131,11 +134,15 @@ class BagPred:
     kind: BagKind
     attr: str
 
+    operator: ClassVar[str | None] = "BAG"
+
 
 @dataclass(frozen=True)
 class FilterAnd:
     left: Filter
     right: Filter
+
+    operator: ClassVar[str | None] = None
 
 
 @dataclass(frozen=True)
@@ -143,10 +150,56 @@ class FilterOr:
     left: Filter
     right: Filter
 
+    operator: ClassVar[str | None] = None
+
 
 Filter = Union[VarPred, BagPred, FilterAnd, FilterOr]
 
 # ------------------------------------------------------------------- formulas
+#
+# Each formula node declares once what it is (papers/language.md, "Adding an
+# operator"): ``operator``, its name in :data:`acel.lang.operators.OPERATORS`
+# (None for an atom, which every engine supports); ``symbol``, the keyword or
+# symbol the printer writes; ``level``, its precedence in the grammar
+# (:class:`Level`).  The printer and ``operators_of`` read these instead of
+# keeping tables of their own.
+
+
+class Level(IntEnum):
+    """Precedence levels of formulas, loosest first (spec §11): an operand printed
+    where a tighter level is needed gets parentheses."""
+
+    FILTER = 0
+    OR = 1
+    AND = 2
+    SEQUENCE = 3
+    POSTFIX = 4
+    PRIMARY = 5
+
+
+@dataclass(frozen=True)
+class Infix:
+    """A binary formula operator written ``φ1 symbol φ2``, left-associative: the left
+    operand is printed at ``level``, the right one a level tighter.  A new binary
+    operator subclasses it and declares the three ClassVars."""
+
+    left: Formula
+    right: Formula
+
+    operator: ClassVar[str | None]
+    symbol: ClassVar[str]
+    level: ClassVar[Level]
+
+
+@dataclass(frozen=True)
+class Postfix:
+    """A unary formula operator written ``φ symbol`` (``φ+``, ``φ:+``)."""
+
+    formula: Formula
+
+    operator: ClassVar[str | None]
+    symbol: ClassVar[str]
+    level: ClassVar[Level] = Level.POSTFIX
 
 
 @dataclass(frozen=True)
@@ -154,6 +207,10 @@ class Atom:
     """An event type ``R``: the single events of that type."""
 
     type: str
+
+    operator: ClassVar[str | None] = None
+    symbol: ClassVar[str] = ""
+    level: ClassVar[Level] = Level.PRIMARY
 
 
 @dataclass(frozen=True)
@@ -163,6 +220,10 @@ class As:
     formula: Formula
     var: str
 
+    operator: ClassVar[str | None] = "AS"
+    symbol: ClassVar[str] = "AS"
+    level: ClassVar[Level] = Level.POSTFIX
+
 
 @dataclass(frozen=True)
 class FilterF:
@@ -171,47 +232,61 @@ class FilterF:
     formula: Formula
     filter: Filter
 
-
-@dataclass(frozen=True)
-class Or:
-    left: Formula
-    right: Formula
+    operator: ClassVar[str | None] = "FILTER"
+    symbol: ClassVar[str] = "FILTER"
+    level: ClassVar[Level] = Level.FILTER
 
 
 @dataclass(frozen=True)
-class And:
-    left: Formula
-    right: Formula
+class Or(Infix):
+    """``φ1 OR φ2``: the union of both sets."""
+
+    operator = "OR"
+    symbol = "OR"
+    level = Level.OR
 
 
 @dataclass(frozen=True)
-class Seq:
+class And(Infix):
+    """``φ1 AND φ2``: the complex events of both."""
+
+    operator = "AND"
+    symbol = "AND"
+    level = Level.AND
+
+
+@dataclass(frozen=True)
+class Seq(Infix):
     """``φ1 ; φ2``: ``end(C1) < start(C2)``."""
 
-    left: Formula
-    right: Formula
+    operator = "SEQ"
+    symbol = ";"
+    level = Level.SEQUENCE
 
 
 @dataclass(frozen=True)
-class Contig:
+class Contig(Infix):
     """``φ1 : φ2``: ``end(C1) + 1 = start(C2)``."""
 
-    left: Formula
-    right: Formula
+    operator = "CONTIG"
+    symbol = ":"
+    level = Level.SEQUENCE
 
 
 @dataclass(frozen=True)
-class Plus:
+class Plus(Postfix):
     """``φ+``: iteration with ``;``."""
 
-    formula: Formula
+    operator = "PLUS"
+    symbol = "+"
 
 
 @dataclass(frozen=True)
-class ContigPlus:
+class ContigPlus(Postfix):
     """``φ:+``: iteration with ``:`` (the paper's ⊕)."""
 
-    formula: Formula
+    operator = "CONTIG_PLUS"
+    symbol = ":+"
 
 
 @dataclass(frozen=True)
@@ -221,6 +296,10 @@ class ProjectVars:
     vars: tuple[str, ...]
     formula: Formula
 
+    operator: ClassVar[str | None] = "PROJECT"
+    symbol: ClassVar[str] = "PROJECT"
+    level: ClassVar[Level] = Level.PRIMARY
+
 
 @dataclass(frozen=True)
 class ProjectAttrs:
@@ -229,6 +308,10 @@ class ProjectAttrs:
     var: str
     attrs: tuple[str, ...]
     formula: Formula
+
+    operator: ClassVar[str | None] = "PROJECT_ATTRS"
+    symbol: ClassVar[str] = "PROJECT"
+    level: ClassVar[Level] = Level.PRIMARY
 
 
 @dataclass(frozen=True)
@@ -249,12 +332,20 @@ class Agg:
     outputs: tuple[AggOutput, ...]
     formula: Formula
 
+    operator: ClassVar[str | None] = "AGG"
+    symbol: ClassVar[str] = "AGG"
+    level: ClassVar[Level] = Level.PRIMARY
+
 
 @dataclass(frozen=True)
 class Next:
     """``NEXT(R)``: the first ``R`` after a contiguous run of non-``R`` events."""
 
     type: str
+
+    operator: ClassVar[str | None] = "NEXT"
+    symbol: ClassVar[str] = "NEXT"
+    level: ClassVar[Level] = Level.PRIMARY
 
 
 def _needs_excluded(excluded: tuple[Formula, ...], node: str) -> None:
@@ -276,6 +367,10 @@ class SeqNot:
     excluded: tuple[Formula, ...]
     right: Formula
 
+    operator: ClassVar[str | None] = "NOT"
+    symbol: ClassVar[str] = "NOT"
+    level: ClassVar[Level] = Level.SEQUENCE
+
     def __post_init__(self) -> None:
         _needs_excluded(self.excluded, "SeqNot")
 
@@ -292,6 +387,10 @@ class LeadingNot:
     excluded: tuple[Formula, ...]
     formula: Formula
 
+    operator: ClassVar[str | None] = "TOP_NOT"
+    symbol: ClassVar[str] = "NOT"
+    level: ClassVar[Level] = Level.SEQUENCE
+
     def __post_init__(self) -> None:
         _needs_excluded(self.excluded, "LeadingNot")
 
@@ -307,6 +406,10 @@ class TrailingNot:
 
     formula: Formula
     excluded: tuple[Formula, ...]
+
+    operator: ClassVar[str | None] = "TOP_NOT"
+    symbol: ClassVar[str] = "NOT"
+    level: ClassVar[Level] = Level.SEQUENCE
 
     def __post_init__(self) -> None:
         _needs_excluded(self.excluded, "TrailingNot")
@@ -394,20 +497,28 @@ __all__ = [
     "Contig",
     "ContigPlus",
     "CountStar",
+    "EXPR_TYPES",
     "Expr",
+    "FILTER_TYPES",
+    "FORMULA_TYPES",
     "Filter",
     "FilterAnd",
     "FilterF",
     "FilterOr",
     "Formula",
     "InList",
+    "Infix",
     "LeadingNot",
+    "Level",
     "Lit",
     "Neg",
     "Next",
+    "NODE_KINDS",
     "Node",
     "Or",
+    "PRED_TYPES",
     "Plus",
+    "Postfix",
     "Pred",
     "PredAnd",
     "PredNot",
@@ -437,18 +548,36 @@ __all__ = [
 
 # -------------------------------------------------------------------- traversal
 
-FORMULA_TYPES: tuple[type, ...] = (
-    Atom, As, FilterF, Or, And, Seq, Contig, Plus, ContigPlus, ProjectVars, ProjectAttrs, Agg,
-    Next, SeqNot, LeadingNot, TrailingNot,
-)
+FORMULA_TYPES: tuple[type, ...] = get_args(Formula)
 """Every formula node class (the members of :data:`Formula`)."""
+
+FILTER_TYPES: tuple[type, ...] = get_args(Filter)
+"""Every filter node class (the members of :data:`Filter`)."""
+
+PRED_TYPES: tuple[type, ...] = get_args(Pred)
+"""Every unary predicate node class (the members of :data:`Pred`)."""
+
+EXPR_TYPES: tuple[type, ...] = get_args(Expr)
+"""Every expression node class (the members of :data:`Expr`)."""
+
+NODE_KINDS: dict[str, tuple[type, ...]] = {
+    "formula": FORMULA_TYPES,
+    "filter": FILTER_TYPES,
+    "predicate": PRED_TYPES,
+    "expression": EXPR_TYPES,
+}
+"""The node classes of each kind a pass may walk (:mod:`acel.lang.passes`)."""
+
+_FORMULA_CLASSES: tuple[type, ...] = (*FORMULA_TYPES, Infix, Postfix)
+"""What a sub-formula may be: a member of :data:`Formula`, or a new operator built on
+:class:`Infix` or :class:`Postfix` (``tests/test_passes_complete.py``'s toy operator)."""
 
 
 def _formula_fields(node: Formula) -> Iterator[tuple[str, Formula | tuple[Formula, ...]]]:
     """The fields of ``node`` that hold sub-formulas (one, or a tuple of negated ``ψ``)."""
     for f in dataclasses.fields(node):  # type: ignore[arg-type]
         value = getattr(node, f.name)
-        if isinstance(value, FORMULA_TYPES):
+        if isinstance(value, _FORMULA_CLASSES):
             yield f.name, value  # type: ignore[misc]
         elif f.name == "excluded":
             yield f.name, value

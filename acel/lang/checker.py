@@ -23,53 +23,13 @@ place (line, column and caret when the query came from text).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import singledispatch
 
 from acel.lang import aggregates
-from acel.lang.ast import (
-    Agg,
-    AggOutput,
-    And,
-    As,
-    Atom,
-    Attr,
-    BagPred,
-    BinOp,
-    Compare,
-    Contig,
-    ContigPlus,
-    CountStar,
-    Expr,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    Formula,
-    InList,
-    LeadingNot,
-    Lit,
-    Neg,
-    Next,
-    Or,
-    Plus,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-    ProjectAttrs,
-    ProjectVars,
-    Query,
-    ReturnAgg,
-    ReturnAttr,
-    Seq,
-    SeqNot,
-    TrailingNot,
-    VarPred,
-    Window,
-    top_chain,
-    walk,
-)
+from acel.lang import ast as A
 from acel.lang.errors import AcelCheckError
 from acel.lang.parser import Locations, parse_query_located
+from acel.lang.passes import declare
 from acel.lang.printer import format_return_item
 from acel.lang.schema import Schema
 
@@ -82,12 +42,12 @@ def _list(names: Iterable[str]) -> str:
     return ", ".join(items) if items else "(none)"
 
 
-_PLACES = {LeadingNot: ("start", "leading"), TrailingNot: ("end", "trailing")}
+_PLACES = {A.LeadingNot: ("start", "leading"), A.TrailingNot: ("end", "trailing")}
 
 
 class _Checker:
     def __init__(
-        self, schema: Schema, locations: Locations | None, text: str | None, formula: Formula
+        self, schema: Schema, locations: Locations | None, text: str | None, formula: A.Formula
     ) -> None:
         self.schema = schema
         self.loc = locations
@@ -114,68 +74,42 @@ class _Checker:
             )
         return {type_name: frozenset(self.schema.attributes(type_name))}
 
-    def formula(self, f: Formula) -> Env:
-        if isinstance(f, (Atom, Next)):
-            return self.type_env(f.type, f)
-        if isinstance(f, As):
-            env = self.formula(f.formula)
-            collected = frozenset().union(*env.values()) if env else frozenset()
-            return merge(env, {f.var: collected})
-        if isinstance(f, FilterF):
-            env = self.formula(f.formula)
-            self.filter(f.filter, env)
-            return env
-        if isinstance(f, (Or, And, Seq, Contig)):
-            return merge(self.formula(f.left), self.formula(f.right))
-        if isinstance(f, SeqNot):
-            left = self.formula(f.left)
-            self.negated(f)
-            return merge(left, self.formula(f.right))
-        if isinstance(f, LeadingNot):
-            self.placed(f)
-            self.negated(f)
-            return self.formula(f.formula)
-        if isinstance(f, TrailingNot):
-            self.placed(f)
-            env = self.formula(f.formula)
-            self.negated(f)
-            return env
-        if isinstance(f, (Plus, ContigPlus)):
-            return self.formula(f.formula)
-        if isinstance(f, ProjectVars):
-            env = self.formula(f.formula)
-            for index, var in enumerate(f.vars):
-                if var not in env:
-                    raise self.fail(
-                        f"PROJECT keeps variable {var!r}, which does not occur in its formula "
-                        f"(variables there: {_list(env)})" + self.local_hint(var),
-                        f,
-                        f"vars.{index}",
-                    )
-            return {v: env[v] for v in f.vars}
-        if isinstance(f, ProjectAttrs):
-            env = self.formula(f.formula)
-            self.variable(f.var, env, f, "var", "PROJECT")
-            for index, attr in enumerate(f.attrs):
-                if attr not in env[f.var]:
-                    raise self.fail(
-                        f"PROJECT {f.var}[...] keeps unknown attribute {attr!r}; "
-                        f"{f.var} may carry {_list(env[f.var])}",
-                        f,
-                        f"attrs.{index}",
-                    )
-            return {**env, f.var: frozenset(f.attrs)}
-        if isinstance(f, Agg):
-            return self.agg(f)
-        raise TypeError(f"not a formula: {f!r}")
+    def formula(self, f: A.Formula) -> Env:
+        """The environment of ``f`` (:func:`_env`), checking everything below it."""
+        return _env(f, self)
 
-    def negated(self, f: SeqNot | LeadingNot | TrailingNot) -> None:
+    def project_vars(self, f: A.ProjectVars) -> Env:
+        env = _env(f.formula, self)
+        for index, var in enumerate(f.vars):
+            if var not in env:
+                raise self.fail(
+                    f"PROJECT keeps variable {var!r}, which does not occur in its formula "
+                    f"(variables there: {_list(env)})" + self.local_hint(var),
+                    f,
+                    f"vars.{index}",
+                )
+        return {v: env[v] for v in f.vars}
+
+    def project_attrs(self, f: A.ProjectAttrs) -> Env:
+        env = _env(f.formula, self)
+        self.variable(f.var, env, f, "var", "PROJECT")
+        for index, attr in enumerate(f.attrs):
+            if attr not in env[f.var]:
+                raise self.fail(
+                    f"PROJECT {f.var}[...] keeps unknown attribute {attr!r}; "
+                    f"{f.var} may carry {_list(env[f.var])}",
+                    f,
+                    f"attrs.{index}",
+                )
+        return {**env, f.var: frozenset(f.attrs)}
+
+    def negated(self, f: A.SeqNot | A.LeadingNot | A.TrailingNot) -> None:
         """Check each ``ψ`` of ``NOT ψ`` in its own scope; its variables stay local."""
         for index, psi in enumerate(f.excluded):
             for var in self.formula(psi):
                 self.local.setdefault(var, (f, index))
 
-    def placed(self, f: LeadingNot | TrailingNot) -> None:
+    def placed(self, f: A.LeadingNot | A.TrailingNot) -> None:
         """Leading/trailing negation only in the top chain of a query (spec §3.1)."""
         if id(f) in self.top:
             return
@@ -252,7 +186,7 @@ class _Checker:
                 "attr",
             )
 
-    def agg(self, f: Agg) -> Env:
+    def agg(self, f: A.Agg) -> Env:
         env = self.formula(f.formula)
         seen: set[str] = set()
         for out in f.outputs:
@@ -270,49 +204,9 @@ class _Checker:
             self.numeric(out.func, out.var, out.attr, out)
         return merge(env, {f.var: frozenset(seen)})
 
-    # ----------------------------------------------------------- filters
-
-    def filter(self, flt: Filter, env: Env) -> None:
-        if isinstance(flt, (FilterAnd, FilterOr)):
-            self.filter(flt.left, env)
-            self.filter(flt.right, env)
-        elif isinstance(flt, BagPred):
-            self.variable(flt.var, env, flt, "var", "FILTER")
-            self.attribute(flt.var, flt.attr, env, flt, "attr")
-        elif isinstance(flt, VarPred):
-            self.variable(flt.var, env, flt, "var", "FILTER")
-            self.pred(flt.pred, flt.var, env)
-        else:
-            raise TypeError(f"not a filter: {flt!r}")
-
-    def pred(self, pred: Pred, var: str, env: Env) -> None:
-        if isinstance(pred, Compare):
-            self.expr(pred.left, var, env)
-            self.expr(pred.right, var, env)
-        elif isinstance(pred, InList):
-            self.expr(pred.expr, var, env)
-        elif isinstance(pred, PredNot):
-            self.pred(pred.operand, var, env)
-        elif isinstance(pred, (PredAnd, PredOr)):
-            self.pred(pred.left, var, env)
-            self.pred(pred.right, var, env)
-        else:
-            raise TypeError(f"not a predicate: {pred!r}")
-
-    def expr(self, expr: Expr, var: str, env: Env) -> None:
-        if isinstance(expr, Attr):
-            self.attribute(var, expr.name, env, expr, "")
-        elif isinstance(expr, BinOp):
-            self.expr(expr.left, var, env)
-            self.expr(expr.right, var, env)
-        elif isinstance(expr, Neg):
-            self.expr(expr.operand, var, env)
-        elif not isinstance(expr, Lit):
-            raise TypeError(f"not an expression: {expr!r}")
-
     # ----------------------------------------------------------- queries
 
-    def window(self, window: Window, clause: str) -> None:
+    def window(self, window: A.Window, clause: str) -> None:
         size = window.size
         if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0:
             raise self.fail(f"{clause} needs a positive size, not {size!r}", window, "size")
@@ -328,13 +222,14 @@ class _Checker:
                 "attr",
             )
 
-    def allow_top(self, formula: Formula) -> list[LeadingNot | TrailingNot]:
+    def allow_top(self, formula: A.Formula) -> list[A.LeadingNot | A.TrailingNot]:
         """Allow the leading/trailing negations of ``formula``'s top chain; return them."""
-        negations = [n for n in top_chain(formula) if isinstance(n, (LeadingNot, TrailingNot))]
+        chain = A.top_chain(formula)
+        negations = [n for n in chain if isinstance(n, (A.LeadingNot, A.TrailingNot))]
         self.top = {id(n) for n in negations}
         return negations
 
-    def query(self, q: Query) -> None:
+    def query(self, q: A.Query) -> None:
         negations = self.allow_top(q.formula)
         env = self.formula(q.formula)
         if negations and q.within is None:
@@ -374,13 +269,13 @@ class _Checker:
                     "",
                 )
 
-    def returns(self, q: Query, env: Env) -> None:
+    def returns(self, q: A.Query, env: Env) -> None:
         assert q.returns is not None
         if not q.returns:
             raise self.fail("RETURN needs at least one item", q)
         seen: set[str] = set()
         for item in q.returns:
-            if isinstance(item, ReturnAttr):
+            if isinstance(item, A.ReturnAttr):
                 if item.name not in q.partition_by:
                     raise self.fail(
                         f"RETURN {item.name}: a bare attribute must be a PARTITION BY attribute"
@@ -388,18 +283,184 @@ class _Checker:
                         item,
                         "name",
                     )
-            elif isinstance(item, ReturnAgg):
+            elif isinstance(item, A.ReturnAgg):
                 self.function(item.func, item.attr, item)
                 self.variable(item.var, env, item, "var", "RETURN")
                 if item.attr is not None:
                     self.attribute(item.var, item.attr, env, item, "attr")
                 self.numeric(item.func, item.var, item.attr, item)
-            elif not isinstance(item, CountStar):
+            elif not isinstance(item, A.CountStar):
                 raise TypeError(f"not a RETURN item: {item!r}")
             name = format_return_item(item)
             if name in seen:
                 raise self.fail(f"RETURN lists {name} twice", item)
             seen.add(name)
+
+
+# ------------------------------------------------------------------ the cases
+# One function per node class (functools.singledispatch; acel.lang.passes checks
+# that every node has its case).
+
+
+@singledispatch
+def _env(f: A.Formula, chk: _Checker) -> Env:
+    """The environment of a formula (the module docstring's rules), checking it."""
+    raise TypeError(f"not a formula: {f!r}")
+
+
+@_env.register(A.Atom)
+@_env.register(A.Next)
+def _env_type(f: A.Atom | A.Next, chk: _Checker) -> Env:
+    return chk.type_env(f.type, f)
+
+
+@_env.register(A.As)
+def _env_as(f: A.As, chk: _Checker) -> Env:
+    env = _env(f.formula, chk)
+    collected = frozenset().union(*env.values()) if env else frozenset()
+    return merge(env, {f.var: collected})
+
+
+@_env.register(A.FilterF)
+def _env_filter(f: A.FilterF, chk: _Checker) -> Env:
+    env = _env(f.formula, chk)
+    _filter(f.filter, chk, env)
+    return env
+
+
+@_env.register(A.Or)
+@_env.register(A.And)
+@_env.register(A.Seq)
+@_env.register(A.Contig)
+def _env_binary(f: A.Infix, chk: _Checker) -> Env:
+    return merge(_env(f.left, chk), _env(f.right, chk))
+
+
+@_env.register(A.SeqNot)
+def _env_seq_not(f: A.SeqNot, chk: _Checker) -> Env:
+    left = _env(f.left, chk)
+    chk.negated(f)
+    return merge(left, _env(f.right, chk))
+
+
+@_env.register(A.LeadingNot)
+def _env_leading_not(f: A.LeadingNot, chk: _Checker) -> Env:
+    chk.placed(f)
+    chk.negated(f)
+    return _env(f.formula, chk)
+
+
+@_env.register(A.TrailingNot)
+def _env_trailing_not(f: A.TrailingNot, chk: _Checker) -> Env:
+    chk.placed(f)
+    env = _env(f.formula, chk)
+    chk.negated(f)
+    return env
+
+
+@_env.register(A.Plus)
+@_env.register(A.ContigPlus)
+def _env_iteration(f: A.Postfix, chk: _Checker) -> Env:
+    return _env(f.formula, chk)
+
+
+@_env.register(A.ProjectVars)
+def _env_project_vars(f: A.ProjectVars, chk: _Checker) -> Env:
+    return chk.project_vars(f)
+
+
+@_env.register(A.ProjectAttrs)
+def _env_project_attrs(f: A.ProjectAttrs, chk: _Checker) -> Env:
+    return chk.project_attrs(f)
+
+
+@_env.register(A.Agg)
+def _env_agg(f: A.Agg, chk: _Checker) -> Env:
+    return chk.agg(f)
+
+
+@singledispatch
+def _filter(flt: A.Filter, chk: _Checker, env: Env) -> None:
+    raise TypeError(f"not a filter: {flt!r}")
+
+
+@_filter.register(A.FilterAnd)
+@_filter.register(A.FilterOr)
+def _filter_binary(flt: A.FilterAnd | A.FilterOr, chk: _Checker, env: Env) -> None:
+    _filter(flt.left, chk, env)
+    _filter(flt.right, chk, env)
+
+
+@_filter.register(A.BagPred)
+def _filter_bag(flt: A.BagPred, chk: _Checker, env: Env) -> None:
+    chk.variable(flt.var, env, flt, "var", "FILTER")
+    chk.attribute(flt.var, flt.attr, env, flt, "attr")
+
+
+@_filter.register(A.VarPred)
+def _filter_var(flt: A.VarPred, chk: _Checker, env: Env) -> None:
+    chk.variable(flt.var, env, flt, "var", "FILTER")
+    _pred(flt.pred, chk, flt.var, env)
+
+
+@singledispatch
+def _pred(pred: A.Pred, chk: _Checker, var: str, env: Env) -> None:
+    raise TypeError(f"not a predicate: {pred!r}")
+
+
+@_pred.register(A.Compare)
+def _pred_compare(pred: A.Compare, chk: _Checker, var: str, env: Env) -> None:
+    _expr(pred.left, chk, var, env)
+    _expr(pred.right, chk, var, env)
+
+
+@_pred.register(A.InList)
+def _pred_in(pred: A.InList, chk: _Checker, var: str, env: Env) -> None:
+    _expr(pred.expr, chk, var, env)
+
+
+@_pred.register(A.PredNot)
+def _pred_not(pred: A.PredNot, chk: _Checker, var: str, env: Env) -> None:
+    _pred(pred.operand, chk, var, env)
+
+
+@_pred.register(A.PredAnd)
+@_pred.register(A.PredOr)
+def _pred_binary(pred: A.PredAnd | A.PredOr, chk: _Checker, var: str, env: Env) -> None:
+    _pred(pred.left, chk, var, env)
+    _pred(pred.right, chk, var, env)
+
+
+@singledispatch
+def _expr(expr: A.Expr, chk: _Checker, var: str, env: Env) -> None:
+    raise TypeError(f"not an expression: {expr!r}")
+
+
+@_expr.register(A.Attr)
+def _expr_attr(expr: A.Attr, chk: _Checker, var: str, env: Env) -> None:
+    chk.attribute(var, expr.name, env, expr, "")
+
+
+@_expr.register(A.BinOp)
+def _expr_binop(expr: A.BinOp, chk: _Checker, var: str, env: Env) -> None:
+    _expr(expr.left, chk, var, env)
+    _expr(expr.right, chk, var, env)
+
+
+@_expr.register(A.Neg)
+def _expr_neg(expr: A.Neg, chk: _Checker, var: str, env: Env) -> None:
+    _expr(expr.operand, chk, var, env)
+
+
+@_expr.register(A.Lit)
+def _expr_lit(expr: A.Lit, chk: _Checker, var: str, env: Env) -> None:
+    return None
+
+
+declare("checker.formula", "formula", _env)
+declare("checker.filter", "filter", _filter)
+declare("checker.predicate", "predicate", _pred)
+declare("checker.expression", "expression", _expr)
 
 
 # ------------------------------------------------------------------ value kinds
@@ -408,7 +469,7 @@ NON_NUMERIC = ("str", "bool")
 """Value kinds SUM and AVG refuse (``papers/semantics.md``, "Value kinds")."""
 
 
-def output_kind(output: AggOutput, kinds: Mapping[str, str]) -> str | None:
+def output_kind(output: A.AggOutput, kinds: Mapping[str, str]) -> str | None:
     """The value kind of an AGG output (None: unknown, always NULL; ``mixed``: several).
 
     COUNT gives ``int``, AVG ``float``, SUM the kind of its numeric input
@@ -430,7 +491,7 @@ def output_kind(output: AggOutput, kinds: Mapping[str, str]) -> str | None:
     return "mixed"
 
 
-def attribute_kinds(query: Query | Formula, columns: Mapping[str, str]) -> dict[str, str]:
+def attribute_kinds(query: A.Query | A.Formula, columns: Mapping[str, str]) -> dict[str, str]:
     """Value kinds of every attribute the query can see: columns and AGG outputs.
 
     An attribute created by ``AGG`` (say ``n := AVG(C.k)``) has the kind of its
@@ -439,9 +500,9 @@ def attribute_kinds(query: Query | Formula, columns: Mapping[str, str]) -> dict[
     Repeated to a fixpoint, since an AGG output may aggregate another AGG's
     output.  The checker and the Spark backend share this one definition.
     """
-    formula = query.formula if isinstance(query, Query) else query
+    formula = query.formula if isinstance(query, A.Query) else query
     kinds = dict(columns)
-    outputs = [o for node in walk(formula) if isinstance(node, Agg) for o in node.outputs]
+    outputs = [o for node in A.walk(formula) if isinstance(node, A.Agg) for o in node.outputs]
     changed = True
     while changed:
         changed = False
@@ -463,7 +524,7 @@ def merge(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> E
     return out
 
 
-def formula_env(formula: Formula, schema: Schema) -> Env:
+def formula_env(formula: A.Formula, schema: Schema) -> Env:
     """The variables a well-formed formula binds, with the attributes each may carry.
 
     A query's formula may have leading/trailing negation at its top: its
@@ -475,7 +536,7 @@ def formula_env(formula: Formula, schema: Schema) -> Env:
 
 
 def check_formula(
-    formula: Formula, schema: Schema, *, locations: Locations | None = None, text: str | None = None
+    formula: A.Formula, schema: Schema, *, locations: Locations | None = None, text: str | None = None
 ) -> None:
     """Check a formula against ``schema``; raise :class:`AcelCheckError`.
 
@@ -485,7 +546,7 @@ def check_formula(
 
 
 def check_query(
-    query: Query, schema: Schema, *, locations: Locations | None = None, text: str | None = None
+    query: A.Query, schema: Schema, *, locations: Locations | None = None, text: str | None = None
 ) -> None:
     """Check a query against ``schema``; raise :class:`AcelCheckError` naming the place.
 
@@ -495,7 +556,7 @@ def check_query(
     _Checker(schema, locations, text, query.formula).query(query)
 
 
-def check_text(text: str, schema: Schema) -> Query:
+def check_text(text: str, schema: Schema) -> A.Query:
     """Parse and check query text; return the query or raise a located QueryError."""
     query, locations = parse_query_located(text)
     check_query(query, schema, locations=locations, text=text)

@@ -11,27 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from acel.lang.ast import (
-    Agg,
-    And,
-    As,
-    BagPred,
-    Contig,
-    ContigPlus,
-    FilterF,
-    LeadingNot,
-    Next,
-    Or,
-    Plus,
-    ProjectAttrs,
-    ProjectVars,
-    Query,
-    Seq,
-    SeqNot,
-    TrailingNot,
-    formula_nodes,
-    walk,
-)
+from acel.lang.ast import Query, walk
 from acel.lang.errors import AcelError
 
 OPERATORS: dict[str, str] = {
@@ -57,26 +37,8 @@ OPERATORS: dict[str, str] = {
     "RETURN": "RETURN items PATTERN φ (trend aggregation across matches)",
 }
 """Every name an engine can declare unsupported, with the syntax it stands for.
-An atom ``R`` is always supported."""
-
-_NODE_OPERATORS: dict[type, str] = {
-    As: "AS",
-    FilterF: "FILTER",
-    Or: "OR",
-    And: "AND",
-    Seq: "SEQ",
-    Contig: "CONTIG",
-    Plus: "PLUS",
-    ContigPlus: "CONTIG_PLUS",
-    ProjectVars: "PROJECT",
-    ProjectAttrs: "PROJECT_ATTRS",
-    Agg: "AGG",
-    Next: "NEXT",
-    SeqNot: "NOT",
-    LeadingNot: "TOP_NOT",
-    TrailingNot: "TOP_NOT",
-}
-
+An atom ``R`` is always supported.  Each formula node names its own entry
+(:attr:`acel.lang.ast.Seq.operator` and so on), and so does ``BagPred`` (``BAG``)."""
 
 def operator_names(names: Iterable[str]) -> frozenset[str]:
     """``names`` checked against :data:`OPERATORS` (case-insensitive; ``;`` ``:`` ``+``
@@ -96,13 +58,9 @@ def operator_names(names: Iterable[str]) -> frozenset[str]:
 
 def operators_of(query: Query) -> frozenset[str]:
     """The names of :data:`OPERATORS` that ``query`` uses (negated ``ψ`` included)."""
-    used: set[str] = set()
-    for node in formula_nodes(query.formula):
-        name = _NODE_OPERATORS.get(type(node))
-        if name is not None:
-            used.add(name)
-        if isinstance(node, FilterF) and any(isinstance(n, BagPred) for n in walk(node.filter)):
-            used.add("BAG")
+    # every node below the formula, negated ψ and filters included, declares its entry
+    declared = (getattr(type(node), "operator", None) for node in walk(query.formula))
+    used: set[str] = {name for name in declared if name is not None}
     if query.partition_by:
         used.add("PARTITION_BY")
     if query.within is not None:

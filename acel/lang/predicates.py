@@ -10,23 +10,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable
+from functools import singledispatch
 from typing import Any, Optional
 
-from acel.lang.ast import (
-    Attr,
-    BagKind,
-    BinOp,
-    Compare,
-    Expr,
-    InList,
-    Lit,
-    Neg,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-)
+from acel.lang import ast as A
 from acel.lang.events import Event, OptValue
+from acel.lang.passes import declare
 
 Lookup = Callable[[str], OptValue]
 Truth = Optional[bool]
@@ -37,25 +26,38 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def eval_expr(expr: Expr, lookup: Lookup) -> OptValue:
+@singledispatch
+def eval_expr(expr: A.Expr, lookup: Lookup) -> OptValue:
     """The value of an arithmetic expression, NULL when it cannot be computed.
 
     Arithmetic is defined on numbers only (bools and strings give NULL, except
     ``+`` on two strings, which concatenates); ``/`` is true division and
     ``/`` or ``%`` by zero gives NULL.
     """
-    if isinstance(expr, Attr):
-        return lookup(expr.name)
-    if isinstance(expr, Lit):
-        return expr.value
-    if isinstance(expr, Neg):
-        value = eval_expr(expr.operand, lookup)
-        return -value if _is_number(value) else None  # type: ignore[operator]
-    if isinstance(expr, BinOp):
-        left = eval_expr(expr.left, lookup)
-        right = eval_expr(expr.right, lookup)
-        return arith(expr.op, left, right)
     raise TypeError(f"not an expression: {expr!r}")
+
+
+@eval_expr.register(A.Attr)
+def _eval_attr(expr: A.Attr, lookup: Lookup) -> OptValue:
+    return lookup(expr.name)
+
+
+@eval_expr.register(A.Lit)
+def _eval_lit(expr: A.Lit, lookup: Lookup) -> OptValue:
+    return expr.value
+
+
+@eval_expr.register(A.Neg)
+def _eval_neg(expr: A.Neg, lookup: Lookup) -> OptValue:
+    value = eval_expr(expr.operand, lookup)
+    return -value if _is_number(value) else None  # type: ignore[operator]
+
+
+@eval_expr.register(A.BinOp)
+def _eval_binop(expr: A.BinOp, lookup: Lookup) -> OptValue:
+    left = eval_expr(expr.left, lookup)
+    right = eval_expr(expr.right, lookup)
+    return arith(expr.op, left, right)
 
 
 def arith(op: str, left: OptValue, right: OptValue) -> OptValue:
@@ -112,48 +114,64 @@ def _in(value: OptValue, options: Iterable[OptValue]) -> Truth:
     return any(compare("=", value, option) for option in options)
 
 
-def eval_pred3(pred: Pred, lookup: Lookup) -> Truth:
+@singledispatch
+def eval_pred3(pred: A.Pred, lookup: Lookup) -> Truth:
     """Three-valued truth of a unary predicate."""
-    if isinstance(pred, Compare):
-        return compare(pred.op, eval_expr(pred.left, lookup), eval_expr(pred.right, lookup))
-    if isinstance(pred, InList):
-        found = _in(eval_expr(pred.expr, lookup), pred.values)
-        if found is None:
-            return None
-        return (not found) if pred.negated else found
-    if isinstance(pred, PredNot):
-        inner = eval_pred3(pred.operand, lookup)
-        return None if inner is None else not inner
-    if isinstance(pred, PredAnd):
-        left = eval_pred3(pred.left, lookup)
-        if left is False:
-            return False
-        right = eval_pred3(pred.right, lookup)
-        if right is False:
-            return False
-        return None if left is None or right is None else True
-    if isinstance(pred, PredOr):
-        left = eval_pred3(pred.left, lookup)
-        if left is True:
-            return True
-        right = eval_pred3(pred.right, lookup)
-        if right is True:
-            return True
-        return None if left is None or right is None else False
     raise TypeError(f"not a predicate: {pred!r}")
 
 
-def holds(pred: Pred, lookup: Lookup) -> bool:
+@eval_pred3.register(A.Compare)
+def _truth_compare(pred: A.Compare, lookup: Lookup) -> Truth:
+    return compare(pred.op, eval_expr(pred.left, lookup), eval_expr(pred.right, lookup))
+
+
+@eval_pred3.register(A.InList)
+def _truth_in(pred: A.InList, lookup: Lookup) -> Truth:
+    found = _in(eval_expr(pred.expr, lookup), pred.values)
+    if found is None:
+        return None
+    return (not found) if pred.negated else found
+
+
+@eval_pred3.register(A.PredNot)
+def _truth_not(pred: A.PredNot, lookup: Lookup) -> Truth:
+    inner = eval_pred3(pred.operand, lookup)
+    return None if inner is None else not inner
+
+
+@eval_pred3.register(A.PredAnd)
+def _truth_and(pred: A.PredAnd, lookup: Lookup) -> Truth:
+    left = eval_pred3(pred.left, lookup)
+    if left is False:
+        return False
+    right = eval_pred3(pred.right, lookup)
+    if right is False:
+        return False
+    return None if left is None or right is None else True
+
+
+@eval_pred3.register(A.PredOr)
+def _truth_or(pred: A.PredOr, lookup: Lookup) -> Truth:
+    left = eval_pred3(pred.left, lookup)
+    if left is True:
+        return True
+    right = eval_pred3(pred.right, lookup)
+    if right is True:
+        return True
+    return None if left is None or right is None else False
+
+
+def holds(pred: A.Pred, lookup: Lookup) -> bool:
     """Whether a unary predicate is *true* (unknown counts as false)."""
     return eval_pred3(pred, lookup) is True
 
 
-def event_holds(pred: Pred, event: Event) -> bool:
+def event_holds(pred: A.Pred, event: Event) -> bool:
     """Whether a stream or created event satisfies a unary predicate."""
     return holds(pred, event.get)
 
 
-def bag_holds(kind: BagKind, attr: str, bag: Iterable[Event]) -> bool:
+def bag_holds(kind: A.BagKind, attr: str, bag: Iterable[Event]) -> bool:
     """SAME/INC/DEC over a bag ordered by time (spec §5, seed 004 App. D.1).
 
     ``SAME(a)``: every two occurrences are equal on ``a``.  ``INC(a)`` /
@@ -181,3 +199,7 @@ def bag_holds(kind: BagKind, attr: str, bag: Iterable[Event]) -> bool:
                 if compare(op, a, b) is not True:
                     return False
     return True
+
+
+declare("predicates.eval_expr", "expression", eval_expr)
+declare("predicates.eval_pred3", "predicate", eval_pred3)

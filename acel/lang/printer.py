@@ -11,52 +11,13 @@ from __future__ import annotations
 
 import math
 import re
+from functools import singledispatch
 
-from acel.lang.ast import (
-    Agg,
-    AggOutput,
-    And,
-    As,
-    Atom,
-    Attr,
-    BagPred,
-    BinOp,
-    Compare,
-    Contig,
-    ContigPlus,
-    CountStar,
-    Expr,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    Formula,
-    InList,
-    LeadingNot,
-    Lit,
-    Neg,
-    Next,
-    Or,
-    Plus,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-    ProjectAttrs,
-    ProjectVars,
-    Query,
-    ReturnAgg,
-    ReturnAttr,
-    ReturnItem,
-    Seq,
-    SeqNot,
-    TrailingNot,
-    VarPred,
-    Window,
-)
+from acel.lang import ast as A
 from acel.lang.events import Value
 from acel.lang.numbers import int_to_digits
 from acel.lang.parser import KEYWORDS
+from acel.lang.passes import declare
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -87,30 +48,43 @@ def format_literal(value: Value) -> str:
 # Levels: 0 = + -, 1 = * / %, 2 = unary minus, 3 = atoms.
 
 
-def _expr(expr: Expr, need: int) -> str:
-    if isinstance(expr, Attr):
-        return format_name(expr.name)
-    if isinstance(expr, Lit):
-        text = format_literal(expr.value)
-        # A negative number is a unary minus in the grammar (level 2).
-        return f"({text})" if text.startswith("-") and need > 2 else text
-    if isinstance(expr, Neg):
-        inner = _expr(expr.operand, 2)
-        if inner.startswith("-"):  # never write "--": it starts a comment
-            inner = f"({inner})"
-        return _wrap(f"-{inner}", 2, need)
-    if isinstance(expr, BinOp):
-        level = 0 if expr.op in ("+", "-") else 1
-        text = f"{_expr(expr.left, level)} {expr.op} {_expr(expr.right, level + 1)}"
-        return _wrap(text, level, need)
+@singledispatch
+def _expr(expr: A.Expr, need: int) -> str:
     raise TypeError(f"not an expression: {expr!r}")
+
+
+@_expr.register(A.Attr)
+def _expr_attr(expr: A.Attr, need: int) -> str:
+    return format_name(expr.name)
+
+
+@_expr.register(A.Lit)
+def _expr_lit(expr: A.Lit, need: int) -> str:
+    text = format_literal(expr.value)
+    # A negative number is a unary minus in the grammar (level 2).
+    return f"({text})" if text.startswith("-") and need > 2 else text
+
+
+@_expr.register(A.Neg)
+def _expr_neg(expr: A.Neg, need: int) -> str:
+    inner = _expr(expr.operand, 2)
+    if inner.startswith("-"):  # never write "--": it starts a comment
+        inner = f"({inner})"
+    return _wrap(f"-{inner}", 2, need)
+
+
+@_expr.register(A.BinOp)
+def _expr_binop(expr: A.BinOp, need: int) -> str:
+    level = 0 if expr.op in ("+", "-") else 1
+    text = f"{_expr(expr.left, level)} {expr.op} {_expr(expr.right, level + 1)}"
+    return _wrap(text, level, need)
 
 
 def _wrap(text: str, level: int, need: int) -> str:
     return f"({text})" if level < need else text
 
 
-def format_expr(expr: Expr) -> str:
+def format_expr(expr: A.Expr) -> str:
     """An arithmetic expression."""
     return _expr(expr, 0)
 
@@ -119,23 +93,39 @@ def format_expr(expr: Expr) -> str:
 # Levels: 0 = OR, 1 = AND, 2 = NOT, 3 = comparison / IN.
 
 
-def _pred(pred: Pred, need: int) -> str:
-    if isinstance(pred, Compare):
-        return f"{_expr(pred.left, 0)} {pred.op} {_expr(pred.right, 0)}"
-    if isinstance(pred, InList):
-        values = ", ".join(format_literal(v) for v in pred.values)
-        op = "NOT IN" if pred.negated else "IN"
-        return f"{_expr(pred.expr, 0)} {op} ({values})"
-    if isinstance(pred, PredNot):
-        return _wrap(f"NOT {_pred(pred.operand, 2)}", 2, need)
-    if isinstance(pred, PredAnd):
-        return _wrap(f"{_pred(pred.left, 1)} AND {_pred(pred.right, 2)}", 1, need)
-    if isinstance(pred, PredOr):
-        return _wrap(f"{_pred(pred.left, 0)} OR {_pred(pred.right, 1)}", 0, need)
+@singledispatch
+def _pred(pred: A.Pred, need: int) -> str:
     raise TypeError(f"not a predicate: {pred!r}")
 
 
-def format_pred(pred: Pred) -> str:
+@_pred.register(A.Compare)
+def _pred_compare(pred: A.Compare, need: int) -> str:
+    return f"{_expr(pred.left, 0)} {pred.op} {_expr(pred.right, 0)}"
+
+
+@_pred.register(A.InList)
+def _pred_in(pred: A.InList, need: int) -> str:
+    values = ", ".join(format_literal(v) for v in pred.values)
+    op = "NOT IN" if pred.negated else "IN"
+    return f"{_expr(pred.expr, 0)} {op} ({values})"
+
+
+@_pred.register(A.PredNot)
+def _pred_not(pred: A.PredNot, need: int) -> str:
+    return _wrap(f"NOT {_pred(pred.operand, 2)}", 2, need)
+
+
+@_pred.register(A.PredAnd)
+def _pred_and(pred: A.PredAnd, need: int) -> str:
+    return _wrap(f"{_pred(pred.left, 1)} AND {_pred(pred.right, 2)}", 1, need)
+
+
+@_pred.register(A.PredOr)
+def _pred_or(pred: A.PredOr, need: int) -> str:
+    return _wrap(f"{_pred(pred.left, 0)} OR {_pred(pred.right, 1)}", 0, need)
+
+
+def format_pred(pred: A.Pred) -> str:
     """A unary predicate (the text inside ``X[...]``)."""
     return _pred(pred, 0)
 
@@ -144,29 +134,42 @@ def format_pred(pred: Pred) -> str:
 # Levels: 0 = OR, 1 = AND, 2 = atoms.
 
 
-def _filter(flt: Filter, need: int) -> str:
-    if isinstance(flt, VarPred):
-        return f"{format_name(flt.var)}[{format_pred(flt.pred)}]"
-    if isinstance(flt, BagPred):
-        return f"{format_name(flt.var)}[{flt.kind}({format_name(flt.attr)})]"
-    if isinstance(flt, FilterAnd):
-        return _wrap(f"{_filter(flt.left, 1)} AND {_filter(flt.right, 2)}", 1, need)
-    if isinstance(flt, FilterOr):
-        return _wrap(f"{_filter(flt.left, 0)} OR {_filter(flt.right, 1)}", 0, need)
+@singledispatch
+def _filter(flt: A.Filter, need: int) -> str:
     raise TypeError(f"not a filter: {flt!r}")
 
 
-def format_filter(flt: Filter) -> str:
+@_filter.register(A.VarPred)
+def _filter_var(flt: A.VarPred, need: int) -> str:
+    return f"{format_name(flt.var)}[{format_pred(flt.pred)}]"
+
+
+@_filter.register(A.BagPred)
+def _filter_bag(flt: A.BagPred, need: int) -> str:
+    return f"{format_name(flt.var)}[{flt.kind}({format_name(flt.attr)})]"
+
+
+@_filter.register(A.FilterAnd)
+def _filter_and(flt: A.FilterAnd, need: int) -> str:
+    return _wrap(f"{_filter(flt.left, 1)} AND {_filter(flt.right, 2)}", 1, need)
+
+
+@_filter.register(A.FilterOr)
+def _filter_or(flt: A.FilterOr, need: int) -> str:
+    return _wrap(f"{_filter(flt.left, 0)} OR {_filter(flt.right, 1)}", 0, need)
+
+
+def format_filter(flt: A.Filter) -> str:
     """A filter (the text after FILTER)."""
     return _filter(flt, 0)
 
 
 # ----------------------------------------------------------------- formulas
-# Levels: 0 = FILTER, 1 = OR, 2 = AND, 3 = ; and : (with NOT elements), 4 = postfix,
-# 5 = primaries.
+# Levels: acel.lang.ast.Level (FILTER, OR, AND, SEQUENCE: ; and : with NOT elements,
+# POSTFIX, PRIMARY); each node declares its symbol and level.
 
 
-def _agg_output(out: AggOutput) -> str:
+def _agg_output(out: A.AggOutput) -> str:
     target = (
         format_name(out.var)
         if out.attr is None
@@ -175,62 +178,97 @@ def _agg_output(out: AggOutput) -> str:
     return f"{format_name(out.name)} := {out.func.upper()}({target})"
 
 
-def _formula(f: Formula, need: int) -> str:
-    if isinstance(f, Atom):
-        return format_name(f.type)
-    if isinstance(f, Next):
-        return f"NEXT({format_name(f.type)})"
-    if isinstance(f, ProjectVars):
-        names = ", ".join(format_name(v) for v in f.vars)
-        return f"PROJECT[{names}]({_formula(f.formula, 0)})"
-    if isinstance(f, ProjectAttrs):
-        names = ", ".join(format_name(a) for a in f.attrs)
-        return f"PROJECT {format_name(f.var)}[{names}]({_formula(f.formula, 0)})"
-    if isinstance(f, Agg):
-        outs = ", ".join(_agg_output(o) for o in f.outputs)
-        return f"AGG {format_name(f.var)}[{outs}]({_formula(f.formula, 0)})"
-    if isinstance(f, (Plus, ContigPlus)):
-        op = "+" if isinstance(f, Plus) else ":+"
-        # (R AS x)+ reads better than the equivalent R AS x+.
-        inner = _formula(f.formula, 5 if isinstance(f.formula, As) else 4)
-        return _wrap(f"{inner}{op}", 4, need)
-    if isinstance(f, As):
-        return _wrap(f"{_formula(f.formula, 4)} AS {format_name(f.var)}", 4, need)
-    if isinstance(f, (Seq, Contig)):
-        op = ";" if isinstance(f, Seq) else ":"
-        return _wrap(f"{_seq_left(f.left)} {op} {_formula(f.right, 4)}", 3, need)
-    if isinstance(f, SeqNot):
-        parts = [_seq_left(f.left), *_nots(f.excluded), _formula(f.right, 4)]
-        return _wrap(" ; ".join(parts), 3, need)
-    if isinstance(f, LeadingNot):
-        body = _formula(f.formula, 3)
-        if isinstance(f.formula, LeadingNot):
-            body = f"({body})"  # else its NOTs would join this run
-        return _wrap(" ; ".join([*_nots(f.excluded), body]), 3, need)
-    if isinstance(f, TrailingNot):
-        return _wrap(" ; ".join([_seq_left(f.formula), *_nots(f.excluded)]), 3, need)
-    if isinstance(f, And):
-        return _wrap(f"{_formula(f.left, 2)} AND {_formula(f.right, 3)}", 2, need)
-    if isinstance(f, Or):
-        return _wrap(f"{_formula(f.left, 1)} OR {_formula(f.right, 2)}", 1, need)
-    if isinstance(f, FilterF):
-        return _wrap(f"{_formula(f.formula, 0)} FILTER {format_filter(f.filter)}", 0, need)
+@singledispatch
+def _formula(f: A.Formula | A.Infix | A.Postfix, need: int) -> str:
     raise TypeError(f"not a formula: {f!r}")
 
 
-def _seq_left(f: Formula) -> str:
+@_formula.register(A.Atom)
+def _formula_atom(f: A.Atom, need: int) -> str:
+    return format_name(f.type)
+
+
+@_formula.register(A.Next)
+def _formula_next(f: A.Next, need: int) -> str:
+    return f"{f.symbol}({format_name(f.type)})"
+
+
+@_formula.register(A.ProjectVars)
+def _formula_project_vars(f: A.ProjectVars, need: int) -> str:
+    names = ", ".join(format_name(v) for v in f.vars)
+    return f"{f.symbol}[{names}]({_formula(f.formula, 0)})"
+
+
+@_formula.register(A.ProjectAttrs)
+def _formula_project_attrs(f: A.ProjectAttrs, need: int) -> str:
+    names = ", ".join(format_name(a) for a in f.attrs)
+    return f"{f.symbol} {format_name(f.var)}[{names}]({_formula(f.formula, 0)})"
+
+
+@_formula.register(A.Agg)
+def _formula_agg(f: A.Agg, need: int) -> str:
+    outs = ", ".join(_agg_output(o) for o in f.outputs)
+    return f"{f.symbol} {format_name(f.var)}[{outs}]({_formula(f.formula, 0)})"
+
+
+@_formula.register(A.Postfix)
+def _formula_postfix(f: A.Postfix, need: int) -> str:
+    """``φ+``, ``φ:+`` and any operator built on :class:`acel.lang.ast.Postfix`."""
+    # (R AS x)+ reads better than the equivalent R AS x+.
+    inner = _formula(f.formula, A.Level.PRIMARY if isinstance(f.formula, A.As) else f.level)
+    return _wrap(f"{inner}{f.symbol}", f.level, need)
+
+
+@_formula.register(A.As)
+def _formula_as(f: A.As, need: int) -> str:
+    return _wrap(f"{_formula(f.formula, f.level)} {f.symbol} {format_name(f.var)}", f.level, need)
+
+
+@_formula.register(A.Infix)
+def _formula_infix(f: A.Infix, need: int) -> str:
+    """``φ1 OR φ2``, ``φ1 AND φ2``, ``φ1 ; φ2``, ``φ1 : φ2`` and any operator built on
+    :class:`acel.lang.ast.Infix`: left-associative, so the right operand is one level tighter."""
+    left = _seq_left(f.left) if f.level == A.Level.SEQUENCE else _formula(f.left, f.level)
+    return _wrap(f"{left} {f.symbol} {_formula(f.right, f.level + 1)}", f.level, need)
+
+
+@_formula.register(A.SeqNot)
+def _formula_seq_not(f: A.SeqNot, need: int) -> str:
+    parts = [_seq_left(f.left), *_nots(f.excluded), _formula(f.right, A.Level.POSTFIX)]
+    return _wrap(" ; ".join(parts), f.level, need)
+
+
+@_formula.register(A.LeadingNot)
+def _formula_leading_not(f: A.LeadingNot, need: int) -> str:
+    body = _formula(f.formula, A.Level.SEQUENCE)
+    if isinstance(f.formula, A.LeadingNot):
+        body = f"({body})"  # else its NOTs would join this run
+    return _wrap(" ; ".join([*_nots(f.excluded), body]), f.level, need)
+
+
+@_formula.register(A.TrailingNot)
+def _formula_trailing_not(f: A.TrailingNot, need: int) -> str:
+    return _wrap(" ; ".join([_seq_left(f.formula), *_nots(f.excluded)]), f.level, need)
+
+
+@_formula.register(A.FilterF)
+def _formula_filter(f: A.FilterF, need: int) -> str:
+    return _wrap(f"{_formula(f.formula, f.level)} {f.symbol} {format_filter(f.filter)}", f.level, need)
+
+
+def _seq_left(f: A.Formula) -> str:
     """The left operand of a sequence: level 3, but a leading or trailing
     negation is parenthesised (unwrapped, its NOTs would join the outer run)."""
-    text = _formula(f, 3)
-    return f"({text})" if isinstance(f, (LeadingNot, TrailingNot)) else text
+    text = _formula(f, A.Level.SEQUENCE)
+    return f"({text})" if isinstance(f, (A.LeadingNot, A.TrailingNot)) else text
 
 
-def _nots(excluded: tuple[Formula, ...]) -> list[str]:
+def _nots(excluded: tuple[A.Formula, ...]) -> list[str]:
     """``NOT ψ`` elements; ψ is a postfix formula (spec §11)."""
-    return [f"NOT {_formula(x, 4)}" for x in excluded]
+    return [f"NOT {_formula(x, A.Level.POSTFIX)}" for x in excluded]
 
 
-def format_formula(f: Formula) -> str:
+def format_formula(f: A.Formula) -> str:
     """The canonical one-line text of a formula."""
     return _formula(f, 0)
 
@@ -238,13 +276,13 @@ def format_formula(f: Formula) -> str:
 # ------------------------------------------------------------------ queries
 
 
-def format_return_item(item: ReturnItem) -> str:
+def format_return_item(item: A.ReturnItem) -> str:
     """``COUNT(*)``, ``COUNT(X)``, ``SUM(X.a)`` or a partition attribute."""
-    if isinstance(item, CountStar):
+    if isinstance(item, A.CountStar):
         return "COUNT(*)"
-    if isinstance(item, ReturnAttr):
+    if isinstance(item, A.ReturnAttr):
         return format_name(item.name)
-    if isinstance(item, ReturnAgg):
+    if isinstance(item, A.ReturnAgg):
         target = format_name(item.var)
         if item.attr is not None:
             target += f".{format_name(item.attr)}"
@@ -252,7 +290,7 @@ def format_return_item(item: ReturnItem) -> str:
     raise TypeError(f"not a RETURN item: {item!r}")
 
 
-def format_window(window: Window) -> str:
+def format_window(window: A.Window) -> str:
     """``n EVENTS`` or ``d ON attr``."""
     size = format_literal(window.size)
     if window.attr is None:
@@ -260,7 +298,7 @@ def format_window(window: Window) -> str:
     return f"{size} ON {format_name(window.attr)}"
 
 
-def format_query(q: Query) -> str:
+def format_query(q: A.Query) -> str:
     """The canonical text of a query: one clause per line."""
     lines: list[str] = []
     formula = format_formula(q.formula)
@@ -279,3 +317,9 @@ def format_query(q: Query) -> str:
     if q.slide is not None:
         lines.append(f"SLIDE {format_window(q.slide)}")
     return "\n".join(lines)
+
+
+declare("printer.expression", "expression", _expr)
+declare("printer.predicate", "predicate", _pred)
+declare("printer.filter", "filter", _filter)
+declare("printer.formula", "formula", _formula)

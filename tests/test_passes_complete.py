@@ -1,0 +1,185 @@
+"""Every pass handles every node of its kind (issue 26 §1).
+
+The passes are ``functools.singledispatch`` functions declared with
+:func:`acel.lang.passes.declare`, which already refuses one with a missing case
+when its module is imported.  The node lists come from :mod:`acel.lang.ast`
+(the members of ``Formula``, ``Filter``, ``Pred`` and ``Expr``), so a node added
+there is checked here without touching this file.  The second part adds a toy
+binary operator the way papers/language.md ("Adding an operator") says: its
+declaration, then one case per pass that names it missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import singledispatch
+
+import pytest
+from acel.acea.engine import naive
+from acel.compiler import compile_formula
+from acel.compiler import compile as compile_module
+from acel.compiler import construct as c
+from acel.compiler import size
+from acel.compiler import translate as _translate  # noqa: F401  (declares its passes)
+from acel.compiler.automaton import Auto
+from acel.compiler.context import Context
+from acel.reference import oracle
+
+from acel.lang import ast as A
+from acel.lang import checker
+from acel.lang import predicates as _predicates  # noqa: F401  (declares its passes)
+from acel.lang.events import Event
+from acel.lang.operators import OPERATORS, operators_of
+from acel.lang.passes import PASSES, declare, missing_cases
+from acel.lang.printer import format_formula
+from acel.lang.schema import Schema
+
+SCHEMA = Schema.of({"A": ["v"], "B": ["v"]})
+STREAM = [Event.make(i, {"type": t, "v": i}) for i, t in enumerate("ABAB")]
+
+FORMULA_PASSES = {
+    "checker.formula",
+    "compiler.formula",
+    "oracle.formula",
+    "printer.formula",
+    "size.formula_size",
+    "size.is_linear",
+    "size.state_bound",
+}
+"""The passes over formulas; the toy operator needs a case in all but the printer,
+which reads the operator's declared symbol and level (acel.lang.ast.Infix)."""
+
+
+def test_every_pass_handles_every_node_of_its_kind() -> None:
+    assert missing_cases() == []
+    kinds = {name: kind for name, (kind, _fn) in PASSES.items()}
+    assert {n for n, k in kinds.items() if k == "formula"} == FORMULA_PASSES
+    assert {n for n, k in kinds.items() if k == "filter"} == {
+        "checker.filter", "compiler.filter", "oracle.filter", "printer.filter",
+        "size.filter_bound", "size.has_filter_or",
+    }
+    assert {n for n, k in kinds.items() if k == "predicate"} == {
+        "checker.predicate", "predicates.eval_pred3", "printer.predicate", "translate.predicate",
+    }
+    assert {n for n, k in kinds.items() if k == "expression"} == {
+        "checker.expression", "predicates.eval_expr", "printer.expression",
+        "translate.expression",
+    }
+    # the node lists are the members of the AST's unions, every one a frozen dataclass
+    assert len(A.FORMULA_TYPES) == 16 and A.Seq in A.FORMULA_TYPES
+    assert {len(A.NODE_KINDS[k]) for k in ("filter", "predicate", "expression")} == {4, 5}
+    for nodes in A.NODE_KINDS.values():
+        for cls in nodes:
+            assert cls.__dataclass_params__.frozen, cls  # type: ignore[attr-defined]
+
+
+def test_every_formula_node_declares_what_it_is() -> None:
+    """Operator name (a key of OPERATORS, None for an atom), printer symbol and level."""
+    for cls in A.FORMULA_TYPES:
+        operator = cls.operator  # type: ignore[attr-defined]
+        assert operator is None or operator in OPERATORS, cls
+        assert isinstance(cls.symbol, str) and isinstance(cls.level, A.Level), cls  # type: ignore[attr-defined]
+    declared = {cls.operator for cls in A.FORMULA_TYPES} | {A.BagPred.operator}  # type: ignore[attr-defined]
+    clauses = {"PARTITION_BY", "WITHIN", "WITHIN_ON", "SLIDE", "RETURN"}
+    assert declared - {None} == set(OPERATORS) - clauses
+    assert (A.Seq.symbol, A.Contig.symbol, A.Plus.symbol, A.ContigPlus.symbol) == (";", ":", "+", ":+")
+    assert A.Or.level < A.And.level < A.Seq.level < A.Plus.level < A.Atom.level
+
+
+def test_declare_refuses_a_pass_with_a_missing_case() -> None:
+    @singledispatch
+    def half(node: A.Expr) -> str:
+        raise TypeError(node)
+
+    @half.register(A.Attr)
+    def _half_attr(node: A.Attr) -> str:
+        return node.name
+
+    with pytest.raises(TypeError, match=r"pass toy.half has no case for the expression node\(s\) Lit, BinOp, Neg"):
+        declare("toy.half", "expression", half)
+    assert "toy.half" not in PASSES
+
+
+# ------------------------------------------------------------------ a toy operator
+
+
+def toy_operator(name: str) -> type[A.Infix]:
+    """``φ1 & φ2``: both, in either order: ``(φ1 ; φ2) OR (φ2 ; φ1)``; declared only."""
+
+    @dataclass(frozen=True)
+    class AnyOrder(A.Infix):
+        operator = "ANY_ORDER"
+        symbol = "&"
+        level = A.Level.SEQUENCE
+
+    AnyOrder.__name__ = AnyOrder.__qualname__ = name
+    return AnyOrder
+
+
+def test_a_new_operator_without_cases_is_named_in_each_pass() -> None:
+    toy = toy_operator("Unhandled")
+    assert missing_cases([toy], kind="formula") == [
+        f"{name}: Unhandled" for name in sorted(FORMULA_PASSES - {"printer.formula"})
+    ]
+    # the declared form is enough for the printer and for operators_of
+    formula = toy(A.Atom("A"), A.Seq(A.Atom("B"), A.Atom("A")))
+    assert format_formula(formula) == "A & (B ; A)"
+    assert "ANY_ORDER" in operators_of(A.Query(formula))
+
+
+def test_a_new_operator_with_one_case_per_pass_runs_end_to_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    toy = toy_operator("AnyOrder")
+    monkeypatch.setitem(OPERATORS, "ANY_ORDER", "φ1 & φ2 (both, in either order)")
+
+    @checker._env.register(toy)
+    def _env_toy(f: A.Infix, chk: checker._Checker) -> checker.Env:
+        return checker.merge(checker._env(f.left, chk), checker._env(f.right, chk))
+
+    @oracle._sets.register(toy)
+    def _sets_toy(f: A.Infix, ctx: oracle._Context) -> oracle.CESet:
+        left, right = oracle._eval(f.left, ctx), oracle._eval(f.right, ctx)
+        return oracle.or_sets(oracle.seq(ctx, left, right), oracle.seq(ctx, right, left))
+
+    @compile_module._build.register(toy)
+    def _build_toy(f: A.Infix, ctx: Context) -> Auto:
+        def sequence(first: A.Formula, then: A.Formula) -> Auto:
+            build = compile_module.build
+            return c.sequence(ctx, build(ctx, first), build(ctx, then), skip=True)
+
+        return c.union(ctx, sequence(f.left, f.right), sequence(f.right, f.left))
+
+    @size.formula_size.register(toy)
+    def _size_toy(f: A.Infix) -> int:
+        return 1 + size.formula_size(f.left) + size.formula_size(f.right)
+
+    @size.state_bound.register(toy)
+    def _bound_toy(f: A.Infix) -> int:
+        return 2 * (size.state_bound(f.left) + size.state_bound(f.right)) + 1
+
+    @size.is_linear.register(toy)
+    def _linear_toy(f: A.Infix) -> bool:
+        return False  # each operand is compiled twice
+
+    assert missing_cases([toy], kind="formula") == []
+
+    left = A.As(A.Atom("A"), "x")
+    right = A.FilterF(A.As(A.Atom("B"), "y"), A.VarPred("y", A.Compare(">", A.Attr("v"), A.Lit(1))))
+    formula = toy(left, right)
+    same = A.Or(A.Seq(left, right), A.Seq(right, left))
+    assert format_formula(formula) == "A AS x & (B AS y FILTER y[v > 1])"
+    assert operators_of(A.Query(formula)) == {"ANY_ORDER", "AS", "FILTER"}
+    assert set(checker.formula_env(formula, SCHEMA)) == {"A", "B", "x", "y"}
+    checker.check_formula(formula, SCHEMA)
+
+    expected = oracle.evaluate(same, STREAM)
+    got = oracle.evaluate(formula, STREAM)
+    assert got == expected
+    # only the B at 3 passes v > 1: after the A at 0 or at 2, and no A follows it
+    assert sorted((ce.start, ce.end) for ce in got) == [(0, 3), (2, 3)]
+
+    automaton = compile_formula(formula, SCHEMA)
+    assert naive.evaluate(automaton, STREAM) == expected
+    assert automaton.num_states <= size.state_bound(formula)
+    assert size.formula_size(formula) == 1 + 2 + 3 and not size.is_linear(formula)
