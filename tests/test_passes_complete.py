@@ -16,10 +16,9 @@ from functools import singledispatch
 
 import pytest
 from acel.acea.engine import naive
-from acel.compiler import compile_formula
 from acel.compiler import compile as compile_module
+from acel.compiler import compile_formula, size
 from acel.compiler import construct as c
-from acel.compiler import size
 from acel.compiler import translate as _translate  # noqa: F401  (declares its passes)
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context

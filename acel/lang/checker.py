@@ -78,35 +78,10 @@ class _Checker:
         """The environment of ``f`` (:func:`_env`), checking everything below it."""
         return _env(f, self)
 
-    def project_vars(self, f: A.ProjectVars) -> Env:
-        env = _env(f.formula, self)
-        for index, var in enumerate(f.vars):
-            if var not in env:
-                raise self.fail(
-                    f"PROJECT keeps variable {var!r}, which does not occur in its formula "
-                    f"(variables there: {_list(env)})" + self.local_hint(var),
-                    f,
-                    f"vars.{index}",
-                )
-        return {v: env[v] for v in f.vars}
-
-    def project_attrs(self, f: A.ProjectAttrs) -> Env:
-        env = _env(f.formula, self)
-        self.variable(f.var, env, f, "var", "PROJECT")
-        for index, attr in enumerate(f.attrs):
-            if attr not in env[f.var]:
-                raise self.fail(
-                    f"PROJECT {f.var}[...] keeps unknown attribute {attr!r}; "
-                    f"{f.var} may carry {_list(env[f.var])}",
-                    f,
-                    f"attrs.{index}",
-                )
-        return {**env, f.var: frozenset(f.attrs)}
-
     def negated(self, f: A.SeqNot | A.LeadingNot | A.TrailingNot) -> None:
         """Check each ``ψ`` of ``NOT ψ`` in its own scope; its variables stay local."""
         for index, psi in enumerate(f.excluded):
-            for var in self.formula(psi):
+            for var in _env(psi, self):
                 self.local.setdefault(var, (f, index))
 
     def placed(self, f: A.LeadingNot | A.TrailingNot) -> None:
@@ -185,24 +160,6 @@ class _Checker:
                 node,
                 "attr",
             )
-
-    def agg(self, f: A.Agg) -> Env:
-        env = self.formula(f.formula)
-        seen: set[str] = set()
-        for out in f.outputs:
-            if out.name in seen:
-                raise self.fail(f"AGG output {out.name!r} is assigned twice", out, "name")
-            if out.name == "type":
-                raise self.fail(
-                    "'type' cannot be an AGG output: created events are untyped", out, "name"
-                )
-            seen.add(out.name)
-            self.function(out.func, out.attr, out)
-            self.variable(out.var, env, out, "var", "AGG")
-            if out.attr is not None:
-                self.attribute(out.var, out.attr, env, out, "attr")
-            self.numeric(out.func, out.var, out.attr, out)
-        return merge(env, {f.var: frozenset(seen)})
 
     # ----------------------------------------------------------- queries
 
@@ -366,17 +323,49 @@ def _env_iteration(f: A.Postfix, chk: _Checker) -> Env:
 
 @_env.register(A.ProjectVars)
 def _env_project_vars(f: A.ProjectVars, chk: _Checker) -> Env:
-    return chk.project_vars(f)
+    env = _env(f.formula, chk)
+    for index, var in enumerate(f.vars):
+        if var not in env:
+            raise chk.fail(
+                f"PROJECT keeps variable {var!r}, which does not occur in its formula "
+                f"(variables there: {_list(env)})" + chk.local_hint(var),
+                f,
+                f"vars.{index}",
+            )
+    return {v: env[v] for v in f.vars}
 
 
 @_env.register(A.ProjectAttrs)
 def _env_project_attrs(f: A.ProjectAttrs, chk: _Checker) -> Env:
-    return chk.project_attrs(f)
+    env = _env(f.formula, chk)
+    chk.variable(f.var, env, f, "var", "PROJECT")
+    for index, attr in enumerate(f.attrs):
+        if attr not in env[f.var]:
+            raise chk.fail(
+                f"PROJECT {f.var}[...] keeps unknown attribute {attr!r}; "
+                f"{f.var} may carry {_list(env[f.var])}",
+                f,
+                f"attrs.{index}",
+            )
+    return {**env, f.var: frozenset(f.attrs)}
 
 
 @_env.register(A.Agg)
 def _env_agg(f: A.Agg, chk: _Checker) -> Env:
-    return chk.agg(f)
+    env = _env(f.formula, chk)
+    seen: set[str] = set()
+    for out in f.outputs:
+        if out.name in seen:
+            raise chk.fail(f"AGG output {out.name!r} is assigned twice", out, "name")
+        if out.name == "type":
+            raise chk.fail("'type' cannot be an AGG output: created events are untyped", out, "name")
+        seen.add(out.name)
+        chk.function(out.func, out.attr, out)
+        chk.variable(out.var, env, out, "var", "AGG")
+        if out.attr is not None:
+            chk.attribute(out.var, out.attr, env, out, "attr")
+        chk.numeric(out.func, out.var, out.attr, out)
+    return merge(env, {f.var: frozenset(seen)})
 
 
 @singledispatch
