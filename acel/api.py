@@ -186,25 +186,28 @@ class CompiledQuery:
 
         return sizes(self.automaton)
 
-    def svg(self) -> str:
-        """The automaton as SVG text; an :class:`AcelError` when Graphviz's ``dot`` is missing."""
+    def svg(self, detail: str = "short") -> str:
+        """The automaton as SVG text; an :class:`AcelError` when Graphviz's ``dot`` is missing.
+        ``detail="short"``: guards in the query's words, register updates in a numbered
+        legend; ``"full"``: every register (issue 25)."""
         import graphviz
 
         from acel.acea.model.render import to_svg
 
         try:
-            return to_svg(self.automaton)
+            return to_svg(self.automaton, detail=detail)
         except graphviz.ExecutableNotFound:
             raise AcelError(
                 "drawing needs Graphviz's dot program (apt-get install graphviz); "
                 "the DOT text is in .dot"
             ) from None
 
-    def render(self, path: str | Path, fmt: str | None = None) -> Path:
-        """Write the picture (svg, png, pdf or dot, by ``fmt`` or the file suffix)."""
+    def render(self, path: str | Path, fmt: str | None = None, detail: str = "short") -> Path:
+        """Write the picture (svg, png, pdf or dot, by ``fmt`` or the file suffix; ``detail``
+        as in :meth:`svg`)."""
         from acel.acea.model.render import render
 
-        return render(self.automaton, path, fmt)
+        return render(self.automaton, path, fmt, detail)
 
     def simplify(self) -> CompiledQuery:
         """The same query with constants folded and transitions whose predicates can
@@ -217,18 +220,20 @@ class CompiledQuery:
         out.negated = tuple(simplify(a) for a in self.negated)
         return out
 
-    def summary(self) -> str:
-        """A plain-text description: the size, then every transition as ``p -> q: label``."""
-        from acel.acea.model.render import transition_label
+    def summary(self, detail: str = "short") -> str:
+        """A plain-text description: the size, then every transition as ``p -> q: label``
+        (``detail`` as in :meth:`svg`: short labels number their updates, listed last)."""
+        from acel.acea.model.render import transition_lines
 
         size = ", ".join(f"{value} {name}" for name, value in self.size().items())
         automaton = self.automaton
         finals = ", ".join(map(str, sorted(automaton.finals))) or "none"
         lines = [f"ACEA of {self.query}", f"  {size}",
                  f"  initial state {automaton.initial}, final states {finals}"]
-        for t in automaton.transitions:
-            label = transition_label(t).replace("\n", " | ")
-            lines.append(f"  {t.source} -> {t.target}: {label}")
+        labels, legend = transition_lines(automaton, detail)
+        for t, label in zip(automaton.transitions, labels):
+            lines.append(f"  {t.source} -> {t.target}: {(' | ' if detail == 'full' else ', ').join(label)}")
+        lines.extend(f"  [{n}] {text}" for text, n in legend.items.items())
         if self.negated:
             lines.append(f"  ({len(self.negated)} leading/trailing NOT automata, applied per window)")
         return "\n".join(lines)

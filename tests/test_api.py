@@ -132,7 +132,7 @@ def test_compile_shows_its_automaton() -> None:
 def test_without_graphviz_jupyter_gets_the_text_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     from acel.acea.model import render
 
-    def missing(_automaton: object) -> str:
+    def missing(_automaton: object, **_options: object) -> str:
         raise graphviz.ExecutableNotFound(("dot",))
 
     monkeypatch.setattr(render, "to_svg", missing)

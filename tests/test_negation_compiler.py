@@ -280,7 +280,8 @@ def test_diagram_shows_the_negation() -> None:
     assert label.startswith("¬(C ; NOT B ; C)\nno match of C ; NOT B ; C in gap#")
     dot = to_dot(automaton)
     assert dot.count("subgraph") == 2 and "style=dashed" in dot  # ψ and, inside it, B
-    assert 'label="¬(B): the runs held in gap#' in dot and "color=firebrick" in dot
+    assert 'label="¬(B): its runs, held in the state it joins"' in dot and "color=firebrick" in dot
+    assert "step the runs of NOT C ; NOT B ; C" in dot  # the legend of the gap loop's update
     assert format_rexpr(Const(frozenset())) == "∅"
     step = dict(loop.assignment)
     assert any(format_rexpr(e).startswith("δ[C ; NOT B ; C](gap#") for e in step.values())

@@ -83,7 +83,9 @@ def test_spec_examples_render_to_svg(name: str, tmp_path: Path) -> None:
     titles = sorted(int(g.findtext(f"{SVG}title") or "-1") for g in nodes)
     assert titles == list(automaton.states())
     edges = [g for g in root.iter(f"{SVG}g") if g.get("class") == "edge"]
-    assert len(edges) == len(automaton.transitions)
+    assert len(edges) == len({(t.source, t.target) for t in automaton.transitions})  # one per pair
+    assert {g.get("id") for g in edges} == {
+        f"edge-{t.source}-{t.target}" for t in automaton.transitions}
     assert Diagram(automaton)._repr_svg_() == to_svg(automaton)
     assert automaton._repr_svg_().startswith("<?xml")  # type: ignore[attr-defined]
 

@@ -20,7 +20,9 @@ how to get the picture), and the notebook displays (``Diagram``,
 
 from __future__ import annotations
 
+import re
 import shutil
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,9 @@ from acel.acea.model.expressions import (
     SameValue,
     TrueP,
 )
+from acel.acea.model.words import Names, Speaker, guard_lines
+
+_BOOKKEEPING = re.compile(r"^((inc|dec|same)_[a-z]+\d*|now|start)#")
 
 
 def format_value(value: Any) -> str:
@@ -171,32 +176,214 @@ def transition_label(t: Transition) -> str:
     return "\n".join(lines)
 
 
-def to_graphviz(automaton: ACEA, name: str = "ACEA") -> graphviz.Digraph:
-    """One node per state (initial: bold, filled; final: double circle).
+DETAILS = ("short", "full")
+"""How much an edge label says: ``short`` (the default) gives the guard in the
+query's words, the register updates behind a numbered legend; ``full`` gives
+every predicate, assignment and output over registers."""
+
+MAX_SIZE = (1600, 1200)
+"""The largest picture, in points (a laptop screen): Graphviz scales larger ones down."""
+
+LABEL_WIDTH = 38
+"""Edge labels wrap at this many characters."""
+
+LEGEND_WIDTH = 100
+"""Legend lines wrap at this many characters."""
+
+LABEL_LINES = 6
+"""The most lines one transition's guard takes on an edge (more: ``...``)."""
+
+_PLAIN = str.maketrans({"▷": ">", "↦": "->", "∅": "{}", "⊕": "+", "≡": "==", "δ": "step",
+                        "∪": "u", "ψ": "psi"})
+
+
+def plain(text: str) -> str:
+    """``text`` with the symbols that fonts lack (▷ ↦ ∅ ⊕ ≡ δ ∪ ψ, boxes under cairosvg)
+    written in ASCII; Latin-1 symbols such as ``¬`` stay."""
+    return text.translate(_PLAIN)
+
+
+def _wrap_lines(lines: list[str], width: int, most: int) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        out.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
+                   or [""])
+    return out if len(out) <= most else out[: most - 1] + ["..."]
+
+
+def _is_skip(t: Transition) -> bool:
+    """The skip loop of ``;`` / ``+``: reads any event and changes nothing but dropping
+    or keeping registers."""
+    return (isinstance(t.predicate, TrueP) and not t.output and t.source == t.target
+            and all(isinstance(e, Reg) and e.name == r for r, e in t.assignment))
+
+
+class Legend:
+    """The numbered register updates of a short picture (equal texts share a number)."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, int] = {}
+
+    def number(self, text: str) -> int:
+        return self.items.setdefault(text, len(self.items) + 1)
+
+    def text(self) -> str:
+        lines = ["register updates (acel compile --detail full shows all):"]
+        for text, n in self.items.items():
+            lines.extend(_wrap_lines([f"[{n}] {text}"], LEGEND_WIDTH, 10**6))
+        return "".join(line.replace("\\", "\\\\") + "\\l" for line in lines)
+
+
+def updates_text(t: Transition, names: Names) -> str:
+    """What a transition stores, in the query's words: ``store d; m.flights := ...``
+    (bookkeeping of INC/DEC/SAME and WITHIN left out)."""
+    if not t.assignment:
+        return "forget every register"
+    stored: dict[str, None] = {}
+    for reg, expr in t.assignment:
+        var = names.variable(reg) if _copy_group(reg, expr) is not None else None
+        if var is not None:  # the copies of an event no variable keeps only test its type
+            stored[var] = None
+    speak = Speaker(names, event=next(iter(stored), "e"))
+    parts: list[str] = []
+    for reg, expr in t.assignment:
+        if _copy_group(reg, expr) is not None:
+            continue
+        elif isinstance(expr, Reg) and expr.name == reg:
+            continue
+        elif isinstance(expr, GapStep):
+            parts.append(f"step the runs of NOT {expr.label or 'psi'}")
+        elif isinstance(expr, Const) and expr.value == frozenset():
+            parts.append("no runs of the NOT yet")
+        elif not (_BOOKKEEPING.match(reg)):
+            parts.append(f"{speak.reg(reg)} := {speak.expr(expr)}")
+    head = [f"store {', '.join(stored)}"] if stored else []
+    types = set(names.types.values())
+    emits = [var for var, _ in t.output if var not in stored and var not in types]
+    tail = [f"emit {', '.join(emits)}"] if emits else []
+    return "; ".join(head + parts + tail)
+
+
+def short_label(t: Transition, names: Names, legend: Legend,
+                width: int = LABEL_WIDTH) -> list[str]:
+    """A transition's edge label: its guard in the query's words, wrapped, then the
+    legend number of its updates."""
+    gap = gap_of(t)
+    if _is_skip(t):
+        return ["any event (skip)"]
+    lines = [f"¬({gap.label or 'psi'})"] if gap is not None else []
+    lines += _wrap_lines(guard_lines(t, names), width, LABEL_LINES)
+    updates = updates_text(t, names)
+    if updates:
+        lines[-1] += f"  [{legend.number(plain(updates))}]"
+    return [plain(line) for line in lines]
+
+
+def _type_only(t: Transition, names: Names) -> str | None:
+    """The type ``t`` reads when its guard is that type alone (the other types
+    ``NEXT(R)`` passes over), else ``None``."""
+    lines = guard_lines(t, names)
+    return lines[0] if len(lines) == 1 and lines[0] in names.types.values() else None
+
+
+def _merged_types(transitions: list[Transition], names: Names, legend: Legend) -> list[str]:
+    """One line for three or more transitions that differ only in the type they read:
+    ``any type but Stock`` (the complement among the automaton's types) or ``one of: ...``."""
+    read = sorted({_type_only(t, names) or "" for t in transitions})
+    others = sorted(set(names.types.values()) - set(read))
+    text = f"any type but {', '.join(others)}" if len(others) < len(read) else (
+        f"one of: {', '.join(read)}")
+    if not others:
+        text = "any event"
+    updates = updates_text(transitions[0], names)
+    lines = _wrap_lines([text], LABEL_WIDTH, LABEL_LINES)
+    if updates:
+        lines[-1] += f"  [{legend.number(plain(updates))}]"
+    return [plain(line) for line in lines]
+
+
+def edge_label(transitions: list[Transition], names: Names, legend: Legend, detail: str) -> str:
+    """The label of the one edge drawn for all transitions between two states (in
+    ``short`` detail, transitions that differ only in the type read share a line)."""
+    blocks = []
+    if detail == "full":
+        blocks = [_wrap_lines([plain(line) for line in transition_label(t).split("\n")],
+                              LEGEND_WIDTH, 10**6) for t in transitions]
+    else:
+        by_updates: dict[str, list[Transition]] = {}
+        for t in transitions:
+            if _type_only(t, names) is not None:
+                by_updates.setdefault(updates_text(t, names), []).append(t)
+        merged = {id(t) for group in by_updates.values() if len(group) >= 3 for t in group}
+        for t in transitions:
+            if id(t) not in merged:
+                blocks.append(short_label(t, names, legend))
+        for group in by_updates.values():
+            if len(group) >= 3:
+                blocks.append(_merged_types(group, names, legend))
+    lines: list[str] = []
+    for block in blocks:
+        if lines:
+            lines.append("- or -")
+        lines.extend(block)
+    return "\n".join(lines)
+
+
+def to_graphviz(automaton: ACEA, name: str = "ACEA", detail: str = "short") -> graphviz.Digraph:
+    """One node per state (initial: bold, filled; final: double circle), one edge per
+    pair of states (so self-loops never overlap); ``detail`` as in :data:`DETAILS`.
 
     Each negated formula's automaton is a dashed cluster (its nodes named
     ``<gap register>/<state>``, so they never clash with the outer states).
+    Nodes and edges carry SVG ids (``state-3``, ``edge-1-3``) for the step-through view.
     """
-    dot = graphviz.Digraph(name=name, graph_attr={"rankdir": "LR"})
+    if detail not in DETAILS:
+        raise ValueError(f"detail must be one of {', '.join(DETAILS)}, not {detail!r}")
+    width, height = MAX_SIZE
+    dot = graphviz.Digraph(name=name, graph_attr={
+        "rankdir": "LR", "size": f"{width / 72:.2f},{height / 72:.2f}", "nodesep": "0.3",
+        "fontname": "Helvetica", "fontsize": "10"})
     dot.attr("node", shape="circle", fontname="Helvetica")
     dot.attr("edge", fontname="Helvetica", fontsize="10")
-    _draw(dot, automaton, "")
+    legend = Legend()
+    _draw(dot, automaton, "", detail, legend)
+    if legend.items:
+        dot.attr(label=legend.text(), labeljust="l", labelloc="b")
     return dot
 
 
-def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str) -> None:
+def element_id(prefix: str, kind: str, *parts: int) -> str:
+    """The SVG id of a state (``state-3``) or edge (``edge-1-3``) of the picture."""
+    head = re.sub(r"[^A-Za-z0-9]+", "_", prefix).strip("_")
+    return "-".join([head, kind] if head else [kind]) + "".join(f"-{p}" for p in parts)
+
+
+def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
+          legend: Legend) -> None:
     """States and transitions of ``automaton`` (node names prefixed), and the
     clusters of the negated automata its gap loops run."""
+    names = Names.of(automaton)
     for q in automaton.states():
-        attrs = {"shape": "doublecircle" if q in automaton.finals else "circle"}
+        attrs = {"shape": "doublecircle" if q in automaton.finals else "circle",
+                 "id": element_id(prefix, "state", q)}
         if q == automaton.initial:
             attrs.update(style="bold,filled", fillcolor="lightgrey")
         dot.node(f"{prefix}{q}", f"q{q}", **attrs)
+    edges: dict[tuple[int, int], list[Transition]] = {}
+    for t in automaton.transitions:
+        edges.setdefault((t.source, t.target), []).append(t)
+    for (source, target), group in edges.items():
+        gapped = any(gap_of(t) is not None for t in group)
+        style = ({"color": "firebrick", "fontcolor": "firebrick", "style": "bold"}
+                 if gapped else {})
+        if source == target:  # loops hang below their state, clear of the edges beside it
+            style.update(tailport="s", headport="s")
+        dot.edge(f"{prefix}{source}", f"{prefix}{target}",
+                 label=edge_label(group, names, legend, detail),
+                 id=element_id(prefix, "edge", source, target), **style)
     drawn: set[str] = set()
     for t in automaton.transitions:
         gap = gap_of(t)
-        style = {} if gap is None else {"color": "firebrick", "fontcolor": "firebrick", "style": "bold"}
-        dot.edge(f"{prefix}{t.source}", f"{prefix}{t.target}", label=transition_label(t), **style)
         if gap is None:
             continue
         register = next(reg for reg, expr in t.assignment if expr is gap)
@@ -206,41 +393,42 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str) -> None:
         drawn.add(inner)
         with dot.subgraph(name=f"cluster_{inner}") as cluster:
             cluster.attr(
-                label=f"¬({gap.label or 'ψ'}): the runs held in {register}",
+                label=plain(f"¬({gap.label or 'ψ'}): its runs, held in the state it joins"),
                 style="dashed",
                 color="firebrick",
                 fontcolor="firebrick",
             )
-            _draw(cluster, gap.automaton, inner)
+            _draw(cluster, gap.automaton, inner, detail, legend)
         dot.edge(
             f"{prefix}{t.source}",
             f"{inner}{gap.automaton.initial}",
             style="dashed",
             color="firebrick",
             arrowhead="none",
-            label=f"runs {register}",
+            label="runs",
             fontcolor="firebrick",
         )
 
 
-def to_dot(automaton: ACEA) -> str:
+def to_dot(automaton: ACEA, detail: str = "short") -> str:
     """The DOT source of the automaton's picture (no ``dot`` program needed)."""
-    return str(to_graphviz(automaton).source)
+    return str(to_graphviz(automaton, detail=detail).source)
 
 
-def to_svg(automaton: ACEA) -> str:
+def to_svg(automaton: ACEA, detail: str = "short") -> str:
     """The picture as SVG text (needs the ``dot`` program)."""
-    return to_graphviz(automaton).pipe(format="svg").decode("utf-8")
+    return to_graphviz(automaton, detail=detail).pipe(format="svg").decode("utf-8")
 
 
-def render(automaton: ACEA, path: str | Path, fmt: str | None = None) -> Path:
+def render(automaton: ACEA, path: str | Path, fmt: str | None = None,
+           detail: str = "short") -> Path:
     """Write the picture to ``path`` (format from ``fmt`` or the suffix: svg, png, pdf, dot)."""
     target = Path(path)
     kind = (fmt or target.suffix.lstrip(".") or "svg").lower()
     if kind in ("dot", "gv"):
-        target.write_text(to_dot(automaton), encoding="utf-8")
+        target.write_text(to_dot(automaton, detail), encoding="utf-8")
         return target
-    target.write_bytes(to_graphviz(automaton).pipe(format=kind))
+    target.write_bytes(to_graphviz(automaton, detail=detail).pipe(format=kind))
     return target
 
 
@@ -248,7 +436,8 @@ INSTALL_HINT = "install Graphviz (sudo apt-get install graphviz, or brew install
 """How to get pictures, for messages shown when ``dot`` is missing."""
 
 
-def render_or_dot(automaton: ACEA, path: str | Path, fmt: str | None = None) -> tuple[Path, bool]:
+def render_or_dot(automaton: ACEA, path: str | Path, fmt: str | None = None,
+                  detail: str = "short") -> tuple[Path, bool]:
     """Like :func:`render`, but without Graphviz write the DOT source instead.
 
     Returns the file written and whether it is the picture asked for: without
@@ -257,10 +446,10 @@ def render_or_dot(automaton: ACEA, path: str | Path, fmt: str | None = None) -> 
     picture later.
     """
     try:
-        return render(automaton, path, fmt), True
+        return render(automaton, path, fmt, detail), True
     except graphviz.ExecutableNotFound:
         target = Path(path).with_suffix(".dot")
-        target.write_text(to_dot(automaton), encoding="utf-8")
+        target.write_text(to_dot(automaton, detail), encoding="utf-8")
         return target, False
 
 
@@ -282,8 +471,18 @@ SUMMARY_TRANSITIONS = 40
 """The most transitions :func:`summary` lists."""
 
 
-def summary(automaton: ACEA) -> str:
-    """The automaton as plain text: its size, then one block per transition.
+def transition_lines(automaton: ACEA, detail: str = "short") -> tuple[list[list[str]], Legend]:
+    """Each transition's label as lines (``detail`` as in :data:`DETAILS`), and the
+    legend of the register updates the short labels number."""
+    names, legend = Names.of(automaton), Legend()
+    if detail == "full":
+        return [transition_label(t).split("\n") for t in automaton.transitions], legend
+    return [short_label(t, names, legend, 10**6) for t in automaton.transitions], legend
+
+
+def summary(automaton: ACEA, detail: str = "short") -> str:
+    """The automaton as plain text: its size, then one block per transition (the guard in
+    the query's words, the updates numbered below; ``detail="full"``: the registers).
 
     What a notebook shows when it cannot draw (no ``dot``), with a line saying
     how to get the picture; also handy in a terminal.
@@ -294,14 +493,15 @@ def summary(automaton: ACEA) -> str:
         f"ACEA: {size['states']} states, {size['transitions']} transitions, "
         f"{size['registers']} registers; initial q{automaton.initial}, final {finals}"
     ]
-    for t in automaton.transitions[:SUMMARY_TRANSITIONS]:
+    labels, legend = transition_lines(automaton, detail)
+    for t, label in list(zip(automaton.transitions, labels))[:SUMMARY_TRANSITIONS]:
         head = f"  q{t.source} -> q{t.target}  "
-        label = transition_label(t).split("\n")
         lines.append(head + label[0])
         lines.extend(" " * len(head) + rest for rest in label[1:])
     hidden = len(automaton.transitions) - SUMMARY_TRANSITIONS
     if hidden > 0:
         lines.append(f"  ... and {hidden} more transitions")
+    lines.extend(f"  [{n}] {text}" for text, n in legend.items.items())
     if shutil.which("dot") is None:
         lines.append(f"(no picture: Graphviz's dot is not installed; {INSTALL_HINT})")
     return "\n".join(lines)

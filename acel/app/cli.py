@@ -660,6 +660,9 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
                    help="render the automaton to PNG (without Graphviz's dot: DOT source instead)")
     p.add_argument("--simplify", action="store_true",
                    help="fold constants and drop transitions that can never fire (same results)")
+    p.add_argument("--detail", choices=("short", "full"), default="short",
+                   help="short (default): guards in the query's words, register updates in a "
+                        "numbered legend; full: every register, assignment and output")
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -683,8 +686,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if compiled.negated:
         _eprint("acel compile: the leading/trailing NOT of the pattern is not part of the "
                 "automaton: the engines run its ψ beside it, within each window (spec §3.1)")
+    from acel.acea.model import render
+
     summary = ", ".join(f"{k}: {v}" for k, v in compiled.size().items())
-    dot = compiled.dot
+    dot = render.to_dot(compiled.automaton, args.detail)
     files = [(args.dot, "dot"), (args.svg, "svg"), (args.png, "png")]
     if not any(path for path, _ in files):
         print(f"// {summary}")
@@ -696,9 +701,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if fmt == "dot":
             Path(path).write_text(dot + ("" if dot.endswith("\n") else "\n"), encoding="utf-8")
         else:
-            from acel.acea.model import render
-
-            written, drawn = render.render_or_dot(compiled.automaton, path, fmt)
+            written, drawn = render.render_or_dot(compiled.automaton, path, fmt, args.detail)
             if not drawn:  # no Graphviz: the DOT source, and how to draw it
                 _eprint(f"acel compile: Graphviz's dot is not installed, so {path} was not "
                         f"drawn; wrote its DOT source to {written} ({render.INSTALL_HINT}, "

@@ -1,0 +1,270 @@
+"""A transition's guard in the query's own words (issue 25 §1).
+
+The compiler turns ``SELL AS msft FILTER msft[price > 100]`` into registers
+(``type#1 = 'SELL' AND price#1 > 100``).  This module reads them back: a
+register that a transition emits as attribute ``a`` of variable ``X`` is
+``X.a``; ``type#n = 'T'`` is the atom ``T AS X``; ``(now - start) < d`` is
+``WITHIN d``; the ``INC``/``DEC``/``SAME`` bookkeeping of
+:func:`acel.compiler.construct.filter_bag` is ``X[INC(a)]``.  Conditions on one
+variable are grouped as in the query: ``msft[name = 'MSFT' AND price > 100]``.
+Only plain text and Latin-1 symbols are used, so every font draws them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from acel.acea.model.automaton import ACEA, Transition
+from acel.acea.model.expressions import (
+    TIME,
+    Arith,
+    Cmp,
+    Combine,
+    Const,
+    Finish,
+    GapClear,
+    GapStep,
+    Identity,
+    In,
+    IsNull,
+    Lift,
+    Negate,
+    PAnd,
+    PNot,
+    POr,
+    Reg,
+    RExpr,
+    RPred,
+    SameValue,
+    TrueP,
+    names_in_pred,
+)
+
+_BAG = re.compile(r"^(inc|dec|same)_(has|had|last\d+|prev\d+|ref)#")
+_STEM = re.compile(r"#\d*$")
+
+
+@dataclass(frozen=True)
+class Names:
+    """What each register means: ``reg -> (variable, attribute)`` from the outputs,
+    and ``group -> type`` from the atoms' type tests."""
+
+    registers: dict[str, tuple[str, str]]
+    types: dict[str, str]
+
+    @staticmethod
+    def of(automaton: ACEA) -> Names:
+        """The names an automaton's outputs and type tests give its registers."""
+        transitions = list(_all_transitions(automaton))
+        types: dict[str, str] = {}
+        for t in transitions:
+            for c in _conjuncts(t.predicate):
+                found = _type_test(c)
+                if found is not None:
+                    types[found[0]] = found[1]
+        type_names = set(types.values())
+        registers: dict[str, tuple[str, str]] = {}
+        for t in transitions:
+            for var, renamings in t.output:
+                for renaming in renamings:
+                    for attr, reg in renaming.items:
+                        old = registers.get(reg)
+                        if old is None or (old[0] in type_names and var not in type_names):
+                            registers[reg] = (var, attr)
+        return Names(registers, types)
+
+    def variable(self, reg: str) -> str | None:
+        """The variable a register belongs to (``None`` for bookkeeping registers)."""
+        named = self.registers.get(reg)
+        if named is not None:
+            return named[0]
+        group = _group(reg)
+        for other, (var, _) in self.registers.items():
+            if group and _group(other) == group:
+                return var
+        return None
+
+
+def _all_transitions(automaton: ACEA) -> Iterable[Transition]:
+    for t in automaton.transitions:
+        yield t
+        for _, expr in t.assignment:
+            if isinstance(expr, GapStep):
+                yield from _all_transitions(expr.automaton)
+
+
+def _group(reg: str) -> str:
+    return reg.rsplit("#", 1)[1] if "#" in reg else ""
+
+
+def _type_test(pred: RPred) -> tuple[str, str] | None:
+    """``(group, T)`` for ``type#n = 'T'``."""
+    if (isinstance(pred, Cmp) and pred.op == "=" and isinstance(pred.left, Reg)
+            and pred.left.name.startswith("type#") and isinstance(pred.right, Const)
+            and isinstance(pred.right.value, str)):
+        return _group(pred.left.name), pred.right.value
+    return None
+
+
+def _conjuncts(pred: RPred) -> list[RPred]:
+    if isinstance(pred, PAnd):
+        return [c for p in pred.operands for c in _conjuncts(p)]
+    if isinstance(pred, TrueP):
+        return []
+    return [pred]
+
+
+def value_text(value: object) -> str:
+    """A constant as ACEL writes it."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, frozenset) and not value:
+        return "{}"
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Prints expressions in the query's words; ``local`` is the variable whose
+    attributes are written bare (inside ``local[...]``)."""
+
+    names: Names
+    local: str | None = None
+    event: str = "e"
+    """The name of the event just read (its bare attributes are ``event.attr``)."""
+
+    def reg(self, name: str) -> str:
+        if name == TIME:
+            return "time"
+        if "#" not in name:
+            return name if self.local is not None else f"{self.event}.{name}"
+        named = self.names.registers.get(name)
+        if named is not None:
+            var, attr = named
+            return attr if var == self.local else f"{var}.{attr}"
+        stem = _STEM.sub("", name)
+        return stem[4:] + " so far" if stem.startswith("acc_") else stem
+
+    def expr(self, e: RExpr) -> str:
+        if isinstance(e, Reg):
+            return self.reg(e.name)
+        if isinstance(e, Const):
+            return value_text(e.value)
+        if isinstance(e, Arith):
+            return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
+        if isinstance(e, Negate):
+            return f"-{self.expr(e.operand)}"
+        if isinstance(e, Lift):
+            return self.expr(e.operand)
+        if isinstance(e, Finish):
+            inner = e.operand
+            if isinstance(inner, Combine) and inner.func == e.func:
+                return self.expr(inner)
+            return f"{e.func}({self.expr(inner)})"
+        if isinstance(e, Combine):
+            return f"{e.func}({self.expr(e.left)}, {self.expr(e.right)})"
+        if isinstance(e, Identity):
+            return f"{e.func}()"
+        if isinstance(e, GapStep):
+            return f"runs of NOT {e.label or 'psi'}"
+        raise TypeError(f"not a register expression: {e!r}")
+
+    def pred(self, p: RPred) -> str:
+        bag = self.bag(p)
+        if bag is not None:
+            return bag
+        if isinstance(p, TrueP):
+            return "TRUE"
+        if isinstance(p, Cmp):
+            left, right = self.expr(p.left), self.expr(p.right)
+            return f"{left.strip('()')} {p.op} {right}" if isinstance(p.left, Arith) else f"{left} {p.op} {right}"
+        if isinstance(p, In):
+            values = ", ".join(value_text(v) for v in p.values)
+            return f"{self.expr(p.operand)} {'NOT ' if p.negated else ''}IN ({values})"
+        if isinstance(p, IsNull):
+            return f"{self.expr(p.operand)} IS NULL"
+        if isinstance(p, SameValue):
+            return f"{self.expr(p.left)} = {self.expr(p.right)} (or both NULL)"
+        if isinstance(p, PNot):
+            return f"NOT ({self.pred(p.operand)})"
+        if isinstance(p, (PAnd, POr)):
+            word = " AND " if isinstance(p, PAnd) else " OR "
+            return word.join(self._wrapped(o) for o in p.operands)
+        if isinstance(p, GapClear):
+            return f"NOT {p.label or 'psi'}"
+        raise TypeError(f"not a register predicate: {p!r}")
+
+    def _wrapped(self, p: RPred) -> str:
+        text = self.pred(p)
+        return f"({text})" if isinstance(p, (PAnd, POr)) and self.bag(p) is None else text
+
+    def bag(self, p: RPred) -> str | None:
+        """``INC(a)``/``DEC(a)``/``SAME(a)`` for the bookkeeping test of filter_bag."""
+        if not isinstance(p, POr) or len(p.operands) != 2:
+            return None
+        first = _conjuncts(p.operands[0])
+        null = first[0] if first else None
+        if not (isinstance(null, IsNull) and isinstance(null.operand, Reg)):
+            return None
+        match = _BAG.match(null.operand.name)
+        if match is None:
+            return None
+        for c in _conjuncts(p.operands[1]):
+            if isinstance(c, Cmp):
+                current = c.right if isinstance(c.left, Reg) and _BAG.match(c.left.name) else c.left
+                return f"{match.group(1).upper()}({self.expr(current)})"
+        return None
+
+
+def window_of(pred: RPred) -> str | None:
+    """``WITHIN d`` for the window test ``(now - start) < d``."""
+    if (isinstance(pred, Cmp) and isinstance(pred.left, Arith) and pred.left.op == "-"
+            and isinstance(pred.left.left, Reg) and pred.left.left.name.startswith("now#")
+            and isinstance(pred.right, Const)):
+        return f"WITHIN {value_text(pred.right.value)}"
+    return None
+
+
+def _mentions(p: RPred, names: Names) -> set[str]:
+    """The variables ``p`` reads (``""`` for a register of no variable)."""
+    if Speaker(names).bag(p) is not None:  # the bookkeeping registers belong to X
+        p = PAnd(tuple(c for c in _conjuncts(p.operands[1]) if isinstance(c, Cmp)))  # type: ignore[attr-defined]
+        return {v for v in _mentions(p, names) if v} or {""}
+    found = set()
+    for name in names_in_pred(p):
+        var = names.variable(name) if "#" in name else None
+        found.add(var if var is not None else "")
+    return found
+
+
+def guard_lines(t: Transition, names: Names) -> list[str]:
+    """The guard of ``t`` as the query writes it, one item a line: the atom read
+    (``SELL AS msft``), one ``X[...]`` per variable, then the rest (``WITHIN``)."""
+    atoms: list[str] = []
+    per_var: dict[str, list[str]] = {}
+    rest: list[str] = []
+    plain = Speaker(names)
+    for c in _conjuncts(t.predicate):
+        test = _type_test(c)
+        if test is not None:
+            var = names.variable(c.left.name)  # type: ignore[attr-defined]
+            atoms.append(test[1] if var in (None, test[1]) else f"{test[1]} AS {var}")
+            continue
+        window = window_of(c)
+        if window is not None:
+            rest.append(window)
+            continue
+        mentioned = _mentions(c, names)
+        if len(mentioned) == 1 and "" not in mentioned:
+            var = next(iter(mentioned))
+            per_var.setdefault(var, []).append(Speaker(names, var).pred(c))
+        else:
+            rest.append(plain.pred(c))
+    lines = atoms + [f"{var}[{' AND '.join(parts)}]" for var, parts in per_var.items()]
+    return lines + rest or ["any event"]

@@ -1,0 +1,117 @@
+"""Readable pictures (issue 25 §1): every example query's automaton fits on a laptop
+screen (at most 1,600 x 1,200 pt, no label line over 120 characters), edge labels
+speak the query's words, self-loops get their own place, and the symbols survive
+cairosvg."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from acel.acea.model.render import plain, to_dot, to_svg
+
+import acel
+from acel.lang.printer import format_query
+from acel.workload import parse_workload
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SVG = "{http://www.w3.org/2000/svg}"
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is missing")
+
+
+def example_queries() -> list[tuple[str, str, Path]]:
+    """``(name, query text, schema file)`` for every query of ``examples/`` (a workload
+    file gives one per QUERY section); the demo's query is flights/delay_propagation."""
+    out = []
+    for path in sorted(EXAMPLES.glob("*/*.acel")):
+        schema = path.parent / "schema.json"
+        if path.parent.name == "workloads":
+            schema = EXAMPLES / "stocks" / "schema.json"
+            text = path.read_text()
+            for named in parse_workload(text, str(path)):
+                out.append((f"{path.stem}:{named.name}", format_query(named.query), schema))
+            continue
+        out.append((path.relative_to(EXAMPLES).as_posix(), path.read_text(), schema))
+    return out
+
+
+EXAMPLE_QUERIES = example_queries()
+
+
+def test_every_example_folder_is_measured() -> None:
+    names = {name for name, _, _ in EXAMPLE_QUERIES}
+    assert "flights/delay_propagation.acel" in names  # the demo's query
+    assert "paper/ex5_1_max_intel_price.acel" in names
+    assert len(names) >= 20
+
+
+def _points(value: str) -> float:
+    return float(value.removesuffix("pt"))
+
+
+@needs_dot
+@pytest.mark.parametrize("name,text,schema", EXAMPLE_QUERIES, ids=[n for n, _, _ in EXAMPLE_QUERIES])
+def test_example_picture_fits_a_laptop_screen(name: str, text: str, schema: Path) -> None:
+    compiled = acel.compile(text, schema)
+    root = ET.fromstring(compiled.svg())
+    width, height = _points(root.attrib["width"]), _points(root.attrib["height"])
+    assert width <= 1600 and height <= 1200, (name, width, height)
+    lines = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+    assert lines
+    assert max(len(line) for line in lines) <= 120, max(lines, key=len)
+    assert not any(re.search(r"\b[a-z_]+#\d+", line) for line in lines), "a register name shows"
+
+
+@pytest.mark.parametrize("name,text,schema", EXAMPLE_QUERIES, ids=[n for n, _, _ in EXAMPLE_QUERIES])
+def test_example_labels_use_only_symbols_every_font_has(name: str, text: str, schema: Path) -> None:
+    for detail in ("short", "full"):
+        source = to_dot(acel.compile(text, schema).automaton, detail)
+        assert all(ord(ch) < 256 for ch in source), {ch for ch in source if ord(ch) >= 256}
+
+
+def test_demo_labels_speak_the_query() -> None:
+    text = (EXAMPLES / "flights" / "delay_propagation.acel").read_text()
+    source = to_dot(acel.compile(text, EXAMPLES / "flights" / "schema.json").automaton)
+    assert "DEP AS d" in source
+    assert "d[INC(dep_delay) AND dep_delay > 15]" in source
+    assert "m[flights >= 3]" in source and "WITHIN 1440" in source
+    assert "m.worst_delay := MAX(worst_delay so far, d.dep_delay)" in source  # the legend
+    assert "#" not in source.split("label=")[1].split("\n")[0]  # no register on the first label
+    full = to_dot(acel.compile(text, EXAMPLES / "flights" / "schema.json").automaton, "full")
+    assert "dep_delay#1 > 15" in full and "acc_worst_delay#" in full
+
+
+def test_parallel_transitions_share_one_edge_so_self_loops_do_not_overlap() -> None:
+    text = (EXAMPLES / "paper" / "ex5_1_max_intel_price.acel").read_text()
+    automaton = acel.compile(text, EXAMPLES / "paper" / "schema.json").automaton
+    source = to_dot(automaton)
+    loops = re.findall(r"^\s*3 -> 3 ", source, flags=re.M)
+    assert len(loops) == 1  # two transitions 3 -> 3, one edge whose label holds both
+    assert "- or -" in source and 'tailport=s' in source
+
+
+def test_plain_replaces_the_symbols_fonts_lack() -> None:
+    assert plain("e ▷ #1; x ↦ {{e#1}}; ∅ ⊕MAX ≡ δ[ψ] ∪ ¬") == (
+        "e > #1; x -> {{e#1}}; {} +MAX == step[psi] u ¬")
+
+
+def test_unknown_detail_is_refused() -> None:
+    automaton = acel.compile("A ; B").automaton
+    with pytest.raises(ValueError, match="detail must be one of short, full"):
+        to_dot(automaton, "everything")
+
+
+@needs_dot
+def test_cairosvg_draws_every_glyph_of_the_example_5_1_picture(tmp_path: Path) -> None:
+    cairosvg = pytest.importorskip("cairosvg")
+    text = (EXAMPLES / "paper" / "ex5_1_max_intel_price.acel").read_text()
+    svg = to_svg(acel.compile(text, EXAMPLES / "paper" / "schema.json").automaton, "full")
+    png = tmp_path / "a.png"
+    cairosvg.svg2png(bytestring=svg.encode(), write_to=str(png))
+    assert png.stat().st_size > 1000
+    assert all(ord(ch) < 256 for ch in "".join(ET.fromstring(svg).itertext()))
