@@ -11,6 +11,7 @@
 parse(text) -> Query; check(query, schema) -> Query; compile(query, schema) -> CompiledQuery
 run(query, data, engine="optimized", *, schema, type_col, time_col) -> Results
 runner(query, schema, state=None) -> Runner: push(event), finish(), save() -> state
+step_through(query, events, schema, expect=None) -> str: a standalone HTML page
 Query, CompiledQuery, Results, Schema; errors: AcelError > QueryError, DataError,
 UnsupportedQuery (a query error's text names line and column, as the CLI prints it)
 Submodules: acel.engines (Engine protocol, registry ENGINES), acel.spark (run, collect,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from acel.lang.errors import QueryError as QueryError
     from acel.lang.errors import UnsupportedQuery as UnsupportedQuery
     from acel.lang.schema import Schema as Schema
+    from acel.stepper import step_through
 
 _WHERE = {
     "parse": "acel.api",
@@ -43,6 +45,7 @@ _WHERE = {
     "compile": "acel.api",
     "run": "acel.api",
     "runner": "acel.api",
+    "step_through": "acel.stepper",
     "Query": "acel.api",
     "CompiledQuery": "acel.api",
     "Results": "acel.api",
@@ -55,7 +58,8 @@ _WHERE = {
 _SUBMODULES = ("engines", "spark", "testing", "workload")
 
 __all__ = [
-    "check", "compile", "engines", "parse", "run", "runner", "spark", "testing", "workload",
+    "check", "compile", "engines", "parse", "run", "runner", "spark", "step_through", "testing",
+    "workload",
 ]
 """The functions and submodules; the classes and errors listed in the doc are
 attributes too (``acel.Query``, ``acel.AcelError``, …)."""

@@ -350,11 +350,19 @@ class Results:
             writer.abort()
             raise
 
-    def to_arrow(self) -> pyarrow.Table:
-        """A pyarrow Table, the one ``acel run --out FILE.parquet`` writes: complex events
-        as ``start, end``, ``key`` (a struct, with PARTITION BY) and ``vars`` (a map from
-        variable to its typed events, :class:`acel.io.results.MatchLayout`); RETURN rows
-        as the key attributes, ``window_lo, window_hi`` (with SLIDE) and one column per item."""
+    def to_arrow(self, form: str = "nested") -> pyarrow.Table:
+        """A pyarrow Table.  ``form="nested"`` (the default) is the one ``acel run --out
+        FILE.parquet`` writes: complex events as ``start, end``, ``key`` (a struct, with
+        PARTITION BY) and ``vars`` (a map from variable to its typed events,
+        :class:`acel.io.results.MatchLayout`); RETURN rows as the key attributes,
+        ``window_lo, window_hi`` (with SLIDE) and one column per item.  ``form="flat"``:
+        one column per variable attribute (``msft.price``; a bag's cells are lists);
+        ``form="long"``: one row per (match, variable, event) (:mod:`acel.tables`)."""
+        from acel import tables
+
+        if tables.check_form(form) != "nested":
+            returns = self.query.ast.returns is not None
+            return tables.arrow_table(tables.columns_of(self.to_list(), form, returns))
         import pyarrow.parquet as pq
 
         with tempfile.TemporaryDirectory(prefix="acel-results-") as folder:
@@ -362,9 +370,15 @@ class Results:
             self.write(path)
             return pq.read_table(path)
 
-    def to_pandas(self) -> pandas.DataFrame:
-        """:meth:`to_arrow` as a pandas DataFrame."""
-        return self.to_arrow().to_pandas()
+    def to_pandas(self, form: str = "nested") -> pandas.DataFrame:
+        """:meth:`to_arrow` as a pandas DataFrame (``form``: nested, flat or long)."""
+        return self.to_arrow(form).to_pandas()
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the first results as a flat table, and how many there are."""
+        from acel.tables import html_table
+
+        return html_table(self, self.query.ast.returns is not None, str(self.query))
 
     def __repr__(self) -> str:
         return (f"<acel.Results of {str(self.query)!r} on {self.stream.source} "

@@ -741,9 +741,9 @@ add_command(
 )
 
 
-EXTENSIONS = ("acel.app.commands",)
+EXTENSIONS = ("acel.app.commands", "acel.app.stepper")
 """Modules that register more commands with :func:`add_command` when imported
-(``conform``, ``bench``, ``demo``); a module missing from the build is skipped."""
+(``conform``, ``bench``, ``demo``, ``stepper``); a module missing from the build is skipped."""
 
 
 def load_extensions() -> None:

@@ -1,0 +1,191 @@
+"""The step-through view (issue 25 §2): one self-contained HTML page, no server.
+
+``step_through(query, events)`` runs the query's automaton naively on a short
+stream (:mod:`acel.acea.engine.trace`) and writes a page holding the picture
+(inline SVG), the trace as JSON and a little script: step event by event
+(buttons, arrow keys, or the URL hash ``#step=3``: three events read) and see
+the states the live runs are in and the edges just fired highlighted, the runs
+themselves, and the complex events as they complete.  Given ``expect`` (the
+positions of the events a match should hold), the page also says why that match
+is missing: the first event where its last run died, and why each transition
+it could have taken there refused the event.
+
+The page marks what it highlights for tests and scripts: the SVG elements carry
+the classes ``acel-active`` (states) and ``acel-fired`` (edges), and
+``document.body`` the attribute ``data-step``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from acel.acea.engine.trace import MAX_EVENTS, trace, why_not
+from acel.api import QueryLike, SchemaLike, as_query, as_schema, open_checked
+from acel.lang.errors import AcelError
+
+
+def _event_json(event: Any) -> dict[str, Any]:
+    attrs = {name: value for name, value in event.attrs if name != "type"}
+    text = " ".join(f"{n}={v!r}" for n, v in attrs.items())
+    return {"pos": event.time, "type": event.type or "", "text": text}
+
+
+def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
+               expect: Sequence[int] | None = None, type_col: str = "type",
+               time_col: str | None = None) -> dict[str, Any]:
+    """The data of the page: the query, events, picture, steps and the "why not"."""
+    from acel.acea.model.render import summary, svg_or_none
+    from acel.api import compile as compile_query
+
+    parsed = as_query(query)
+    stream = open_checked(parsed, events, schema=as_schema(schema), type_col=type_col,
+                          time_col=time_col)
+    read = stream.events(limit=MAX_EVENTS + 1)
+    if len(read) > MAX_EVENTS:
+        raise AcelError(f"the step-through view is for short streams: at most {MAX_EVENTS} "
+                        f"events ({stream.source} has more)")
+    compiled = compile_query(parsed, stream.schema)
+    automaton = compiled.automaton
+    partition = parsed.ast.partition_by
+    steps = trace(automaton, read, partition)
+    data: dict[str, Any] = {
+        "query": str(parsed),
+        "events": [_event_json(e) for e in read],
+        "finals": sorted(automaton.finals),
+        "initial": automaton.initial,
+        "steps": [{"states": sorted({r.state for r in s.runs}),
+                   "edges": [f"edge-{a}-{b}" for a, b in sorted(s.edges)],
+                   "runs": [r.as_json() for r in s.runs[:50]],
+                   "more_runs": max(0, len(s.runs) - 50),
+                   "matches": s.matches} for s in steps],
+        "negated": len(compiled.negated),
+        "svg": svg_or_none(automaton),
+        "text": summary(automaton),
+        "why": None,
+    }
+    if expect is not None:
+        try:
+            data["why"] = why_not(automaton, read, list(expect), partition)
+        except ValueError as error:
+            raise AcelError(str(error)) from None
+    return data
+
+
+def step_through(query: QueryLike, events: Any, schema: SchemaLike = None, *,
+                 expect: Sequence[int] | None = None, type_col: str = "type",
+                 time_col: str | None = None) -> str:
+    """A standalone HTML page stepping through ``query`` on ``events`` (at most
+    :data:`MAX_EVENTS`); ``expect``: positions of a match to explain if it is missing."""
+    data = trace_json(query, events, schema, expect=expect, type_col=type_col,
+                      time_col=time_col)
+    return page(data)
+
+
+def page(data: dict[str, Any]) -> str:
+    """The HTML of the page for :func:`trace_json`'s data."""
+    picture = data["svg"] or f"<pre>{html.escape(data['text'])}</pre>"
+    start = picture.find("<svg")
+    picture = picture[start:] if start >= 0 else picture
+    payload = json.dumps({k: v for k, v in data.items() if k not in ("svg", "text")},
+                         default=str).replace("</", "<\\/")
+    return (_TEMPLATE.replace("@TITLE@", html.escape(data["query"]))
+            .replace("@PICTURE@", picture)
+            .replace("@DATA@", payload)
+            .replace("@SCRIPT@", _SCRIPT))
+
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>ACEL step-through: @TITLE@</title>
+<style>
+body { font-family: Helvetica, Arial, sans-serif; margin: 1em; }
+code, pre { font-size: 90%; }
+#controls button { font-size: 110%; margin-right: .3em; }
+#picture svg { max-width: 100%; height: auto; }
+.acel-active ellipse, .acel-active polygon { fill: #ffe082; }
+.acel-fired path { stroke: #d32f2f; stroke-width: 3px; }
+.acel-fired polygon { stroke: #d32f2f; fill: #d32f2f; }
+.acel-fired text { fill: #d32f2f; font-weight: bold; }
+table { border-collapse: collapse; margin: .5em 0; }
+td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
+tr.current { background: #ffe082; }
+tr.new { background: #c8e6c9; }
+#why { border-left: 4px solid #d32f2f; padding-left: .8em; }
+.cols { display: flex; gap: 2em; flex-wrap: wrap; }
+</style></head>
+<body data-step="0">
+<h2>Step through <code>@TITLE@</code></h2>
+<div id="controls">
+<button id="first">|&lt;</button><button id="prev">&lt; previous</button>
+<button id="next">next &gt;</button><button id="last">&gt;|</button>
+<span id="where"></span>
+</div>
+<p id="reading"></p>
+<div id="picture">@PICTURE@</div>
+<div class="cols">
+<div><h3>Events</h3><table id="events"></table></div>
+<div><h3>Runs alive</h3><table id="runs"></table></div>
+<div><h3>Complex events</h3><table id="matches"></table></div>
+</div>
+<div id="why"></div>
+<script type="application/json" id="trace">@DATA@</script>
+<script>@SCRIPT@</script>
+</body></html>
+"""
+
+_SCRIPT = r"""
+const T = JSON.parse(document.getElementById('trace').textContent);
+const N = T.events.length;
+let step = 0;
+function esc(s) { return String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'})[c]); }
+function vars(v) { return Object.entries(v).map(([k, p]) => k + '=[' + p.join(',') + ']').join(' '); }
+function fromHash() {
+  const m = /step=(\d+)/.exec(location.hash);
+  return m ? Math.max(0, Math.min(N, parseInt(m[1], 10))) : 0;
+}
+function show(s) {
+  step = s;
+  const here = T.steps[s];
+  document.body.setAttribute('data-step', String(s));
+  document.querySelectorAll('.acel-active, .acel-fired').forEach(
+    e => e.classList.remove('acel-active', 'acel-fired'));
+  const states = s === 0 ? [T.initial] : here.states;
+  states.forEach(q => { const g = document.getElementById('state-' + q); if (g) g.classList.add('acel-active'); });
+  here.edges.forEach(id => { const g = document.getElementById(id); if (g) g.classList.add('acel-fired'); });
+  document.getElementById('where').textContent = s + ' of ' + N + ' events read';
+  document.getElementById('reading').innerHTML = s === 0 ? 'Before the first event.' :
+    'Read event ' + (s - 1) + ': <b>' + esc(T.events[s - 1].type) + '</b> ' + esc(T.events[s - 1].text) +
+    ' &mdash; ' + here.edges.length + ' edge(s) fired, ' + here.matches.length + ' complex event(s) completed.';
+  document.getElementById('events').innerHTML = '<tr><th>#</th><th>type</th><th>attributes</th></tr>' +
+    T.events.map(e => '<tr class="' + (e.pos === s - 1 ? 'current' : '') + '"><td>' + e.pos + '</td><td>' +
+      esc(e.type) + '</td><td>' + esc(e.text) + '</td></tr>').join('');
+  document.getElementById('runs').innerHTML = '<tr><th>from</th><th>state</th><th>events so far</th></tr>' +
+    here.runs.map(r => '<tr><td>' + r.start + '</td><td>q' + r.state + (T.finals.includes(r.state) ? ' (final)' : '') +
+      '</td><td>' + esc(vars(r.vars)) + '</td></tr>').join('') +
+    (here.more_runs ? '<tr><td colspan="3">... and ' + here.more_runs + ' more</td></tr>' : '');
+  const done = [];
+  T.steps.slice(1, s + 1).forEach((st, i) => st.matches.forEach(m => done.push([m, i + 1 === s])));
+  document.getElementById('matches').innerHTML = '<tr><th>start</th><th>end</th><th>events</th></tr>' +
+    done.map(([m, fresh]) => '<tr class="' + (fresh ? 'new' : '') + '"><td>' + m.start + '</td><td>' + m.end +
+      '</td><td>' + esc(vars(m.vars)) + '</td></tr>').join('');
+  const why = T.why;
+  const box = document.getElementById('why');
+  if (!why) { box.innerHTML = ''; return; }
+  let text = '<h3>Why not the match of events ' + why.expect.join(', ') + '?</h3><p>' + esc(why.reason);
+  if (why.event) text += ': <b>' + esc(why.event) + '</b>';
+  text += '</p><ul>' + why.tried.map(t => '<li>' + esc(t.edge) + ': ' + esc(t.why) + '</li>').join('') + '</ul>';
+  if (!why.found && s === why.position + 1) text += '<p id="why-here"><b>This is the event where it died.</b></p>';
+  box.innerHTML = text;
+}
+function go(s) { location.hash = 'step=' + Math.max(0, Math.min(N, s)); }
+document.getElementById('first').onclick = () => go(0);
+document.getElementById('prev').onclick = () => go(step - 1);
+document.getElementById('next').onclick = () => go(step + 1);
+document.getElementById('last').onclick = () => go(N);
+document.addEventListener('keydown', e => { if (e.key === 'ArrowRight') go(step + 1); if (e.key === 'ArrowLeft') go(step - 1); });
+window.addEventListener('hashchange', () => show(fromHash()));
+show(fromHash());
+"""

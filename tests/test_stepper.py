@@ -1,0 +1,161 @@
+"""The step-through view (issue 25 §2): the trace of naive runs, "why not this match?",
+the page in headless Chromium (Debian's ``chromium``), and ``acel stepper``."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from acel.acea.engine.trace import trace, why_not
+
+import acel
+from acel.app.cli import main
+from acel.io import read_events
+from acel.stepper import step_through, trace_json
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE_5_1 = (ROOT / "examples" / "paper" / "ex5_1_max_intel_price.acel").read_text()
+STOCKS = ROOT / "tests" / "data" / "stocks.jsonl"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _pairs(results: object) -> Counter[tuple[int, int]]:
+    return Counter((m.event.start, m.event.end) for m in results)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("query", [
+    EXAMPLE_5_1,
+    "SELL AS a ; SELL AS b PARTITION BY name",
+    "(SELL AS s)+ FILTER s[INC(price)] WITHIN 3 EVENTS",
+])
+def test_the_trace_completes_the_complex_events_of_the_engine(query: str) -> None:
+    data = trace_json(query, STOCKS)
+    completed = Counter((m["start"], m["end"]) for s in data["steps"] for m in s["matches"])
+    assert completed == _pairs(acel.run(query, STOCKS))
+    assert len(data["steps"]) == len(data["events"]) + 1 == 8
+
+
+def test_runs_and_edges_of_each_step() -> None:
+    compiled = acel.compile(EXAMPLE_5_1, ROOT / "examples" / "paper" / "schema.json")
+    events, _ = read_events(STOCKS)
+    steps = trace(compiled.automaton, events)
+    assert steps[0].runs == [] and steps[1].edges == {(0, 1)}
+    assert {r.state for r in steps[1].runs} == {1}
+    assert steps[4].edges == {(1, 1), (2, 2), (3, 3)}  # the BUY is skipped by every run
+    assert {(m["start"], m["end"]) for m in steps[5].matches} == {(0, 4), (1, 4)}
+    assert steps[5].matches[0]["vars"]["intel"] == [2]
+
+
+def test_why_not_names_the_event_where_the_run_died_and_why() -> None:
+    compiled = acel.compile(EXAMPLE_5_1, ROOT / "examples" / "paper" / "schema.json")
+    events, _ = read_events(STOCKS)
+    why = why_not(compiled.automaton, events, [0, 3, 4])
+    assert not why["found"] and why["position"] == 3 and why["event"].startswith("BUY")
+    reasons = {t["edge"]: t["why"] for t in why["tried"]}
+    assert reasons["q1 -> q2"] == "the event is not a SELL"
+    assert reasons["q1 -> q1"] == "skips this event, which the match needs"
+    first = why_not(compiled.automaton, events, [2, 4])
+    assert first["position"] == 2
+    assert first["tried"] == [{"edge": "q0 -> q1", "why": "msft[name = 'MSFT'] is false"}]
+    assert why_not(compiled.automaton, events, [0, 2, 4])["found"]
+    short = why_not(compiled.automaton, events, [0, 2])
+    assert not short["found"] and "not a final state" in short["reason"]
+
+
+def test_why_not_with_partitions() -> None:
+    query = acel.compile("SELL AS a ; SELL AS b PARTITION BY name",
+                         ROOT / "examples" / "paper" / "schema.json")
+    events, _ = read_events(STOCKS)
+    apart = why_not(query.automaton, events, [0, 2], ["name"])
+    assert "not all in one partition" in apart["reason"]
+    assert why_not(query.automaton, events, [2, 5], ["name"])["found"]  # the BUY is INTL too
+
+
+def test_expected_positions_outside_the_stream_are_one_clear_error() -> None:
+    with pytest.raises(acel.AcelError, match=r"expected positions must lie in 0\.\.6"):
+        step_through(EXAMPLE_5_1, STOCKS, expect=[0, 9])
+
+
+def test_long_streams_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("acel.stepper.MAX_EVENTS", 5)
+    with pytest.raises(acel.AcelError, match="at most 5 events"):
+        step_through(EXAMPLE_5_1, STOCKS)
+
+
+def test_the_page_is_self_contained() -> None:
+    page = acel.step_through(EXAMPLE_5_1, STOCKS, expect=[0, 3, 4])
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page
+    assert not re.search(r"""(src|href)=["']https?:""", page)  # nothing fetched
+    assert '<script type="application/json" id="trace">' in page
+
+
+def test_cli_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "page.html"
+    code = main(["stepper", str(ROOT / "examples" / "paper" / "ex5_1_max_intel_price.acel"),
+                 "--data", str(STOCKS), "--expect", "0,3,4", "--out", str(out)])
+    assert code == 0 and out.read_text().startswith("<!DOCTYPE html>")
+    assert "wrote" in capsys.readouterr().err
+    code = main(["stepper", "SELL", "--data", str(STOCKS), "--expect", "a,b", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--expect takes event positions" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ in a browser
+
+
+def _dom(page: Path, step: int, profile: Path) -> str:
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+         "--disable-background-networking", "--no-first-run", "--disable-sync",
+         "--disable-component-update", f"--user-data-dir={profile}", "--dump-dom",
+         f"{page.as_uri()}#step={step}"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def _marked(dom: str, mark: str) -> set[str]:
+    """The ids of the SVG groups the page marked with class ``mark``."""
+    found = set()
+    for tag in re.findall(r"<g [^>]*>", dom):
+        if re.search(rf'class="[^"]*\b{mark}\b', tag):
+            found.add(re.search(r'id="([^"]+)"', tag).group(1))  # type: ignore[union-attr]
+    return found
+
+
+def _why(dom: str) -> str:
+    """The "why not" box as the page filled it."""
+    return re.search(r'<div id="why">(.*?)</div>', dom, re.S).group(1)  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_the_page_steps_in_headless_chromium(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(acel.step_through(EXAMPLE_5_1, STOCKS, expect=[0, 3, 4]), encoding="utf-8")
+    profile = tmp_path / "profile"
+
+    start = _dom(page, 0, profile)
+    assert 'data-step="0"' in start
+    assert _marked(start, "acel-active") == {"state-0"} and _marked(start, "acel-fired") == set()
+
+    after_buy = _dom(page, 4, profile)
+    assert 'data-step="4"' in after_buy
+    assert _marked(after_buy, "acel-active") == {"state-1", "state-2", "state-3"}
+    assert _marked(after_buy, "acel-fired") == {"edge-1-1", "edge-2-2", "edge-3-3"}
+    assert 'class="current"><td>3</td><td>BUY' in after_buy
+    assert 'id="why-here"' in _why(after_buy) and "the event is not a SELL" in _why(after_buy)
+
+    completed = _dom(page, 5, profile)
+    assert _marked(completed, "acel-fired") == {"edge-1-1", "edge-2-2", "edge-2-4", "edge-3-3"}
+    assert "state-4" in _marked(completed, "acel-active")
+    new = re.findall(r'<tr class="new"><td>(\d+)</td><td>(\d+)</td>', completed)
+    assert sorted(new) == [("0", "4"), ("1", "4")]
+    assert "the event is not a SELL" in _why(completed) and 'id="why-here"' not in _why(completed)
+
+    end = _dom(page, 7, profile)
+    assert len(re.findall(r'<tr class="(?:new)?"><td>\d+</td><td>\d+</td><td>[^<]*m=', end)) == 8
