@@ -268,11 +268,9 @@ def short_label(t: Transition, names: Names, legend: Legend,
                 width: int = LABEL_WIDTH) -> list[str]:
     """A transition's edge label: its guard in the query's words, wrapped, then the
     legend number of its updates."""
-    gap = gap_of(t)
     if _is_skip(t):
         return ["any event (skip)"]
-    lines = [f"¬({gap.label or 'psi'})"] if gap is not None else []
-    lines += _wrap_lines(guard_lines(t, names), width, LABEL_LINES)
+    lines = _wrap_lines(guard_lines(t, names), width, LABEL_LINES)  # a gap loop: NOT psi
     updates = updates_text(t, names)
     if updates:
         lines[-1] += f"  [{legend.number(plain(updates))}]"

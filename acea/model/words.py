@@ -42,7 +42,7 @@ from acel.acea.model.expressions import (
     names_in_pred,
 )
 
-_BAG = re.compile(r"^(inc|dec|same)_(has|had|last\d+|prev\d+|ref)#")
+_BAG = re.compile(r"^(inc|dec|same)_(has|had|last\d*|prev\d*|ref)#")
 _STEM = re.compile(r"#\d*$")
 
 
