@@ -115,3 +115,16 @@ def test_cairosvg_draws_every_glyph_of_the_example_5_1_picture(tmp_path: Path) -
     cairosvg.svg2png(bytestring=svg.encode(), write_to=str(png))
     assert png.stat().st_size > 1000
     assert all(ord(ch) < 256 for ch in "".join(ET.fromstring(svg).itertext()))
+
+
+def test_cli_compile_detail(capsys: pytest.CaptureFixture[str]) -> None:
+    from acel.app.cli import main
+
+    query = str(EXAMPLES / "paper" / "ex5_1_max_intel_price.acel")
+    schema = str(EXAMPLES / "paper" / "schema.json")
+    assert main(["compile", query, "--schema", schema]) == 0
+    short = capsys.readouterr().out
+    assert "intel[name = 'INTL']" in short and "name#2" not in short
+    assert main(["compile", query, "--schema", schema, "--detail", "full"]) == 0
+    full = capsys.readouterr().out
+    assert "name#2 = 'INTL'" in full and "register updates" not in full
