@@ -124,6 +124,7 @@ tr.new { background: #c8e6c9; }
 <span id="where"></span>
 </div>
 <p id="reading"></p>
+<p id="note"></p>
 <div id="picture">@PICTURE@</div>
 <div class="cols">
 <div><h3>Events</h3><table id="events"></table></div>
@@ -180,6 +181,8 @@ function show(s) {
   if (!why.found && s === why.position + 1) text += '<p id="why-here"><b>This is the event where it died.</b></p>';
   box.innerHTML = text;
 }
+if (T.negated) document.getElementById('note').textContent = 'The leading/trailing NOT of the ' +
+  'pattern is not drawn: the engines apply it per window, after the runs shown here.';
 function go(s) { location.hash = 'step=' + Math.max(0, Math.min(N, s)); }
 document.getElementById('first').onclick = () => go(0);
 document.getElementById('prev').onclick = () => go(step - 1);
