@@ -11,10 +11,17 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from acel.acea.model.render import plain, to_dot, to_svg
+from acel.acea.engine import naive
+from acel.acea.engine.trace import trace
+from acel.acea.model.render import plain, summary, to_dot, to_svg
+from acel.compiler import compile_formula
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import acel
+from acel.lang.events import Event
 from acel.lang.printer import format_query
+from acel.testing import TEST_SCHEMA, formulas, streams
 from acel.workload import parse_workload
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,3 +135,28 @@ def test_cli_compile_detail(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", query, "--schema", schema, "--detail", "full"]) == 0
     full = capsys.readouterr().out
     assert "name#2 = 'INTL'" in full and "register updates" not in full
+
+
+# ------------------------------------------------------------------ any query
+
+
+@settings(max_examples=60, deadline=None)
+@given(formulas(), st.sampled_from(["short", "full"]))
+def test_any_formula_gets_a_latin1_picture_without_register_names(formula: object,
+                                                                  detail: str) -> None:
+    automaton = compile_formula(formula, TEST_SCHEMA)  # type: ignore[arg-type]
+    source = to_dot(automaton, detail)
+    assert all(ord(ch) < 256 for ch in source)
+    if detail == "short":
+        labels = " ".join(re.findall(r'label="([^"]*)"', source))
+        assert not re.search(r"\b(type|inc_has|acc_\w+)#\d", labels), labels
+    assert summary(automaton, detail)
+
+
+@settings(max_examples=40, deadline=None)
+@given(formulas(), streams())
+def test_the_trace_completes_what_naive_runs_find(formula: object, stream: list[Event]) -> None:
+    automaton = compile_formula(formula, TEST_SCHEMA)  # type: ignore[arg-type]
+    steps = trace(automaton, stream)
+    found = {(m["start"], m["end"]) for s in steps for m in s.matches}
+    assert found == {(ce.start, ce.end) for ce in naive.evaluate(automaton, stream)}

@@ -270,8 +270,11 @@ def short_label(t: Transition, names: Names, legend: Legend,
     legend number of its updates."""
     if _is_skip(t):
         return ["any event (skip)"]
-    lines = _wrap_lines(guard_lines(t, names), width, LABEL_LINES)  # a gap loop: NOT psi
-    updates = updates_text(t, names)
+    try:
+        guard, updates = guard_lines(t, names), updates_text(t, names)
+    except TypeError:  # a node the words do not know yet: the register text, still readable
+        guard, updates = [format_rpred(t.predicate)], format_assignment(t)
+    lines = _wrap_lines(guard, width, LABEL_LINES)  # a gap loop says NOT psi
     if updates:
         lines[-1] += f"  [{legend.number(plain(updates))}]"
     return [plain(line) for line in lines]
