@@ -46,6 +46,9 @@ HTML_ROWS = 20
 
 Columns = dict[str, list[Any]]
 
+POSITIONS = frozenset({"start", "end", "match", "time"})
+"""The columns that hold positions (int64 even in an empty table)."""
+
 
 def check_form(form: str) -> str:
     """``form`` if it is one of :data:`FORMS`; a one-line error otherwise."""
@@ -169,7 +172,8 @@ def arrow_table(columns: Columns) -> pyarrow.Table:
     """Columns as a pyarrow Table (types inferred; mixed kinds as text)."""
     import pyarrow as pa
 
-    return pa.table({name: _array(values) for name, values in columns.items()})
+    return pa.table({name: pa.array(values, pa.int64()) if name in POSITIONS else _array(values)
+                     for name, values in columns.items()})
 
 
 def _cell(value: Any, width: int = 40) -> str:

@@ -76,8 +76,11 @@ def test_html_view_is_a_table_truncated_with_a_count(monkeypatch: pytest.MonkeyP
 
 
 def test_html_view_of_nothing_says_so() -> None:
-    page = acel.run("SELL AS s FILTER s[price > 10000]", STOCKS)._repr_html_()
+    results = acel.run("SELL AS s FILTER s[price > 10000]", STOCKS)
+    page = results._repr_html_()
     assert "0 complex events" in page and "<table>" not in page
+    empty = results.to_arrow(form="flat")
+    assert empty.num_rows == 0 and str(empty.schema.field("start").type) == "int64"
 
 
 def test_cells_are_shortened() -> None:
