@@ -288,7 +288,7 @@ def _type_only(t: Transition, names: Names) -> str | None:
 
 
 def _merged_types(transitions: list[Transition], names: Names, legend: Legend) -> list[str]:
-    """One line for three or more transitions that differ only in the type they read:
+    """One line for two or more transitions that differ only in the type they read:
     ``any type but Stock`` (the complement among the automaton's types) or ``one of: ...``."""
     read = sorted({_type_only(t, names) or "" for t in transitions})
     others = sorted(set(names.types.values()) - set(read))
@@ -315,12 +315,12 @@ def edge_label(transitions: list[Transition], names: Names, legend: Legend, deta
         for t in transitions:
             if _type_only(t, names) is not None:
                 by_updates.setdefault(updates_text(t, names), []).append(t)
-        merged = {id(t) for group in by_updates.values() if len(group) >= 3 for t in group}
+        merged = {id(t) for group in by_updates.values() if len(group) >= 2 for t in group}
         for t in transitions:
             if id(t) not in merged:
                 blocks.append(short_label(t, names, legend))
         for group in by_updates.values():
-            if len(group) >= 3:
+            if len(group) >= 2:
                 blocks.append(_merged_types(group, names, legend))
     lines: list[str] = []
     for block in blocks:
