@@ -159,3 +159,12 @@ def test_the_page_steps_in_headless_chromium(tmp_path: Path) -> None:
 
     end = _dom(page, 7, profile)
     assert len(re.findall(r'<tr class="(?:new)?"><td>\d+</td><td>\d+</td><td>[^<]*m=', end)) == 8
+
+
+def test_without_graphviz_the_page_shows_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from acel.acea.model import render
+
+    monkeypatch.setattr(render, "svg_or_none", lambda automaton: None)
+    page = step_through(EXAMPLE_5_1, STOCKS)
+    assert "<svg" not in page and "<pre>ACEA: 5 states" in page
+    assert "SELL AS intel, intel[name = &#x27;INTL&#x27;]" in page or "intel[name" in page
