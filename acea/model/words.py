@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from acel.acea.model.automaton import ACEA, Transition
 from acel.acea.model.expressions import (
@@ -53,6 +53,9 @@ class Names:
 
     registers: dict[str, tuple[str, str]]
     types: dict[str, str]
+    bags: dict[str, str] = field(default_factory=dict)
+    """The variable ``X`` of each ``X[INC(a)]``/``DEC``/``SAME`` test, by its ``has``/``had``
+    register: a variable emitted by every transition that runs the test."""
 
     @staticmethod
     def of(automaton: ACEA) -> Names:
@@ -73,7 +76,7 @@ class Names:
                         old = registers.get(reg)
                         if old is None or (old[0] in type_names and var not in type_names):
                             registers[reg] = (var, attr)
-        return Names(registers, types)
+        return Names(registers, types, _bag_variables(transitions, registers, type_names))
 
     def variable(self, reg: str) -> str | None:
         """The variable a register belongs to (``None`` for bookkeeping registers)."""
@@ -85,6 +88,27 @@ class Names:
             if group and _group(other) == group:
                 return var
         return None
+
+
+def _bag_variables(transitions: list[Transition], registers: dict[str, tuple[str, str]],
+                   type_names: set[str]) -> dict[str, str]:
+    """:attr:`Names.bags`: for each bag test, the variables every transition running it
+    emits; the one its compared attribute belongs to if it is among them."""
+    candidates: dict[str, set[str]] = {}
+    compared: dict[str, str] = {}
+    for t in transitions:
+        emitted = {var for var, _ in t.output} - type_names
+        for name in names_in_pred(t.predicate):
+            if _BAG.match(name) and name.split("_")[1].startswith("had"):
+                candidates[name] = candidates.get(name, emitted) & emitted
+            elif name in registers and registers[name][0] not in type_names:
+                compared.setdefault(name, registers[name][0])
+    out: dict[str, str] = {}
+    for name, found in candidates.items():
+        if found:
+            mine = sorted(v for v in found if v in compared.values())
+            out[name] = mine[0] if mine else sorted(found)[0]
+    return out
 
 
 def _all_transitions(automaton: ACEA) -> Iterable[Transition]:
@@ -218,7 +242,13 @@ class Speaker:
         for c in _conjuncts(p.operands[1]):
             if isinstance(c, Cmp):
                 current = c.right if isinstance(c.left, Reg) and _BAG.match(c.left.name) else c.left
-                return f"{match.group(1).upper()}({self.expr(current)})"
+                owner = self.names.bags.get(null.operand.name)
+                named = self.names.registers.get(getattr(current, "name", ""))
+                if owner is not None and named is not None:  # X[INC(a)]: a of X's events
+                    text = named[1] if owner == self.local else f"{owner}.{named[1]}"
+                else:
+                    text = self.expr(current)
+                return f"{match.group(1).upper()}({text})"
         return None
 
 
@@ -234,6 +264,10 @@ def window_of(pred: RPred) -> str | None:
 def _mentions(p: RPred, names: Names) -> set[str]:
     """The variables ``p`` reads (``""`` for a register of no variable)."""
     if Speaker(names).bag(p) is not None:  # the bookkeeping registers belong to X
+        null = _conjuncts(p.operands[0])[0]  # type: ignore[attr-defined]
+        owner = names.bags.get(null.operand.name)  # type: ignore[attr-defined]
+        if owner is not None:
+            return {owner}
         p = PAnd(tuple(c for c in _conjuncts(p.operands[1]) if isinstance(c, Cmp)))  # type: ignore[attr-defined]
         return {v for v in _mentions(p, names) if v} or {""}
     found = set()
