@@ -5,7 +5,8 @@ stream (:mod:`acel.acea.engine.trace`) and writes a page holding the picture
 (inline SVG), the trace as JSON and a little script: step event by event
 (buttons, arrow keys, or the URL hash ``#step=3``: three events read) and see
 the states the live runs are in and the edges just fired highlighted, the runs
-themselves, and the complex events as they complete.  Given ``expect`` (the
+themselves, and the complex events as they complete (``#step=2&next=3`` presses
+"next" three times after loading, for scripted checks).  Given ``expect`` (the
 positions of the events a match should hold), the page also says why that match
 is missing: the first event where its last run died, and why each transition
 it could have taken there refused the event.
@@ -74,14 +75,25 @@ def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
     return data
 
 
+class Page(str):
+    """The HTML text of a step-through page; in Jupyter it shows itself in a frame."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        return (f'<iframe srcdoc="{html.escape(str(self), quote=True)}" '
+                'style="width: 100%; height: 900px; border: 1px solid #ccc"></iframe>')
+
+
 def step_through(query: QueryLike, events: Any, schema: SchemaLike = None, *,
                  expect: Sequence[int] | None = None, type_col: str = "type",
-                 time_col: str | None = None) -> str:
+                 time_col: str | None = None) -> Page:
     """A standalone HTML page stepping through ``query`` on ``events`` (at most
-    :data:`MAX_EVENTS`); ``expect``: positions of a match to explain if it is missing."""
+    :data:`MAX_EVENTS`); ``expect``: positions of a match to explain if it is missing.
+    The text is the page (write it to a ``.html`` file); Jupyter shows it in a frame."""
     data = trace_json(query, events, schema, expect=expect, type_col=type_col,
                       time_col=time_col)
-    return page(data)
+    return Page(page(data))
 
 
 def page(data: dict[str, Any]) -> str:
@@ -183,7 +195,11 @@ function show(s) {
 }
 if (T.negated) document.getElementById('note').textContent = 'The leading/trailing NOT of the ' +
   'pattern is not drawn: the engines apply it per window, after the runs shown here.';
-function go(s) { location.hash = 'step=' + Math.max(0, Math.min(N, s)); }
+function go(s) {
+  s = Math.max(0, Math.min(N, s));
+  show(s);
+  try { history.replaceState(null, '', '#step=' + s); } catch (e) { /* a notebook's srcdoc frame */ }
+}
 document.getElementById('first').onclick = () => go(0);
 document.getElementById('prev').onclick = () => go(step - 1);
 document.getElementById('next').onclick = () => go(step + 1);
@@ -191,4 +207,6 @@ document.getElementById('last').onclick = () => go(N);
 document.addEventListener('keydown', e => { if (e.key === 'ArrowRight') go(step + 1); if (e.key === 'ArrowLeft') go(step - 1); });
 window.addEventListener('hashchange', () => show(fromHash()));
 show(fromHash());
+const clicks = /next=(\d+)/.exec(location.hash);  /* #step=2&next=3: press "next" three times */
+for (let i = 0; clicks && i < parseInt(clicks[1], 10); i++) document.getElementById('next').click();
 """

@@ -107,7 +107,7 @@ def test_cli_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 # ------------------------------------------------------------------ in a browser
 
 
-def _dom(page: Path, step: int, profile: Path) -> str:
+def _dom(page: Path, step: int | str, profile: Path) -> str:
     assert CHROMIUM is not None
     done = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
@@ -157,6 +157,10 @@ def test_the_page_steps_in_headless_chromium(tmp_path: Path) -> None:
     assert sorted(new) == [("0", "4"), ("1", "4")]
     assert "the event is not a SELL" in _why(completed) and 'id="why-here"' not in _why(completed)
 
+    clicked = _dom(page, "3&next=2", profile)  # the "next" button, pressed twice from step 3
+    assert 'data-step="5"' in clicked
+    assert _marked(clicked, "acel-fired") == _marked(completed, "acel-fired")
+
     end = _dom(page, 7, profile)
     assert len(re.findall(r'<tr class="(?:new)?"><td>\d+</td><td>\d+</td><td>[^<]*m=', end)) == 8
 
@@ -168,3 +172,10 @@ def test_without_graphviz_the_page_shows_the_text(monkeypatch: pytest.MonkeyPatc
     page = step_through(EXAMPLE_5_1, STOCKS)
     assert "<svg" not in page and "<pre>ACEA: 5 states" in page
     assert "SELL AS intel, intel[name = &#x27;INTL&#x27;]" in page or "intel[name" in page
+
+
+def test_in_jupyter_the_page_shows_in_a_frame() -> None:
+    page = acel.step_through(EXAMPLE_5_1, STOCKS)
+    assert isinstance(page, str) and page.startswith("<!DOCTYPE html>")
+    frame = page._repr_html_()
+    assert frame.startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;') and "&quot;" in frame
