@@ -15,10 +15,11 @@ from acel.acea.engine import naive
 from acel.acea.engine.trace import trace, why_not
 from acel.acea.model.render import plain, summary, to_dot, to_svg
 from acel.compiler import compile_formula
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import acel
+from acel.lang.ast import Atom, ProjectVars, Seq
 from acel.lang.events import Event
 from acel.lang.printer import format_query
 from acel.testing import TEST_SCHEMA, formulas, streams
@@ -164,6 +165,14 @@ def test_the_trace_completes_what_naive_runs_find(formula: object, stream: list[
 
 @settings(max_examples=40, deadline=None)
 @given(formulas(), streams())
+@example(  # found by Hypothesis: the projected A is read after the match's last kept event
+    Seq(Atom("A"), ProjectVars((), Atom("A"))),
+    [Event(0, (("type", "A"), ("x", 0), ("y", 0))),
+     Event(1, (("k", 0), ("type", "A"), ("x", 0), ("y", 0)))])
+@example(  # and the projected A read before the first kept one
+    Seq(ProjectVars((), Atom("A")), Atom("A")),
+    [Event(0, (("type", "A"), ("x", 0), ("y", 0))),
+     Event(1, (("k", 0), ("type", "A"), ("x", 0), ("y", 0)))])
 def test_why_not_finds_every_complex_event_naive_runs_find(formula: object,
                                                           stream: list[Event]) -> None:
     automaton = compile_formula(formula, TEST_SCHEMA)  # type: ignore[arg-type]

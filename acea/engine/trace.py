@@ -141,7 +141,10 @@ def why_not(automaton: ACEA, events: Sequence[Event], expect: Sequence[int],
             partition_by: Sequence[str] = ()) -> dict[str, Any]:
     """Why no complex event holds exactly the events at positions ``expect``: the
     first event at which every run that could build it died, and for each
-    transition it could have taken, why not (``found`` when such a match exists)."""
+    transition it could have taken, why not (``found`` when such a match exists).
+    The runs that could build it keep exactly those events (emit them into some
+    variable) and read the others without keeping them, from any start up to the
+    first of them (a projected part may come first) to any end from the last."""
     wanted = sorted(set(expect))
     if not wanted or wanted[0] < 0 or wanted[-1] >= len(events):
         raise ValueError(f"expected positions must lie in 0..{len(events) - 1}: {list(expect)}")
@@ -152,44 +155,54 @@ def why_not(automaton: ACEA, events: Sequence[Event], expect: Sequence[int],
         return {"expect": wanted, "found": False, "position": wanted[0],
                 "reason": "the expected events are not all in one partition (PARTITION BY)",
                 "tried": []}
-    start = part.positions.index(wanted[0])
-    runs = [Run(wanted[0], automaton.initial, (), ())]
-    for k in range(start, len(part.events)):
-        position, event = part.positions[k], part.events[k]
-        if position > wanted[-1]:
-            break
-        keep = position in wanted
-        following: list[Run] = []
-        tried: list[dict[str, Any]] = []
-        for run in runs:
-            for t in automaton.by_source.get(run.state, ()):
-                tau = fire(t, run.registers, event)
-                edge = f"q{t.source} -> q{t.target}"
-                if tau is None:
-                    tried.append({"edge": edge, "why": failed_part(t, run, event, names)})
-                    continue
-                took = bool(t.output)
-                if took != keep:
-                    tried.append({"edge": edge, "why": "takes this event, which the match "
-                                  "leaves out" if took else "skips this event, which the match "
-                                  "needs"})
-                    continue
-                new = emitted(t, tau, event.time)
-                following.append(Run(run.start, t.target, tau,
-                                     _add(run.emitted, new, part.positions)))
+    runs: list[Run] = []
+    after_last: list[Run] | None = None
+    for position, event in zip(part.positions, part.events):
+        if position <= wanted[0]:  # a run may start before its first kept event (projection)
+            runs.append(Run(position, automaton.initial, (), ()))
+        following, tried = _advance(automaton, runs, event, position in wanted,
+                                    part.positions, names)
+        if not following and position < wanted[0]:
+            runs = []
+            continue
         if not following:
+            if position > wanted[-1]:  # read past the match: no final state came
+                break
             return {"expect": wanted, "found": False, "position": position,
                     "event": _event_text(event), "states": sorted({r.state for r in runs}),
                     "reason": f"every run that could build the match dies at event {position}",
                     "tried": tried}
-        runs = list(dict.fromkeys(following))
-    finals = [r for r in runs if r.state in automaton.finals]
-    if finals:
-        return {"expect": wanted, "found": True, "position": wanted[-1],
-                "reason": f"the match is found: it completes at event {wanted[-1]}",
-                "tried": []}
-    states = ", ".join(f"q{s}" for s in sorted({r.state for r in runs}))
-    return {"expect": wanted, "found": False, "position": wanted[-1],
-            "states": sorted({r.state for r in runs}),
-            "reason": f"after event {wanted[-1]} the runs are in {states}, not a final state: "
+        runs = following
+        if position >= wanted[-1]:  # a projection may read more events without keeping them
+            after_last = runs if after_last is None else after_last
+            if any(r.state in automaton.finals for r in runs):
+                return {"expect": wanted, "found": True, "position": position,
+                        "reason": f"the match is found: it completes at event {position}",
+                        "tried": []}
+    states = sorted({r.state for r in after_last or runs})
+    listed = ", ".join(f"q{q}" for q in states)
+    return {"expect": wanted, "found": False, "position": wanted[-1], "states": states,
+            "reason": f"after event {wanted[-1]} the runs are in {listed}, not a final state: "
                       "the pattern needs more events", "tried": []}
+
+
+def _advance(automaton: ACEA, runs: list[Run], event: Event, keep: bool,
+             positions: Sequence[int], names: Names) -> tuple[list[Run], list[dict[str, Any]]]:
+    """The runs that read ``event`` and keep it exactly when ``keep`` (emitting into some
+    variable), and why every other transition of theirs could not."""
+    following: list[Run] = []
+    tried: list[dict[str, Any]] = []
+    for run in runs:
+        for t in automaton.by_source.get(run.state, ()):
+            tau = fire(t, run.registers, event)
+            edge = f"q{t.source} -> q{t.target}"
+            if tau is None:
+                tried.append({"edge": edge, "why": failed_part(t, run, event, names)})
+            elif bool(t.output) != keep:
+                tried.append({"edge": edge, "why": "takes this event, which the match leaves "
+                              "out" if t.output else "skips this event, which the match needs"})
+            else:
+                new = emitted(t, tau, event.time)
+                following.append(Run(run.start, t.target, tau, _add(run.emitted, new, positions)))
+    unique = list({(t["edge"], t["why"]): t for t in tried}.values())
+    return list(dict.fromkeys(following)), unique
