@@ -48,6 +48,7 @@ class Run:
     emitted: Emitted
 
     def as_json(self) -> dict[str, Any]:
+        """What the page shows of the run: start, state, positions per variable."""
         return {"start": self.start, "state": self.state,
                 "vars": {var: list(positions) for var, positions in self.emitted}}
 

@@ -225,9 +225,11 @@ class Legend:
         self.items: dict[str, int] = {}
 
     def number(self, text: str) -> int:
+        """The number of ``text`` in the legend (a new one when it is new)."""
         return self.items.setdefault(text, len(self.items) + 1)
 
     def text(self) -> str:
+        """The legend as a Graphviz label, lines left-justified (``\\l``)."""
         lines = ["register updates (acel compile --detail full shows all):"]
         for text, n in self.items.items():
             lines.extend(_wrap_lines([f"[{n}] {text}"], LEGEND_WIDTH, 10**6))

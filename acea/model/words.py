@@ -164,6 +164,8 @@ class Speaker:
     """The name of the event just read (its bare attributes are ``event.attr``)."""
 
     def reg(self, name: str) -> str:
+        """A register or attribute by what it holds: ``msft.price``, ``price`` inside
+        ``msft[...]``, ``max_price so far`` for an aggregate's accumulator."""
         if name == TIME:
             return "time"
         if "#" not in name:
@@ -176,6 +178,7 @@ class Speaker:
         return stem[4:] + " so far" if stem.startswith("acc_") else stem
 
     def expr(self, e: RExpr) -> str:
+        """An expression in the query's words (monoid steps read as the aggregate)."""
         if isinstance(e, Reg):
             return self.reg(e.name)
         if isinstance(e, Const):
@@ -200,6 +203,7 @@ class Speaker:
         raise TypeError(f"not a register expression: {e!r}")
 
     def pred(self, p: RPred) -> str:
+        """A predicate in the query's words (ACEL's operators)."""
         bag = self.bag(p)
         if bag is not None:
             return bag
