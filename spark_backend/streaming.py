@@ -44,10 +44,11 @@ from __future__ import annotations
 
 import json
 import math
-import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from acel.acea.engine import codec
 
 from acel.lang.ast import Query
 from acel.lang.checker import attribute_kinds
@@ -154,14 +155,19 @@ class KeyStream:
         if blob is None:
             self.runner = Runner(unit.query, unit.schema, positions_given=True)
         else:
-            state = pickle.loads(blob)
+            state = codec.loads(blob)
+            if not (isinstance(state, dict) and isinstance(state.get("runner"), bytes)
+                    and isinstance(state.get("buffer"), list) and isinstance(state.get("last"), int)):
+                raise codec.StateMismatch("not a saved streaming checkpoint of this acel")
             self.runner = Runner.restore(unit.query, unit.schema, state["runner"])
-            self.buffer = state["buffer"]
+            self.buffer = [tuple(row) for row in state["buffer"]]
             self.last = state["last"]
 
     def save(self) -> bytes:
+        """The group's state as data-only bytes (:mod:`acel.acea.engine.codec`): a
+        checkpoint that is read back never runs code."""
         state = {"runner": self.runner.save(), "buffer": self.buffer, "last": self.last}
-        return pickle.dumps(state, protocol=5)
+        return codec.dumps(state)
 
     def step(self, rows: list[tuple[int, int, str]], watermark_ms: int) -> list[Any]:
         from acel.acea.engine import paused_gc

@@ -4,6 +4,7 @@ exactly the batch results (spec §6, §12), and its output is in §12 order as i
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import pytest
 from acel.acea import engine
@@ -76,3 +77,111 @@ def test_restoring_into_another_query_is_refused() -> None:
         Runner.restore(parse_query("A ; B"), schema, b"garbage")
     with pytest.raises(StateMismatch):
         Runner.restore(parse_query("A ; B"), schema, pickle.dumps({"options": {}}))
+
+
+# ------------------------------------------------------------------ hostile state (issue 24 §1)
+
+
+class _Payload:
+    """What an attacker plants in a state file: unpickling it would create ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (self.marker.touch, ())
+
+
+def test_a_pickled_payload_runs_nothing_and_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Issue 24 §1: ``acel.runner(q, schema, state=pickle.dumps(E()))`` ran ``E.__reduce__``."""
+    import acel
+
+    marker = tmp_path / "ran"
+    blob = pickle.dumps(_Payload(marker))
+    schema = {"A": ["v"], "B": ["v"]}
+    with pytest.raises(acel.AcelError) as caught:
+        acel.runner("A ; B", schema, state=blob)
+    assert not marker.exists()
+    message = str(caught.value)
+    assert "\n" not in message and "pickle" in message and "could run code" in message
+    # the same inside a streaming checkpoint (Spark's state store holds KeyStream.save())
+    import pyarrow as pa
+    from acel.spark_backend.executor import UnitSpec
+    from acel.spark_backend.streaming import KeyStream, StreamSpec
+
+    query = parse_query("A ; B")
+    unit = UnitSpec(query, Schema.of(schema), "matches", (), (), (), None, pa.schema([]))  # type: ignore[arg-type]
+    spec = StreamSpec(unit, contiguous=True, axis=False, out_names=())
+    saved = KeyStream(spec, KeyStream(spec).save())  # a data-only checkpoint is read back
+    assert saved.last == -1 and saved.buffer == []
+    with pytest.raises(StateMismatch, match="not a saved runner state"):
+        KeyStream(spec, pickle.dumps({"runner": blob, "buffer": [], "last": -1}))
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"r":"Popen","v":[]}',  # no record outside the closed table
+        b'{"r":"Event","v":[1]}',  # a record with the wrong number of fields
+        b'{"x":[]}',  # an unknown kind
+        b'[1,2]',  # a bare list (containers are tagged)
+        b'{"f":"1e5"}',  # a float tag that is no non-finite float
+        b'{"d":[[{"l":[]},1]]}',  # a list as a dict key
+        b'{"l":[{"@":0}]}',  # a list that contains itself
+        b'{"d":[["version",2]]}',  # data, but no state
+        b"NaN",
+        b"[" * 100_000 + b"]" * 100_000,
+        b"\xff\xfe",
+    ],
+)
+def test_data_that_is_no_state_is_refused_in_one_line(body: bytes) -> None:
+    from acel.acea.engine.codec import FORMAT_VERSION, MAGIC
+
+    schema = Schema.of({"A": ["v"], "B": ["v"]})
+    blob = MAGIC + b" %d\n" % FORMAT_VERSION + body
+    with pytest.raises(StateMismatch) as caught:
+        Runner.restore(parse_query("A ; B"), schema, blob)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_state_of_another_format_version_is_refused() -> None:
+    schema = Schema.of({"A": ["v"], "B": ["v"]})
+    blob = Runner(parse_query("A ; B"), schema).save()
+    assert blob.startswith(b"ACEL-STATE 2\n")
+    with pytest.raises(StateMismatch, match="format '3'"):
+        Runner.restore(parse_query("A ; B"), schema, blob.replace(b"STATE 2", b"STATE 3", 1))
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.integers(min_value=2**62, max_value=2**400)
+    | st.floats(allow_nan=False) | st.text() | st.binary(max_size=8)
+    | st.just(float("inf")) | st.just(float("-inf")),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.integers() | st.text(max_size=3), inner, max_size=3)
+    | st.frozensets(st.integers(), max_size=3),
+    max_leaves=20,
+))
+def test_every_value_kind_round_trips(value: object) -> None:
+    """The closed set of kinds: ints of any size, floats with ±inf, text (lone surrogates
+    too), bytes, booleans, NULL, tuples, lists, dicts with any hashable keys, sets."""
+    from acel.acea.engine.codec import dumps, loads
+
+    assert loads(dumps(value)) == value
+    assert type(loads(dumps(value))) is type(value)
+
+
+def test_nan_surrogates_and_shared_values_round_trip() -> None:
+    from acel.acea.engine.codec import dumps, loads
+
+    shared = [1]
+    value = loads(dumps({"a": [shared, shared], "nan": float("nan"), "s": "\ud800", "big": -(10**5000)}))
+    assert value["a"][0] is value["a"][1] and value["a"][0] == [1]
+    assert value["nan"] != value["nan"] and value["s"] == "\ud800" and value["big"] == -(10**5000)
+
+
+def test_a_state_holding_a_foreign_object_cannot_be_saved() -> None:
+    from acel.acea.engine.codec import dumps
+
+    with pytest.raises(StateMismatch, match="cannot save a value of kind object"):
+        dumps({"x": object()})

@@ -481,20 +481,14 @@ class Runner:
         """A runner of ``query`` continuing from a state :meth:`save` wrote.
 
         Raises :class:`acel.acea.engine.state.StateMismatch` for a state of another
-        query, schema or engine version.
+        query, schema or engine version, or bytes that are not a data-only state
+        (nothing in ``blob`` is ever run: :mod:`acel.acea.engine.codec`).
         """
-        import pickle
+        from acel.acea.engine.state import decode, options_of, restore
 
-        from acel.acea.engine.state import StateMismatch, restore
-
-        try:
-            options = pickle.loads(blob)["options"]
-        except Exception:  # noqa: BLE001 - restore() reports it
-            options = None
-        if not isinstance(options, dict):
-            raise StateMismatch("not a saved runner state")
-        runner = cls(query, schema, **options)
-        restore(runner, blob)
+        state = decode(blob, query)
+        runner = cls(query, schema, **options_of(state))
+        restore(runner, state)
         return runner
 
     def _horizon(self, coord: Any) -> Any:

@@ -11,30 +11,31 @@ and the automaton makes sure the state is restored into the same automaton.
 The DAG is written as a flat table in topological order (predecessors
 first), so a run spanning a million events does not recurse in ``pickle``;
 indexes are written as their entries and rebuilt on restore (they are derived
-data).  The bytes are a ``pickle`` of plain data (protocol 5): restore only
-state you wrote yourself, as with any pickle.
+data).  The bytes are data only (:mod:`acel.acea.engine.codec`: versioned JSON
+over a closed set of value kinds), so restoring a state never runs code; a
+state that is not one, or that belongs to another query, is refused in one line.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from acel.acea.engine.aggregate import Propagator, TumblingPropagator
+from acel.acea.engine.codec import Context, StateMismatch, dumps, loads
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
-
-from acel.lang.errors import AcelError
 
 if TYPE_CHECKING:
     from acel.acea.engine.runner import Runner
 
-VERSION = 1
+    from acel.lang.ast import Query
 
+VERSION = 2
+"""Version 1 was a pickle; 2 is data only."""
 
-class StateMismatch(AcelError):
-    """Saved state that belongs to another query, schema or engine version."""
+__all__ = ["VERSION", "StateMismatch", "decode", "fingerprint", "options_of", "restore", "save"]
 
 
 def fingerprint(runner: Runner) -> str:
@@ -129,8 +130,6 @@ def _evaluator_state(evaluator: Any) -> dict[str, Any]:
 
 def _restore_evaluator(evaluator: Any, state: dict[str, Any]) -> None:
     if isinstance(evaluator, Enumerator):
-        from collections import deque
-
         evaluator.active = _unflatten(state["dag"], state["roots"])
         evaluator.coords = state["coords"]
         evaluator.recent = deque(state["recent"])
@@ -200,24 +199,42 @@ def save(runner: Runner) -> bytes:
         "order": list(runner.order),
         "partitions": partitions,
     }
-    return pickle.dumps(state, protocol=5)
+    return dumps(state)
 
 
-def restore(runner: Runner, blob: bytes) -> None:
-    """Load a saved state into a fresh runner of the same query and schema."""
-    from collections import deque
-
-    try:
-        state = pickle.loads(blob)
-    except Exception as error:  # noqa: BLE001 - any unreadable blob is the same user error
-        raise StateMismatch(f"not a saved runner state ({type(error).__name__}: {error})") from None
+def decode(blob: bytes, query: Query) -> dict[str, Any]:
+    """The saved state in ``blob`` as data (nothing runs), or a one-line refusal."""
+    state = loads(blob, Context(tuple(query.returns or ())))
     if not isinstance(state, dict) or state.get("version") != VERSION:
         raise StateMismatch("not a saved runner state of this version of acel")
-    if state["fingerprint"] != fingerprint(runner):
+    return state
+
+
+def options_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The options the saved runner was made with (to make its twin before :func:`restore`)."""
+    options = state.get("options")
+    if not isinstance(options, dict) or not set(options) <= _OPTIONS:
+        raise StateMismatch("not a saved runner state: no runner options")
+    return options
+
+
+_OPTIONS = {"monotone", "start_positions", "trend_mode", "positions_given"}
+
+
+def restore(runner: Runner, state: dict[str, Any]) -> None:
+    """Load a decoded state (:func:`decode`) into a fresh runner of the same query and schema."""
+    if state.get("fingerprint") != fingerprint(runner):
         raise StateMismatch(
             "the saved state belongs to another query, schema or engine version: "
             "restore it with the query and schema it was saved with"
         )
+    try:
+        _load(runner, state)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise StateMismatch(f"not a saved runner state: a damaged entry ({error!r})"[:200]) from None
+
+
+def _load(runner: Runner, state: dict[str, Any]) -> None:
     runner.events = state["events"]
     runner.emitted = state["emitted"]
     runner.finished = state["finished"]
