@@ -2,7 +2,9 @@
 
 The formula is compiled bottom-up, one construction of
 :mod:`acel.compiler.construct` per operator; NEXT is first expanded by its
-macro (:func:`acel.lang.macros.expand_next`, spec §3).  The result is trimmed
+macro (:func:`acel.lang.macros.expand_next`, spec §3) and idempotent forms
+are normalised (:func:`acel.compiler.rewrite.normalise`: ``φ++ = φ+``, ``φ AND φ
+= φ``, issue 24 §8–9).  The result is trimmed
 (:func:`acel.acea.model.graph.trim`) and validated (:class:`acel.acea.model.ACEA`).
 """
 
@@ -16,6 +18,7 @@ from acel.acea.model.graph import trim_parts
 from acel.compiler import construct as c
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
+from acel.compiler.rewrite import normalise
 
 from acel.lang import ast as A
 from acel.lang.errors import UnsupportedQuery
@@ -170,7 +173,7 @@ def trimmed(auto: Auto) -> Auto:
 def compile_formula(formula: A.Formula, schema: Schema) -> ACEA:
     """An ACEA with ``⟦A⟧(S) = ⟦formula⟧(S)`` for every stream over ``schema``."""
     ctx = Context(schema)
-    auto = build(ctx, expand(formula, schema))
+    auto = build(ctx, normalise(expand(formula, schema)))
     return auto.to_acea()
 
 
@@ -200,7 +203,7 @@ def compile_query(query: A.Query, schema: Schema) -> CompiledQuery:
     """Compile a query's formula and its WITHIN clause (spec §6, §3.1)."""
     top = A.top_negation(query.formula)
     ctx = Context(schema)
-    auto = build(ctx, expand(top.body, schema))
+    auto = build(ctx, normalise(expand(top.body, schema)))
     formula_automaton = auto.to_acea()
     if query.within is None:
         automaton = formula_automaton

@@ -53,39 +53,58 @@ def _signature(t: Transition) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(Counter({var: len(rs) for var, rs in t.output}).items()))
 
 
-def _compatible(t1: Transition, t2: Transition) -> bool:
-    if _signature(t1) != _signature(t2):
-        return False
-    a, b = required_types(t1), required_types(t2)
-    return a is None or b is None or bool(a & b)
+def _compatible(a: frozenset[str] | None, b: frozenset[str] | None) -> bool:
+    """Whether two transitions' tested types may meet (``None``: any type)."""
+    return a is None or b is None or not a.isdisjoint(b)
+
+
+Out = dict[tuple[tuple[str, int], ...], list[tuple[int, int, frozenset[str] | None]]]
+"""Per state: its useful transitions grouped by emission signature, as
+``(index, target, required types)``: only transitions of one signature may pair."""
+
+
+def _outgoing(automaton: ACEA, useful: set[int]) -> dict[int, Out]:
+    out: dict[int, Out] = {}
+    for i, t in enumerate(automaton.transitions):
+        if t.source in useful and t.target in useful:
+            by_sig = out.setdefault(t.source, {})
+            by_sig.setdefault(_signature(t), []).append((i, t.target, required_types(t)))
+    return out
 
 
 def is_unambiguous(automaton: ACEA) -> bool:
-    """Whether no two accepting runs can give the same complex event (sound test)."""
+    """Whether no two accepting runs can give the same complex event (sound test).
+
+    Each transition's signature and types are computed once, and only transitions
+    of the same signature are paired: an ``AND`` of ``AND``s compiles to a thousand
+    transitions, whose pairs per product state were once all compared (issue 24 §9).
+    """
     useful = coreachable_states(automaton)
-    trans = [t for t in automaton.transitions if t.source in useful and t.target in useful]
-    out: dict[int, list[tuple[int, Transition]]] = {}
-    for i, t in enumerate(trans):
-        out.setdefault(t.source, []).append((i, t))
+    out = _outgoing(automaton, useful)
     start = (automaton.initial, automaton.initial)
-    # forward reachability in the product, recording the product edges
-    edges: list[tuple[tuple[int, int], tuple[int, int], bool]] = []
+    # forward reachability in the product, recording the product edges (once each)
+    edges: dict[tuple[tuple[int, int], tuple[int, int]], bool] = {}
     seen = {start}
     todo = deque([start])
     while todo:
-        p1, p2 = todo.popleft()
-        for i1, t1 in out.get(p1, ()):
-            for i2, t2 in out.get(p2, ()):
-                if i1 != i2 and not _compatible(t1, t2):
-                    continue
-                q = (t1.target, t2.target)
-                edges.append(((p1, p2), q, i1 == i2))
-                if q not in seen:
-                    seen.add(q)
-                    todo.append(q)
+        p = p1, p2 = todo.popleft()
+        first, second = out.get(p1, {}), out.get(p2, {})
+        for sig, group1 in first.items():
+            group2 = second.get(sig)
+            if group2 is None:
+                continue
+            for i1, q1, types1 in group1:
+                for i2, q2, types2 in group2:
+                    if i1 != i2 and not _compatible(types1, types2):
+                        continue
+                    q = (q1, q2)
+                    edges[p, q] = edges.get((p, q), True) and i1 == i2
+                    if q not in seen:
+                        seen.add(q)
+                        todo.append(q)
     # backward reachability from F × F inside the reachable product
     back: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for src, dst, _ in edges:
+    for src, dst in edges:
         back.setdefault(dst, []).append(src)
     good = {(f1, f2) for f1 in automaton.finals for f2 in automaton.finals} & seen
     stack = list(good)
@@ -95,4 +114,4 @@ def is_unambiguous(automaton: ACEA) -> bool:
             if p not in good:
                 good.add(p)
                 stack.append(p)
-    return all(diagonal for src, dst, diagonal in edges if dst in good and src in good)
+    return all(diagonal for (src, dst), diagonal in edges.items() if dst in good and src in good)
