@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from functools import reduce
 
+from acel.acea.model.automaton import ACEA
 from acel.compiler import compile_formula
-from acel.compiler.compile import expand
+from acel.compiler.compile import build, expand
+from acel.compiler.context import Context
 from acel.compiler.size import formula_size, is_linear, state_bound
 from hypothesis import given, settings
 
@@ -31,16 +33,21 @@ def test_sequences_and_iterations_grow_linearly() -> None:
         nested: Formula = Atom("A")
         for _ in range(n):
             nested = Plus(nested)
-        b = compile_formula(nested, TEST_SCHEMA)
+        b = _constructed(nested)  # the construction itself, before rewriting
         assert b.num_states == n + 2
         # the atom's step is copied between every pair of iteration states it borders
         assert len(b.transitions) == (n + 1) ** 2 + n
+        # compiling first rewrites A+…+ to A+ (compiler/rewrite.py, issue 24 §8)
+        assert compile_formula(nested, TEST_SCHEMA) == compile_formula(Plus(Atom("A")), TEST_SCHEMA)
+
+
+def _constructed(formula: Formula) -> ACEA:
+    """The automaton the constructions build for ``formula``, idempotent forms kept."""
+    return build(Context(TEST_SCHEMA), expand(formula, TEST_SCHEMA)).to_acea()
 
 
 def test_and_is_a_product() -> None:
-    left = compile_formula(reduce(Seq, [Plus(Atom("A"))] * 2), TEST_SCHEMA)
-    both = compile_formula(
-        And(reduce(Seq, [Plus(Atom("A"))] * 2), reduce(Seq, [Plus(Atom("A"))] * 2)), TEST_SCHEMA
-    )
+    left = _constructed(reduce(Seq, [Plus(Atom("A"))] * 2))
+    both = _constructed(And(reduce(Seq, [Plus(Atom("A"))] * 2), reduce(Seq, [Plus(Atom("A"))] * 2)))
     assert both.num_states <= left.num_states ** 2
     assert both.num_states > left.num_states

@@ -23,7 +23,14 @@ except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallba
     from acel.io import _json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.records import Row
-from acel.io.values import int_from_digits
+from acel.io.values import (
+    MAX_ATTRIBUTES,
+    first_duplicate,
+    int_from_digits,
+    lone_surrogate,
+    surrogate_message,
+    too_many_attributes,
+)
 from acel.lang.errors import DataError
 
 BATCH = 8192
@@ -107,6 +114,9 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in out:
             raise _Duplicate(f"key {key!r} appears twice ({out[key]!r}, then {value!r})")
+        for text in (key, value):
+            if type(text) is str and lone_surrogate(text):
+                raise _Duplicate(surrogate_message(key))
         out[key] = value
     return out
 
@@ -139,7 +149,7 @@ def _slow(line: bytes) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_pairs, parse_int=int_from_digits)
     except _Duplicate as error:
-        raise ValueError(f"duplicate key: {error}") from None
+        raise ValueError(str(error) if "surrogate" in str(error) else f"duplicate key: {error}") from None
     except json.JSONDecodeError as error:
         raise ValueError(f"bad JSON: {error.msg} at column {error.colno}") from None
     except RecursionError:
@@ -153,6 +163,8 @@ def json_line_row(number: int, line_number: int, line: bytes) -> Row:
     except ValueError as error:
         return Row(number, line_number, {}, str(error))
     if type(value) is dict:
+        if len(value) > MAX_ATTRIBUTES + 1:  # the type and MAX_ATTRIBUTES attributes
+            return Row(number, line_number, {}, too_many_attributes(len(value) - 1))
         return Row(number, line_number, value)
     return Row(number, line_number, {}, f"expected a JSON object, found {type(value).__name__}")
 
@@ -180,7 +192,7 @@ def json_line_rows(handle: Iterable[bytes], first_line: int = 1, batch: int = BA
         except decode_error:
             out.append(json_line_row(number, index, line))
         else:
-            if type(value) is dict and line.count(b'":') == len(value) and not (
+            if type(value) is dict and line.count(b'":') == len(value) <= _WIDEST and not (
                 float in set(map(type, value.values())) and _big_float(value)
             ):
                 out.append(Row(number, index, value))
@@ -191,6 +203,10 @@ def json_line_rows(handle: Iterable[bytes], first_line: int = 1, batch: int = BA
             out = []
     if out:
         yield out
+
+
+_WIDEST = MAX_ATTRIBUTES + 1
+"""A JSON object with more keys goes the slow way, to be refused by :func:`json_line_row`."""
 
 
 def _big_float(value: dict[str, Any]) -> bool:
@@ -206,17 +222,20 @@ def json_rows(path: str | Path) -> Iterator[list[Row]]:
         stripped = head[3:] if head.startswith(BOM) else head
         if stripped.lstrip().startswith(b"["):
             data = _json_array(source, (head + handle.read()))
-            rows = [
-                Row(n, None, item)
-                if isinstance(item, dict)
-                else Row(n, None, {}, f"expected a JSON object, found {type(item).__name__}")
-                for n, item in enumerate(data, start=1)
-            ]
+            rows = [_array_row(n, item) for n, item in enumerate(data, start=1)]
             for start in range(0, len(rows), BATCH):
                 yield rows[start : start + BATCH]
             return
         handle.seek(0)
         yield from json_line_rows(handle)
+
+
+def _array_row(number: int, item: Any) -> Row:
+    if not isinstance(item, dict):
+        return Row(number, None, {}, f"expected a JSON object, found {type(item).__name__}")
+    if len(item) > MAX_ATTRIBUTES + 1:
+        return Row(number, None, {}, too_many_attributes(len(item) - 1))
+    return Row(number, None, item)
 
 
 def _json_array(source: str, data: bytes) -> list[Any]:
@@ -229,7 +248,8 @@ def _json_array(source: str, data: bytes) -> list[Any]:
     try:
         value = json.loads(text, object_pairs_hook=_pairs, parse_int=int_from_digits)
     except _Duplicate as error:
-        raise DataError(f"{source}: duplicate key: {error}") from None
+        what = str(error) if "surrogate" in str(error) else f"duplicate key: {error}"
+        raise DataError(f"{source}: {what}") from None
     except json.JSONDecodeError as error:
         raise DataError(
             f"{source}: bad JSON at line {error.lineno}, column {error.colno}: {error.msg}"
@@ -253,13 +273,15 @@ def csv_header(path: str | Path) -> list[str]:
             raise DataError(f"{source}: line 1: {error}") from None
     if header is None:
         raise DataError(f"{source}: empty CSV file (a header line naming the columns is needed)")
+    if len(header) > MAX_ATTRIBUTES + 1:
+        raise DataError(f"{source}: line 1: {too_many_attributes(len(header) - 1, 'the header')}")
     header = [h.strip() for h in header]
     empty = [i + 1 for i, h in enumerate(header) if not h]
     if empty:
         raise DataError(f"{source}: line 1: empty column name in the header at position {empty[0]}")
-    duplicates = sorted({h for h in header if header.count(h) > 1})
-    if duplicates:
-        raise DataError(f"{source}: line 1: duplicate column name {duplicates[0]!r} in the header")
+    duplicate = first_duplicate(header)
+    if duplicate is not None:
+        raise DataError(f"{source}: line 1: duplicate column name {duplicate!r} in the header")
     return header
 
 

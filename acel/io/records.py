@@ -15,7 +15,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from acel.io.values import BadValue, fits, kind_of, native, time_key
+from acel.io.values import (
+    MAX_ATTRIBUTES,
+    BadValue,
+    fits,
+    kind_of,
+    lone_surrogate,
+    native,
+    surrogate_message,
+    time_key,
+    too_many_attributes,
+)
 from acel.lang.errors import DataError
 from acel.lang.events import OptValue, Value
 from acel.lang.schema import Schema
@@ -52,6 +62,18 @@ class Row:
 
     def where(self) -> str:
         return f"row {self.number}" + (f" (line {self.line})" if self.line is not None else "")
+
+
+def memory_row(number: int, values: dict[str, object]) -> Row:
+    """A record given in memory (a dict, a DataFrame row): a text value with a lone
+    surrogate fails the row at once (files cannot hold one: their readers refuse it), as
+    does a record of more than :data:`~acel.io.values.MAX_ATTRIBUTES` attributes."""
+    if len(values) > MAX_ATTRIBUTES + 1:
+        return Row(number, None, {}, too_many_attributes(len(values) - 1))
+    for column, value in values.items():
+        if type(value) is str and lone_surrogate(value):
+            return Row(number, None, {}, surrogate_message(column), column)
+    return Row(number, None, values)
 
 
 @dataclass(frozen=True)
@@ -121,7 +143,9 @@ def plain_values(row: Row, errors: list[tuple[str | None, str]]) -> dict[str, Op
     values: dict[str, OptValue] = {}
     for column, raw in row.values.items():
         kind_type = type(raw)
-        if kind_type is str or kind_type is int or kind_type is bool or raw is None:
+        if kind_type is str and lone_surrogate(raw):  # type: ignore[arg-type]
+            errors.append((column, surrogate_message(column)))
+        elif kind_type is str or kind_type is int or kind_type is bool or raw is None:
             values[column] = raw  # type: ignore[assignment]
         elif kind_type is float:
             if raw != raw:  # type: ignore[comparison-overlap]
@@ -136,7 +160,9 @@ def plain_values(row: Row, errors: list[tuple[str | None, str]]) -> dict[str, Op
             except BadValue as error:
                 errors.append((column, str(error)))
                 continue
-            if type(value) is float and value in _INFINITIES:
+            if type(value) is str and lone_surrogate(value):
+                errors.append((column, surrogate_message(column)))
+            elif type(value) is float and value in _INFINITIES:
                 errors.append((column, infinity_message(value)))
             else:
                 values[column] = value
@@ -185,9 +211,10 @@ class RecordChecker:
         if type_col != "type" and values.get("type") is not None:
             errors.append(("type", f"a 'type' column clashes with the type column {type_col!r}"))
         if type_value is None:
-            errors.append(
-                (type_col, "missing event type" if type_col not in row.values else "event type is NULL")
-            )
+            if type_col not in row.values:
+                errors.append((type_col, "missing event type"))
+            elif not any(column == type_col for column, _ in errors):  # not reported above
+                errors.append((type_col, "event type is NULL"))
         elif type(type_value) is not str or not type_value:
             errors.append(
                 (type_col, f"event type must be a non-empty string, found {type_value!r}")

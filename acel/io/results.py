@@ -30,6 +30,7 @@ from typing import IO, Any, Union
 
 from acel.io.formats import FORMATS
 from acel.io.lines import LineEncoder, clean, value_json
+from acel.io.targets import open_direct, open_partial, special_target
 from acel.lang.clauses import Key, Match, TrendRow, key_sort_key
 from acel.lang.errors import AcelError, DataError
 from acel.lang.events import ComplexEvent, Event, OptValue, Value
@@ -42,8 +43,6 @@ OUTPUT_FORMATS = FORMATS
 _FIRST_FOUR = itemgetter(0, 1, 2, 3)
 """(end, query, start, line): the order of complex events in a file (spec §12)."""
 
-PARTIAL = ".partial"
-"""Suffix of a result file being written (renamed away when complete)."""
 
 
 # ----------------------------------------------------------------- dict forms
@@ -412,10 +411,11 @@ class ResultWriter:
         if self.path is None:
             self.handle = stream if stream is not None else sys.stdout.buffer
             self.own = False
+        elif special_target(self.path):
+            self.handle = open_direct(self.path, self.kind)
+            self.own = True
         else:
-            self.partial = self.path.with_name(self.path.name + PARTIAL)
-            if self.kind != "parquet":
-                self.handle = open(self.partial, "wb")
+            self.handle, self.partial = open_partial(self.path)
             self.own = True
 
     # -------------------------------------------------------------- adding
@@ -532,7 +532,7 @@ class ResultWriter:
         table = self.layout.table(self.parquet_rows)
         if self.parquet is None:
             assert self.partial is not None
-            self.parquet = pq.ParquetWriter(str(self.partial), table.schema)
+            self.parquet = pq.ParquetWriter(self.handle, table.schema)
         self.parquet.write_table(table)
         self.written += len(self.parquet_rows)
         self.parquet_rows = []
@@ -551,7 +551,7 @@ class ResultWriter:
                 import pyarrow.parquet as pq
 
                 layout = MatchLayout.of([], self.kinds, self.workload, self.key_names)
-                pq.write_table(layout.table([]), str(self.partial))
+                pq.write_table(layout.table([]), self.handle)
         if self.own and self.handle is not None:
             self.handle.close()
         elif self.handle is not None:
@@ -590,6 +590,8 @@ class ResultWriter:
         if self.partial is not None and self.partial.exists():
             return (f"{self.written:,} results written to {self.partial}, which is incomplete "
                     f"({self.path} was not written)")
+        if self.own and self.path is not None:
+            return f"{self.written:,} results written to {self.path} (incomplete)"
         return f"{self.written:,} results written (incomplete)"
 
     def _write_rows(self) -> None:
@@ -619,11 +621,11 @@ class ResultWriter:
             self.handle.write(text.getvalue().encode("utf-8"))
             self.written += len(table)
             return
-        _write_row_parquet(header, table, self.partial)  # type: ignore[arg-type]
+        _write_row_parquet(header, table, self.handle)  # type: ignore[arg-type]
         self.written += len(table)
 
 
-def _write_row_parquet(header: list[str], table: list[list[Any]], path: Path) -> None:
+def _write_row_parquet(header: list[str], table: list[list[Any]], path: Any) -> None:
     """RETURN rows in Parquet with typed columns: exact integers as int64 when they fit,
     else DECIMAL(38, 0), else their decimal text; a column mixing kinds as JSON text."""
     import decimal
@@ -654,7 +656,7 @@ def _write_row_parquet(header: list[str], table: list[list[Any]], path: Path) ->
             arrays.append(
                 pa.array([None if v is None else value_json(v).decode() for v in column], pa.string())
             )
-    pq.write_table(pa.Table.from_arrays(arrays, names=header), str(path))
+    pq.write_table(pa.Table.from_arrays(arrays, names=header), path)
 
 
 def write_results(results: Results, path: str | Path | None = None, *, fmt: str | None = None,

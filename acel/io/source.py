@@ -34,9 +34,23 @@ from acel.io.formats import (
     parquet_batches,
     parquet_file,
 )
-from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
+from acel.io.records import (
+    Inference,
+    Problem,
+    Problems,
+    RecordChecker,
+    Row,
+    memory_row,
+    with_time_column,
+)
 from acel.io.sorting import DEFAULT_CHUNK, sort_by_time
-from acel.io.values import parse_cell, time_key
+from acel.io.values import (
+    MAX_ATTRIBUTES,
+    first_duplicate,
+    parse_cell,
+    time_key,
+    too_many_attributes,
+)
 from acel.lang.errors import DataError
 from acel.lang.events import Event
 from acel.lang.schema import Schema
@@ -99,6 +113,9 @@ class EventStream:
         chunk: int = DEFAULT_CHUNK,
         once: bool = False,
     ) -> None:
+        width = len(schema.all_attributes())
+        if width > MAX_ATTRIBUTES + 1:
+            raise DataError(f"{source}: {too_many_attributes(width - 1, 'the schema')}")
         self.source = source
         self.schema = schema
         self.facts = facts
@@ -171,7 +188,7 @@ def open_events(
             )
         return _file_stream(Path(data), type_col, time_col, schema, watch, chunk)
     if isinstance(data, list):
-        rows = [Row(n, None, dict(r)) for n, r in enumerate(data, start=1)]
+        rows = [memory_row(n, dict(r)) for n, r in enumerate(data, start=1)]
         return _rows_stream(
             "<records>", lambda: iter([rows]), type_col, time_col, schema, watch, chunk
         )
@@ -191,7 +208,7 @@ def open_events(
         columns = [str(c) for c in data.columns]
         _require_columns("<DataFrame>", columns, type_col, time_col)
         frame_rows = [
-            Row(n, None, {c: v for c, v in zip(columns, values) if not _is_missing(v)})
+            memory_row(n, {c: v for c, v in zip(columns, values) if not _is_missing(v)})
             for n, values in enumerate(data.itertuples(index=False, name=None), start=1)
         ]
         return _rows_stream(
@@ -377,7 +394,7 @@ def _infer(
     for batch in batches:
         for row in batch:
             values = row.values
-            if row.failure is None:
+            if row.failure is None and type(values.get(type_col)) in _SCALARS:
                 kinds = tuple(map(type, values.values()))
                 signature = (values.get(type_col), tuple(values), kinds)
                 if signature in known and not (float in kinds and _infinite(values)):
@@ -414,6 +431,9 @@ def _infer(
 
 
 _INFINITIES = (math.inf, -math.inf)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Types of a type value that can key a signature (an object or a list as the type is
+checked in full and reported: issue 24 §3)."""
 
 
 def _infinite(values: Mapping[str, Any]) -> bool:
@@ -469,7 +489,7 @@ def _checked(
         for row in batch:
             values = row.values
             signature = None
-            if row.failure is None and not trusted:
+            if row.failure is None and not trusted and type(values.get(type_col)) in _SCALARS:
                 signature = (values.get(type_col), tuple(values), tuple(map(type, values.values())))
                 if signature in clean:
                     # checked before: only conversions that depend on the kinds are left
@@ -666,9 +686,11 @@ def _arrow_stream(
             source, schema or Schema.of({}), lambda: iter(()), Facts(), time_col=time_col, sort=False
         )
     _require_columns(source, names, type_col, time_col)
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})[0]
-        raise DataError(f"{source}: duplicate column name {dup!r}")
+    if len(names) > MAX_ATTRIBUTES + 1:
+        raise DataError(f"{source}: {too_many_attributes(len(names) - 1, 'the table')}")
+    duplicate = first_duplicate(names)
+    if duplicate is not None:
+        raise DataError(f"{source}: duplicate column name {duplicate!r}")
 
     def rows() -> Iterator[list[Row]]:
         number = 0

@@ -18,6 +18,45 @@ from acel.lang.events import OptValue, Value
 KINDS = ("int", "float", "str", "bool")
 """The value kinds of spec §1."""
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone UTF-16 surrogate (JSON's ``"\\ud800"``): no UTF-8
+    encodes it, so no output format could write it (issue 24 §4)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def surrogate_message(column: object) -> str:
+    """Why a value with a lone surrogate is refused (one line, naming the column)."""
+    return (f"the value of {column!r} holds a lone surrogate (such as \\ud800), which is not "
+            "text: no UTF-8 output could write it")
+
+
+MAX_ATTRIBUTES = 10_000
+"""The most attributes an event (a record, a CSV header, a schema) may have: the
+automaton copies each into a register in generated code, so one JSON line with
+10^5 keys once cost a minute and a gigabyte (issue 24 §6)."""
+
+
+def too_many_attributes(count: int, what: str = "a record") -> str:
+    """Why a record or schema wider than :data:`MAX_ATTRIBUTES` is refused (one line)."""
+    return (f"{what} has {count:,} attributes; events may have at most {MAX_ATTRIBUTES:,} "
+            "(keep the columns the queries use)")
+
+
+def first_duplicate(names: Iterable[str]) -> str | None:
+    """The least name that appears twice, or None: one pass (a header of 10^5 columns
+    was checked in quadratic time, issue 24 §5)."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for name in names:
+        if name in seen:
+            twice.add(name)
+        seen.add(name)
+    return min(twice) if twice else None
+
+
 class BadValue(Exception):
     """A value that cannot be an event attribute (nested, bytes, ...)."""
 
