@@ -825,10 +825,9 @@ def _infer_columns(
     time_col: str | None,
     watch: Sequence[str],
 ) -> tuple[Schema, Facts]:
-    """The first pass over clean Arrow batches, column by column."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    """The first pass over clean Arrow batches, column by column: per batch, the type
+    column's problems, the time column's order, the watched attributes' order, each
+    column's kind and which attributes each type mentions."""
     problems = Problems(source)
     inference = Inference(type_col=type_col, time_col=time_col)
     facts = Facts(monotone={a: True for a in watch})
@@ -838,86 +837,14 @@ def _infer_columns(
     for batch in batches():
         batch = _normalised(batch)
         n = batch.num_rows
-        types = batch.column(type_col)
-        if not (pa.types.is_string(types.type) or pa.types.is_large_string(types.type)):
-            for i, value in enumerate(types.to_pylist()):
-                message = (
-                    "event type is NULL"
-                    if value is None
-                    else f"event type must be a non-empty string, found {value!r}"
-                )
-                problems.add(Problem(number + i + 1, None, type_col, message))
+        if not _check_types(batch, type_col, number, problems):
             number += n
             continue
-        bad = pc.or_kleene(pc.is_null(types), pc.equal(types, ""))
-        if pc.any(bad).as_py():
-            for i, value in enumerate(types.to_pylist()):
-                if value is None:
-                    problems.add(Problem(number + i + 1, None, type_col, "event type is NULL"))
-                elif value == "":
-                    problems.add(
-                        Problem(number + i + 1, None, type_col, "event type must be a non-empty string, found ''")
-                    )
-        if type_col != "type" and "type" in batch.schema.names:
-            clash = batch.column("type")
-            for i in range(n):
-                if clash[i].is_valid:
-                    problems.add(
-                        Problem(number + i + 1, None, "type", f"a 'type' column clashes with the type column {type_col!r}")
-                    )
         if time_col is not None:
-            times = batch.column(time_col)
-            if not (pa.types.is_integer(times.type) or pa.types.is_floating(times.type)):
-                for i, value in enumerate(times.to_pylist()):
-                    try:
-                        key = time_key(value)
-                    except ValueError as error:
-                        problems.add(Problem(number + i + 1, None, time_col, str(error)))
-                        continue
-                    if facts.sorted_by_time:
-                        if "@time" in last and key < last["@time"]:
-                            facts.sorted_by_time = False
-                        last["@time"] = key
-            else:
-                if times.null_count:
-                    for i in range(n):
-                        if not times[i].is_valid:
-                            problems.add(Problem(number + i + 1, None, time_col, "the time value is NULL"))
-                facts.sorted_by_time = facts.sorted_by_time and _non_decreasing(times, last, "@time")
-        for attr in watch:
-            if attr in batch.schema.names and facts.monotone.get(attr, False):
-                column = batch.column(attr)
-                if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-                    facts.monotone[attr] = _non_decreasing(pc.drop_null(column), last, attr)
-        for name in names:
-            if name == type_col:
-                continue
-            t = batch.schema.field(name).type
-            if pa.types.is_floating(t):
-                _report_infinities(problems, batch.column(name), name, number)
-            kind = (
-                "bool" if pa.types.is_boolean(t)
-                else "int" if pa.types.is_integer(t)
-                else "float" if pa.types.is_floating(t)
-                else "str" if (pa.types.is_string(t) or pa.types.is_large_string(t))
-                else None
-            )
-            if kind is not None and batch.column(name).null_count < n:
-                kinds[name] = kind
-        table = pa.Table.from_batches([batch.select(names)])
-        valid = [n_ for n_ in names if n_ != type_col]
-        if valid and n:
-            counts = table.group_by(type_col).aggregate([(c, "count") for c in valid])
-            for record in counts.to_pylist():
-                type_value = record[type_col]
-                if not isinstance(type_value, str) or not type_value:
-                    continue
-                mentioned = [c for c in valid if record[f"{c}_count"] > 0]
-                inference.add_mentions(type_value, mentioned)
-        elif n:
-            for type_value in pc.unique(types).to_pylist():
-                if isinstance(type_value, str) and type_value:
-                    inference.add_mentions(type_value, [])
+            _check_times(batch, time_col, number, problems, facts, last)
+        _watch_order(batch, watch, facts, last)
+        _column_kinds(batch, names, type_col, number, problems, kinds)
+        _mentions(batch, names, type_col, inference)
         number += n
         facts.count += n
     problems.raise_if_any()
@@ -927,6 +854,131 @@ def _infer_columns(
         {n_: k for n_, k in kinds.items() if n_ in present},
     )
     return schema, facts
+
+
+def _check_types(batch: Any, type_col: str, number: int, problems: Problems) -> bool:
+    """Problems of the type column (NULL, empty, not text; a clashing ``type`` column);
+    False when the column is not text at all (the batch tells nothing more)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    types = batch.column(type_col)
+    if not (pa.types.is_string(types.type) or pa.types.is_large_string(types.type)):
+        for i, value in enumerate(types.to_pylist()):
+            message = (
+                "event type is NULL"
+                if value is None
+                else f"event type must be a non-empty string, found {value!r}"
+            )
+            problems.add(Problem(number + i + 1, None, type_col, message))
+        return False
+    bad = pc.or_kleene(pc.is_null(types), pc.equal(types, ""))
+    if pc.any(bad).as_py():
+        for i, value in enumerate(types.to_pylist()):
+            if value is None:
+                problems.add(Problem(number + i + 1, None, type_col, "event type is NULL"))
+            elif value == "":
+                problems.add(
+                    Problem(number + i + 1, None, type_col, "event type must be a non-empty string, found ''")
+                )
+    if type_col != "type" and "type" in batch.schema.names:
+        clash = batch.column("type")
+        for i in range(batch.num_rows):
+            if clash[i].is_valid:
+                problems.add(
+                    Problem(number + i + 1, None, "type", f"a 'type' column clashes with the type column {type_col!r}")
+                )
+    return True
+
+
+def _check_times(batch: Any, time_col: str, number: int, problems: Problems, facts: Facts,
+                 last: dict[str, Any]) -> None:
+    """Problems of the time column (NULL, not a time) and whether it is sorted so far."""
+    import pyarrow as pa
+
+    times = batch.column(time_col)
+    if not (pa.types.is_integer(times.type) or pa.types.is_floating(times.type)):
+        for i, value in enumerate(times.to_pylist()):
+            try:
+                key = time_key(value)
+            except ValueError as error:
+                problems.add(Problem(number + i + 1, None, time_col, str(error)))
+                continue
+            if facts.sorted_by_time:
+                if "@time" in last and key < last["@time"]:
+                    facts.sorted_by_time = False
+                last["@time"] = key
+        return
+    if times.null_count:
+        for i in range(batch.num_rows):
+            if not times[i].is_valid:
+                problems.add(Problem(number + i + 1, None, time_col, "the time value is NULL"))
+    facts.sorted_by_time = facts.sorted_by_time and _non_decreasing(times, last, "@time")
+
+
+def _watch_order(batch: Any, watch: Sequence[str], facts: Facts, last: dict[str, Any]) -> None:
+    """Whether each watched numeric attribute still never decreases."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for attr in watch:
+        if attr in batch.schema.names and facts.monotone.get(attr, False):
+            column = batch.column(attr)
+            if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+                facts.monotone[attr] = _non_decreasing(pc.drop_null(column), last, attr)
+
+
+def _arrow_kind(t: Any) -> str | None:
+    """The attribute kind of an Arrow type (None: not one of ours)."""
+    import pyarrow as pa
+
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_floating(t):
+        return "float"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "str"
+    return None
+
+
+def _column_kinds(batch: Any, names: list[str], type_col: str, number: int, problems: Problems,
+                  kinds: dict[str, str]) -> None:
+    """Each non-empty column's kind (into ``kinds``); ±infinity in float columns reported."""
+    import pyarrow as pa
+
+    for name in names:
+        if name == type_col:
+            continue
+        t = batch.schema.field(name).type
+        if pa.types.is_floating(t):
+            _report_infinities(problems, batch.column(name), name, number)
+        kind = _arrow_kind(t)
+        if kind is not None and batch.column(name).null_count < batch.num_rows:
+            kinds[name] = kind
+
+
+def _mentions(batch: Any, names: list[str], type_col: str, inference: Inference) -> None:
+    """Which attributes each type mentions (a non-NULL value in some row of that type)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = batch.num_rows
+    valid = [n_ for n_ in names if n_ != type_col]
+    if valid and n:
+        table = pa.Table.from_batches([batch.select(names)])
+        counts = table.group_by(type_col).aggregate([(c, "count") for c in valid])
+        for record in counts.to_pylist():
+            type_value = record[type_col]
+            if not isinstance(type_value, str) or not type_value:
+                continue
+            mentioned = [c for c in valid if record[f"{c}_count"] > 0]
+            inference.add_mentions(type_value, mentioned)
+    elif n:
+        for type_value in pc.unique(batch.column(type_col)).to_pylist():
+            if isinstance(type_value, str) and type_value:
+                inference.add_mentions(type_value, [])
 
 
 def _report_infinities(problems: Problems, column: Any, name: str, offset: int) -> None:

@@ -1,0 +1,98 @@
+"""Coverage-guided fuzzing of the query front end and the compiler (issue 24).
+
+Each input is query text: parsed, printed and parsed again (the same tree),
+checked against a schema that knows every name the examples use, compiled when
+small, and run on a tiny stream by the optimized engine.  Every failure must be
+an :class:`acel.AcelError` (one clear line); anything else is a crash.
+
+    .venv/bin/python tools/fuzz_queries.py [corpus-dir] -max_total_time=900 -timeout=20
+
+Needs ``atheris`` (``pip install -e '.[fuzz]'``).  Crashes become regression
+examples in ``tests/test_fuzz_regressions.py``; figures in ``papers/io.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports(include=["acel", "lark"]):
+    import acel.acea.engine
+    import acel.compiler
+    import acel.reference.oracle
+
+    import acel
+    import acel.api
+    import acel.lang.checker
+    import acel.lang.parser
+    import acel.lang.printer
+    from acel.lang import ast
+    from acel.lang.errors import AcelError
+    from acel.lang.schema import Schema
+
+REPO = Path(__file__).resolve().parents[1]
+TYPES = ("A", "B", "C", "SELL", "BUY", "Stock", "News")
+ATTRS = ("v", "w", "name", "price", "volume", "ts", "kind", "company")
+SCHEMA = Schema.of({t: list(ATTRS) for t in TYPES}, {"name": "str", "kind": "str", "company": "str"})
+EVENTS = [
+    {"type": t, "v": i % 3, "w": i, "name": "ab"[i % 2], "price": 10 * i, "volume": i,
+     "ts": i, "kind": "x", "company": "c"}
+    for i, t in enumerate(("A", "B", "A", "C", "SELL", "BUY"))
+]
+MAX_NODES = 14
+"""Compile and run only queries whose formula has at most this many nodes."""
+
+
+def _nodes(formula: object) -> int:
+    return sum(1 for _ in ast.walk(formula))  # type: ignore[arg-type]
+
+
+def one_query(text: str) -> None:
+    """Parse, print, re-parse, check, compile and run ``text``; only AcelError may escape."""
+    try:
+        query = acel.parse(text)
+    except AcelError as error:
+        assert str(error), "an error without a message"
+        return
+    again = acel.parse(str(query))
+    assert again.ast == query.ast, f"printing changed the query: {text!r} -> {str(query)!r}"
+    try:
+        acel.check(query, SCHEMA)
+        if _nodes(query.ast.formula) > MAX_NODES:
+            return
+        compiled = acel.compile(query, SCHEMA)
+        if compiled.size()["states"] > 400:
+            return
+        list(acel.run(query, EVENTS, schema=SCHEMA))
+    except AcelError as error:
+        assert str(error), "an error without a message"
+
+
+def test_one(data: bytes) -> None:
+    """The atheris entry point: the bytes as UTF-8 text (invalid bytes replaced)."""
+    one_query(data.decode("utf-8", "replace"))
+
+
+def seeds(corpus: Path) -> None:
+    """Put the project's example queries into ``corpus`` (once)."""
+    corpus.mkdir(parents=True, exist_ok=True)
+    for path in sorted((REPO / "examples").glob("**/*.acel")):
+        target = corpus / f"seed-{path.parent.name}-{path.name}"
+        if not target.exists():
+            target.write_bytes(path.read_bytes())
+
+
+def main() -> None:
+    """Run atheris with the given libFuzzer arguments (the first: the corpus folder)."""
+    args = sys.argv
+    corpus = next((Path(a) for a in args[1:] if not a.startswith("-")), None)
+    if corpus is not None:
+        seeds(corpus)
+    atheris.Setup(args, test_one)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
