@@ -614,12 +614,14 @@ def test_a_full_disk_without_a_tmpfs(
             self.file.close()
             super().close()
 
-    def fake_open(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        if str(path).endswith(".partial") and "w" in mode:
-            return io.BufferedWriter(Full(path), buffer_size=64)
-        return real_open(path, mode, *args, **kwargs)
+    real_partial = results.open_partial
 
-    monkeypatch.setattr(results, "open", fake_open, raising=False)
+    def fake_partial(path: Path) -> tuple[Any, Path]:
+        handle, partial = real_partial(path)  # created exclusively, then failing as a full disk
+        handle.close()
+        return io.BufferedWriter(Full(partial), buffer_size=64), partial
+
+    monkeypatch.setattr(results, "open_partial", fake_partial)
     out = tmp_path / "out.jsonl"
     code, _, err = run(capsys, "run", "SELL AS s ; SELL", "--data", STOCKS, "--out", out)
     assert code == 2 and err.endswith(
