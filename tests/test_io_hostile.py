@@ -215,3 +215,22 @@ def test_a_record_at_the_limit_is_read(tmp_path: Path) -> None:
     record = {"type": "A", **{f"k{i}": i for i in range(MAX_ATTRIBUTES)}}
     data = events(tmp_path, record, {"type": "B"})
     assert len(list(acel.run("A ; B", data))) == 1
+
+
+# ------------------------------------------------------------------ found by tools/fuzz_readers.py
+
+
+def test_an_attribute_name_with_a_hash_is_refused_not_read_as_a_register(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fuzzing crash (``AutomatonError`` traceback): the automata name their registers
+    ``attr#n``, so a column ``v|B#2`` was taken for a register."""
+    data = tmp_path / "events.jsonl"
+    data.write_bytes(b'{"type":"A","v":2,"t":0}\n{"type":"B","v|B#2":2,"t":1}\n')
+    code, _, err = run(capsys, "run", "A ; B", "--data", data, "--time-col", "t")
+    assert code == 2
+    assert data_error(err)[0].endswith(
+        "events.jsonl: attribute name 'v|B#2' holds '#', which acel reserves for its registers: "
+        "rename it")
+    with pytest.raises(acel.AcelError, match="attribute name 'x#1' holds '#'"):
+        acel.runner("A ; B", {"A": ["x"], "B": ["x#1"]})

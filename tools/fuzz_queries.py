@@ -8,7 +8,7 @@ an :class:`acel.AcelError` (one clear line); anything else is a crash.
     .venv/bin/python tools/fuzz_queries.py [corpus-dir] -max_total_time=900 -timeout=20
 
 Needs ``atheris`` (``pip install -e '.[fuzz]'``).  Crashes become regression
-examples in ``tests/test_fuzz_regressions.py``; figures in ``papers/io.md``.
+examples in ``tests/test_io_hostile.py``; figures in ``papers/io.md``.
 """
 
 from __future__ import annotations

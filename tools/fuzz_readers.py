@@ -8,7 +8,8 @@ Every failure must be an :class:`acel.AcelError`; anything else is a crash.
 
     .venv/bin/python tools/fuzz_readers.py [corpus-dir] -max_total_time=900
 
-Needs ``atheris`` (``pip install -e '.[fuzz]'``); figures in ``papers/io.md``.
+Needs ``atheris`` (``pip install -e '.[fuzz]'``).  Crashes become regression
+examples in ``tests/test_io_hostile.py``; figures in ``papers/io.md``.
 """
 
 from __future__ import annotations

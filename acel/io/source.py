@@ -53,7 +53,7 @@ from acel.io.values import (
 )
 from acel.lang.errors import DataError
 from acel.lang.events import Event
-from acel.lang.schema import Schema
+from acel.lang.schema import Schema, reserved_attribute, reserved_message
 
 Attrs = dict[str, Any]
 
@@ -113,9 +113,12 @@ class EventStream:
         chunk: int = DEFAULT_CHUNK,
         once: bool = False,
     ) -> None:
-        width = len(schema.all_attributes())
-        if width > MAX_ATTRIBUTES + 1:
-            raise DataError(f"{source}: {too_many_attributes(width - 1, 'the schema')}")
+        names = schema.all_attributes()
+        if len(names) > MAX_ATTRIBUTES + 1:
+            raise DataError(f"{source}: {too_many_attributes(len(names) - 1, 'the schema')}")
+        reserved = reserved_attribute(names)
+        if reserved is not None:
+            raise DataError(f"{source}: {reserved_message(reserved)}")
         self.source = source
         self.schema = schema
         self.facts = facts

@@ -60,7 +60,23 @@ class Schema:
         kinds = data.get("kinds", {}) if "types" in data else {}
         if not isinstance(types, Mapping) or not isinstance(kinds, Mapping):
             raise ValueError('a schema is {"types": {TYPE: [attribute, ...]}, "kinds": {...}}')
-        return Schema.of(
+        schema = Schema.of(
             {str(t): [str(a) for a in attrs] for t, attrs in types.items()},  # type: ignore[union-attr]
             {str(a): str(k) for a, k in kinds.items()},
         )
+        reserved = reserved_attribute(schema.all_attributes())
+        if reserved is not None:
+            raise ValueError(reserved_message(reserved))
+        return schema
+
+
+def reserved_attribute(names: Iterable[str]) -> str | None:
+    """The first attribute name holding ``#``, which the automata reserve for their
+    registers (``price#3``): such a column would be read as a register (issue 24,
+    found by fuzzing the readers)."""
+    return next((name for name in names if "#" in name), None)
+
+
+def reserved_message(name: str) -> str:
+    """Why an attribute name with ``#`` is refused (one line)."""
+    return f"attribute name {name!r} holds '#', which acel reserves for its registers: rename it"
