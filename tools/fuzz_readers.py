@@ -36,7 +36,7 @@ with atheris.instrument_imports(include=["acel"]):
 FOLDER = Path(tempfile.mkdtemp(prefix="acel-fuzz-"))
 KINDS = (".jsonl", ".json", ".csv", ".jsonl")
 QUERIES = ("A ; B", "(A AS a)+ ; B FILTER a[v > 1]", "A ; B WITHIN 3 EVENTS",
-           "A ; B RETURN COUNT(*), SUM(a.v)")
+           "RETURN COUNT(*), SUM(a.v) PATTERN A AS a ; B")
 SEEDS = {
     "jsonl": b'\x00{"type":"A","v":1,"s":"x"}\n{"type":"B","v":2.5}\n{"type":"A","v":true}\n',
     "json": b'\x01[{"type":"A","v":1},{"type":"B","v":null}]',
@@ -53,8 +53,6 @@ def one_file(data: bytes) -> None:
     path = FOLDER / f"events{KINDS[choice]}"
     path.write_bytes(data[1:])
     query = QUERIES[data[0] // len(KINDS) % len(QUERIES)]
-    if "RETURN" in query:
-        query = "A AS a ; B RETURN COUNT(*), SUM(a.v)"
     try:
         options = {"time_col": "t"} if choice == 3 else {}
         results = list(acel.run(query, path, **options))
