@@ -125,3 +125,18 @@ def test_an_and_of_ands_runs_on_the_optimized_engine() -> None:
     got = engine.run(query, stream, SCHEMA)
     assert got == oracle.run(query, stream, SCHEMA)
     assert [(m.event.start, m.event.end) for m in got] == [(0, 2), (1, 2), (2, 2)]
+
+
+def test_the_ambiguity_test_of_an_and_of_ands_ends_without_the_rewrite() -> None:
+    """Issue 24 §9, where the engine hung: the self-product of the ambiguity test paired
+    every two of the 1,315 transitions per product state; only transitions of the same
+    emission signature may pair now (the rewrite aside, this must answer)."""
+    from acel.acea.model.ambiguity import is_unambiguous
+    from acel.compiler.compile import build, expand
+    from acel.compiler.context import Context
+
+    formula = parse_formula("(((NEXT(B))+ AND (NEXT(B))+) AND ((NEXT(B))+ AND (NEXT(B))+))")
+    automaton = build(Context(SCHEMA), expand(formula, SCHEMA)).to_acea()
+    assert len(automaton.transitions) > 1000
+    assert is_unambiguous(automaton) is False
+    assert compile_formula(formula, SCHEMA) == compile_formula(parse_formula("NEXT(B)+"), SCHEMA)
