@@ -54,8 +54,7 @@ def one_file(data: bytes) -> None:
     path.write_bytes(data[1:])
     query = QUERIES[data[0] // len(KINDS) % len(QUERIES)]
     try:
-        options = {"time_col": "t"} if choice == 3 else {}
-        results = list(acel.run(query, path, **options))
+        results = list(acel.run(query, path, time_col="t" if choice == 3 else None))
         for suffix in (".jsonl", ".csv", ".parquet"):
             out = FOLDER / f"out{suffix}"
             write_results(results, out)  # type: ignore[arg-type]
