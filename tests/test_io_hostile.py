@@ -107,6 +107,20 @@ def test_a_fifo_is_written_into_not_replaced(tmp_path: Path, capsys: pytest.Capt
     assert not (tmp_path / "results.jsonl.partial").exists()
 
 
+def test_a_device_is_written_into_not_replaced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out`` naming a character device (here through a link with a result suffix):
+    written into; neither the link nor /dev/null becomes a regular file."""
+    data = events(tmp_path, *AB)
+    out = tmp_path / "null.jsonl"
+    out.symlink_to("/dev/null")
+    code, _, _ = run(capsys, "run", "A ; B", "--data", data, "--out", out)
+    assert code == 0
+    assert out.is_symlink() and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not (tmp_path / "null.jsonl.partial").exists()
+    code, _, err = run(capsys, "run", "A ; B", "--data", data, "--out", "/dev/null")
+    assert code == 2 and "unknown output format" in data_error(err)[0]
+
+
 def test_parquet_into_a_fifo_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = events(tmp_path, *AB)
     fifo = tmp_path / "results.parquet"
