@@ -39,6 +39,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 W0 = "A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
 W0_RETURN = "RETURN COUNT(*), SUM(b.v) PATTERN " + W0
+W0_RELATE = "A AS a ; (B AS b)+ ; C AS c FILTER b[v > a.v] WITHIN 11 ON ts"
+"""W0 with a filter relating events (spec §5.1, issue 21): per match against W0."""
 EXAMPLE_3_2 = (
     "(SELL AS msft ; SELL AS intel ; SELL AS amzn) FILTER msft[name = 'MSFT' AND price > 100] "
     "AND intel[name = 'INTL'] AND amzn[name = 'AMZN' AND price < 2000] WITHIN 50 EVENTS"
@@ -160,11 +162,19 @@ def part_w0(folder: Path, quick: bool) -> list[dict[str, Any]]:
     data = folder / "w0.jsonl"
     write_jsonl(w0_records(n), data)
     rows = []
-    for name, query in (("w0 per-match", W0), ("w0 RETURN", W0_RETURN)):
+    for name, query in (("w0 per-match", W0), ("w0 RETURN", W0_RETURN),
+                        ("w0 per-match, b[v > a.v]", W0_RELATE)):
         row = {"part": "w0", "what": name, "events": n, **acel_run([query, "--data", str(data),
                "--out", str(folder / "out.jsonl")])}
-        row.update({k: v for k, v in engine_only(query, data).items() if k.startswith("engine")})
+        engine = engine_only(query, data)
+        row.update({k: v for k, v in engine.items() if k.startswith("engine")})
+        row["results"] = engine["results"]
         rows.append(row)
+    plain, relate = rows[0], rows[2]
+    for key in ("wall_s", "engine_wall_s"):
+        if plain.get(key) and relate.get(key) and plain["results"] and relate["results"]:
+            per_match = (relate[key] / relate["results"]) / (plain[key] / plain["results"])
+            relate[f"per_match_ratio_{key}"] = round(per_match, 2)
     return rows
 
 

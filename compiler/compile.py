@@ -18,20 +18,22 @@ from acel.acea.model.graph import trim_parts
 from acel.compiler import construct as c
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
+from acel.compiler.relate import filter_relating, refuse_edges
 from acel.compiler.rewrite import normalise
 
 from acel.lang import ast as A
 from acel.lang.errors import UnsupportedQuery
-from acel.lang.macros import expand_next
+from acel.lang.macros import expand_next, expand_quantifiers
 from acel.lang.passes import declare
 from acel.lang.printer import format_formula
+from acel.lang.relate import is_relating
 from acel.lang.schema import Schema
 
 
 def expand(formula: A.Formula, schema: Schema) -> A.Formula:
-    """The formula with NEXT expanded over the schema's types (spec §3); the same
-    object when it has no NEXT (:func:`acel.lang.ast.transform` keeps unchanged parts)."""
-    return expand_next(formula, schema.type_names())
+    """The formula with its quantifiers (spec §3.2) and NEXT (spec §3) expanded over the
+    schema's types; the same object when it has neither (unchanged parts keep identity)."""
+    return expand_next(expand_quantifiers(formula), schema.type_names())
 
 
 def build(ctx: Context, formula: A.Formula) -> Auto:
@@ -104,6 +106,7 @@ def _build_project_attrs(f: A.ProjectAttrs, ctx: Context) -> Auto:
 
 @_build.register(A.Agg)
 def _build_agg(f: A.Agg, ctx: Context) -> Auto:
+    refuse_edges(f)
     return c.aggregate(ctx, build(ctx, f.formula), f.var, f.outputs)
 
 
@@ -127,8 +130,10 @@ def _build_top_not(f: A.LeadingNot | A.TrailingNot, ctx: Context) -> Auto:
 
 
 @_build.register(A.Next)
-def _build_next(f: A.Next, ctx: Context) -> Auto:
-    raise c.CompileError("NEXT must be expanded before compiling (see expand)")
+@_build.register(A.Repeat)
+@_build.register(A.Opt)
+def _build_next(f: A.Next | A.Repeat | A.Opt, ctx: Context) -> Auto:
+    raise c.CompileError("NEXT and quantifiers must be expanded before compiling (see expand)")
 
 
 def apply_filter(ctx: Context, auto: Auto, filt: A.Filter) -> Auto:
@@ -143,6 +148,8 @@ def _filtered(filt: A.Filter, ctx: Context, auto: Auto) -> Auto:
 
 @_filtered.register(A.VarPred)
 def _filtered_var(filt: A.VarPred, ctx: Context, auto: Auto) -> Auto:
+    if is_relating(filt.pred):  # spec §5.1: register constructions (compiler/relate.py)
+        return filter_relating(ctx, auto, filt.var, filt.pred)
     return c.filter_unary(ctx, auto, filt.var, filt.pred)
 
 

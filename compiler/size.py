@@ -59,6 +59,8 @@ def _size_seq_not(formula: A.SeqNot) -> int:
 @formula_size.register(A.Agg)
 @formula_size.register(A.LeadingNot)
 @formula_size.register(A.TrailingNot)
+@formula_size.register(A.Repeat)
+@formula_size.register(A.Opt)
 def _size_unary(formula: A.As | A.FilterF | A.Postfix | A.ProjectVars | A.ProjectAttrs | A.Agg
                 | A.LeadingNot | A.TrailingNot) -> int:
     return 1 + formula_size(formula.formula)
@@ -97,8 +99,14 @@ def state_bound(formula: A.Formula) -> int:
 @state_bound.register(A.Next)
 @state_bound.register(A.LeadingNot)
 @state_bound.register(A.TrailingNot)
-def _bound_not_compiled(formula: A.Next | A.LeadingNot | A.TrailingNot) -> int:
-    raise TypeError(f"expand NEXT first (and no leading/trailing negation): {formula!r}")
+@state_bound.register(A.Repeat)
+@state_bound.register(A.Opt)
+def _bound_not_compiled(
+    formula: A.Next | A.LeadingNot | A.TrailingNot | A.Repeat | A.Opt,
+) -> int:
+    raise TypeError(
+        f"expand NEXT and the quantifiers first (and no leading/trailing negation): {formula!r}"
+    )
 
 
 @state_bound.register(A.Atom)
@@ -193,8 +201,10 @@ def _linear_seq_not(formula: A.SeqNot) -> bool:
 @is_linear.register(A.Agg)
 @is_linear.register(A.LeadingNot)
 @is_linear.register(A.TrailingNot)
+@is_linear.register(A.Repeat)
+@is_linear.register(A.Opt)
 def _linear_unary(formula: A.As | A.Postfix | A.ProjectVars | A.ProjectAttrs | A.Agg
-                  | A.LeadingNot | A.TrailingNot) -> bool:
+                  | A.LeadingNot | A.TrailingNot | A.Repeat | A.Opt) -> bool:
     return is_linear(formula.formula)
 
 

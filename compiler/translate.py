@@ -26,6 +26,7 @@ from acel.acea.model.expressions import (
 )
 
 from acel.lang import ast as A
+from acel.lang.errors import UnsupportedQuery
 from acel.lang.passes import declare
 
 AttrLookup = Callable[[str], RExpr]
@@ -55,6 +56,18 @@ def _translate_neg(expr: A.Neg, attr: AttrLookup) -> RExpr:
 @translate_expr.register(A.BinOp)
 def _translate_binop(expr: A.BinOp, attr: AttrLookup) -> RExpr:
     return Arith(expr.op, translate_expr(expr.left, attr), translate_expr(expr.right, attr))
+
+
+@translate_expr.register(A.VarAttr)
+@translate_expr.register(A.BagAgg)
+@translate_expr.register(A.FirstLast)
+@translate_expr.register(A.Prev)
+@translate_expr.register(A.Running)
+def _translate_relating(expr: A.Relating, attr: AttrLookup) -> RExpr:
+    raise UnsupportedQuery(
+        f"a term relating events ({type(expr).__name__}) reached the unary translation: "
+        "compile it through acel.compiler.relate (spec §5.1)"
+    )
 
 
 @singledispatch

@@ -32,8 +32,10 @@ from acel.lang import ast as A
 from acel.lang.clauses import Match, TrendRow, run_query, split_partitions
 from acel.lang.errors import AcelCheckError, AcelError
 from acel.lang.events import ComplexEvent, Event, OptValue
+from acel.lang.macros import expand_quantifiers
 from acel.lang.passes import declare
 from acel.lang.predicates import bag_holds, event_holds
+from acel.lang.relate import bag_holds_relating, edge_value, is_relating
 from acel.lang.schema import Schema
 
 DEFAULT_MAX_EVENTS = 16
@@ -150,6 +152,8 @@ def _filtered(filt: A.Filter, ctx: _Context, operand: CESet) -> CESet:
 
 @_filtered.register(A.VarPred)
 def _filtered_var(filt: A.VarPred, ctx: _Context, operand: CESet) -> CESet:
+    if is_relating(filt.pred):  # spec §5.1: conjunct by conjunct, universally
+        return {ce for ce in operand if bag_holds_relating(filt.pred, filt.var, ce.bag)}
     return {ce for ce in operand if all(event_holds(filt.pred, e) for e in ce.bag(filt.var))}
 
 
@@ -297,8 +301,11 @@ def aggregate_value(ce: ComplexEvent, output: A.AggOutput) -> OptValue:
     """``F`` applied to the bag ``{{ e(a) : e ∈ μ(X) }}`` (``COUNT(X)`` feeds 1 per event).
 
     NULL values are skipped (the monoid identity); the empty bag gives the
-    finish of the identity (spec §4).
+    finish of the identity (spec §4).  ``FIRST``/``LAST`` take the earliest / latest
+    event's value (spec §5.1).
     """
+    if output.func in ("FIRST", "LAST") and output.attr is not None:
+        return edge_value(output.func, output.attr, ce.bag(output.var))
     agg = aggregates.lookup(output.func)
     if agg is None:
         raise AcelCheckError(f"unknown aggregate function {output.func!r} in AGG")
@@ -431,6 +438,16 @@ def _sets_top_not(f: A.LeadingNot | A.TrailingNot, ctx: _Context) -> CESet:
     )
 
 
+@_sets.register(A.Repeat)
+@_sets.register(A.Opt)
+def _sets_quantified(f: A.Repeat | A.Opt, ctx: _Context) -> CESet:
+    if isinstance(f, A.Repeat):
+        return _eval(expand_quantifiers(f), ctx)
+    raise AcelCheckError(
+        "ψ? and ψ* are elements of a sequence: evaluate expand_quantifiers(formula) (spec §3.2)"
+    )
+
+
 declare("oracle.formula", "formula", _sets)
 declare("oracle.filter", "filter", _filtered)
 
@@ -467,7 +484,7 @@ def evaluate(
         types=tuple(types) if types is not None else stream_types(events),
         max_complex_events=max_complex_events_limit(max_complex_events),
     )
-    return _eval(formula, ctx)
+    return _eval(expand_quantifiers(formula), ctx)  # quantifiers by their expansion (§3.2)
 
 
 def run(

@@ -67,7 +67,69 @@ def neg(operand: Expr) -> Expr:
     return Neg(operand)
 
 
-Expr = Union[Attr, Lit, BinOp, Neg]
+# ------------------------------------------------ terms that relate events (spec §5.1)
+
+
+@dataclass(frozen=True)
+class VarAttr:
+    """``Y.a``: the attribute ``a`` of an event of ``C(Y)``, read universally (every
+    choice of one event of ``C(Y)``); ``X.a`` inside ``X[...]`` is the event's own ``a``."""
+
+    var: str
+    attr: str
+
+    operator: ClassVar[str | None] = "RELATE"
+
+
+@dataclass(frozen=True)
+class BagAgg:
+    """``F(Y.a)`` or ``COUNT(Y)`` (``attr`` None): ``F`` over the whole bag ``C(Y)``."""
+
+    func: str
+    var: str
+    attr: str | None
+
+    operator: ClassVar[str | None] = "RELATE"
+
+
+EdgeKind = Literal["FIRST", "LAST"]
+
+
+@dataclass(frozen=True)
+class FirstLast:
+    """``FIRST(Y.a)`` / ``LAST(Y.a)``: ``a`` of the earliest / latest event of ``C(Y)``."""
+
+    which: EdgeKind
+    var: str
+    attr: str
+
+    operator: ClassVar[str | None] = "RELATE"
+
+
+@dataclass(frozen=True)
+class Prev:
+    """``PREV(a)``: ``a`` of the previous event of ``C(X)`` (the filtered variable)."""
+
+    attr: str
+
+    operator: ClassVar[str | None] = "RELATE"
+
+
+@dataclass(frozen=True)
+class Running:
+    """``RUNNING F(a)``: ``F`` over the events of ``C(X)`` strictly earlier than the event."""
+
+    func: str
+    attr: str
+
+    operator: ClassVar[str | None] = "RELATE"
+
+
+Relating = Union[VarAttr, BagAgg, FirstLast, Prev, Running]
+RELATING_TYPES: tuple[type, ...] = (VarAttr, BagAgg, FirstLast, Prev, Running)
+"""The terms of spec §5.1, which read other events than the one under test."""
+
+Expr = Union[Attr, Lit, BinOp, Neg, VarAttr, BagAgg, FirstLast, Prev, Running]
 
 # ----------------------------------------------------------- unary predicates
 
@@ -415,6 +477,45 @@ class TrailingNot:
         _needs_excluded(self.excluded, "TrailingNot")
 
 
+@dataclass(frozen=True)
+class Repeat:
+    """``φ{n}``, ``φ{n,m}``, ``φ{n,}`` and their ``:`` forms (spec §3.2).
+
+    ``high`` is ``None`` for ``φ{n,}``; ``φ{n}`` is ``low == high``.  Sugar: every
+    evaluator runs :func:`acel.lang.macros.expand_quantifiers` of it.
+    """
+
+    formula: Formula
+    low: int
+    high: int | None
+    contiguous: bool = False
+
+    operator: ClassVar[str | None] = "REPEAT"
+    symbol: ClassVar[str] = "{}"
+    level: ClassVar[Level] = Level.POSTFIX
+
+    def __post_init__(self) -> None:
+        if self.low < 1 or (self.high is not None and self.high < self.low):
+            raise ValueError(f"a repetition needs 1 <= n <= m, not {{{self.low},{self.high}}}")
+
+
+@dataclass(frozen=True)
+class Opt:
+    """``ψ?`` (``star``: ``ψ*``, that is ``ψ+?``) as an element of a sequence (spec §3.2).
+
+    Only meaningful as an element of ``;``/``:`` chains (``Seq``, ``Contig``,
+    ``SeqNot``); :func:`acel.lang.macros.expand_quantifiers` turns the chain into
+    the ``OR`` of the sequences with and without the element.
+    """
+
+    formula: Formula
+    star: bool = False
+
+    operator: ClassVar[str | None] = "OPTIONAL"
+    symbol: ClassVar[str] = "?"
+    level: ClassVar[Level] = Level.POSTFIX
+
+
 Formula = Union[
     Atom,
     As,
@@ -432,6 +533,8 @@ Formula = Union[
     SeqNot,
     LeadingNot,
     TrailingNot,
+    Repeat,
+    Opt,
 ]
 
 # -------------------------------------------------------------------- queries
@@ -489,6 +592,7 @@ __all__ = [
     "As",
     "Atom",
     "Attr",
+    "BagAgg",
     "BagKind",
     "BagPred",
     "BinOp",
@@ -498,6 +602,7 @@ __all__ = [
     "ContigPlus",
     "CountStar",
     "EXPR_TYPES",
+    "EdgeKind",
     "Expr",
     "FILTER_TYPES",
     "FORMULA_TYPES",
@@ -505,6 +610,7 @@ __all__ = [
     "FilterAnd",
     "FilterF",
     "FilterOr",
+    "FirstLast",
     "Formula",
     "InList",
     "Infix",
@@ -515,6 +621,7 @@ __all__ = [
     "Next",
     "NODE_KINDS",
     "Node",
+    "Opt",
     "Or",
     "PRED_TYPES",
     "Plus",
@@ -523,16 +630,22 @@ __all__ = [
     "PredAnd",
     "PredNot",
     "PredOr",
+    "Prev",
     "ProjectAttrs",
     "ProjectVars",
     "Query",
+    "RELATING_TYPES",
+    "Relating",
+    "Repeat",
     "ReturnAgg",
     "ReturnAttr",
     "ReturnItem",
+    "Running",
     "Seq",
     "SeqNot",
     "TopNegation",
     "TrailingNot",
+    "VarAttr",
     "VarPred",
     "Window",
     "children",

@@ -42,6 +42,9 @@ def _list(names: Iterable[str]) -> str:
     return ", ".join(items) if items else "(none)"
 
 
+_EDGES = ("FIRST", "LAST")
+"""FIRST and LAST: allowed in FILTER and AGG, an error in RETURN (spec §5.1)."""
+
 _PLACES = {A.LeadingNot: ("start", "leading"), A.TrailingNot: ("end", "trailing")}
 
 
@@ -241,6 +244,13 @@ class _Checker:
                         "name",
                     )
             elif isinstance(item, A.ReturnAgg):
+                if item.func.upper() in _EDGES:
+                    raise self.fail(
+                        f"{item.func.upper()} is not allowed in RETURN: there is no order across "
+                        "complex events (spec §5.1); use it in AGG or inside a FILTER",
+                        item,
+                        "func",
+                    )
                 self.function(item.func, item.attr, item)
                 self.variable(item.var, env, item, "var", "RETURN")
                 if item.attr is not None:
@@ -317,7 +327,9 @@ def _env_trailing_not(f: A.TrailingNot, chk: _Checker) -> Env:
 
 @_env.register(A.Plus)
 @_env.register(A.ContigPlus)
-def _env_iteration(f: A.Postfix, chk: _Checker) -> Env:
+@_env.register(A.Repeat)
+@_env.register(A.Opt)
+def _env_iteration(f: A.Postfix | A.Repeat | A.Opt, chk: _Checker) -> Env:
     return _env(f.formula, chk)
 
 
@@ -360,7 +372,8 @@ def _env_agg(f: A.Agg, chk: _Checker) -> Env:
         if out.name == "type":
             raise chk.fail("'type' cannot be an AGG output: created events are untyped", out, "name")
         seen.add(out.name)
-        chk.function(out.func, out.attr, out)
+        if out.func not in _EDGES or out.attr is None:
+            chk.function(out.func, out.attr, out)
         chk.variable(out.var, env, out, "var", "AGG")
         if out.attr is not None:
             chk.attribute(out.var, out.attr, env, out, "attr")
@@ -446,6 +459,43 @@ def _expr_lit(expr: A.Lit, chk: _Checker, var: str, env: Env) -> None:
     return None
 
 
+@_expr.register(A.VarAttr)
+@_expr.register(A.BagAgg)
+@_expr.register(A.FirstLast)
+@_expr.register(A.Prev)
+@_expr.register(A.Running)
+def _expr_relating(expr: A.Relating, chk: _Checker, var: str, env: Env) -> None:
+    """Names and kinds of a term that relates events (spec §5.1)."""
+    where = f"FILTER {var}[...]"
+    if isinstance(expr, (A.VarAttr, A.FirstLast)):
+        chk.variable(expr.var, env, expr, "var", where)
+        chk.attribute(expr.var, expr.attr, env, expr, "attr")
+    elif isinstance(expr, A.BagAgg):
+        chk.function(expr.func, expr.attr, expr)
+        chk.variable(expr.var, env, expr, "var", where)
+        if expr.attr is not None:
+            chk.attribute(expr.var, expr.attr, env, expr, "attr")
+        chk.numeric(expr.func, expr.var, expr.attr, expr)
+    elif isinstance(expr, A.Prev):
+        if expr.attr not in env[var]:
+            raise chk.fail(
+                f"unknown attribute {expr.attr!r} behind PREV: PREV reads the previous "
+                f"event of {var}, which may carry {_list(env[var])}",
+                expr,
+                "attr",
+            )
+    else:
+        chk.function(expr.func, expr.attr, expr)
+        if expr.attr not in env[var]:
+            raise chk.fail(
+                f"unknown attribute {expr.attr!r} behind RUNNING {expr.func}: it reads the "
+                f"earlier events of {var}, which may carry {_list(env[var])}",
+                expr,
+                "attr",
+            )
+        chk.numeric(expr.func, var, expr.attr, expr)
+
+
 declare("checker.formula", "formula", _env)
 declare("checker.filter", "filter", _filter)
 declare("checker.predicate", "predicate", _pred)
@@ -475,7 +525,7 @@ def output_kind(output: A.AggOutput, kinds: Mapping[str, str]) -> str | None:
         return "float"
     if func == "SUM":
         return "int" if source is None else source if source in ("int", "float") else "mixed"
-    if func in ("MIN", "MAX"):
+    if func in ("MIN", "MAX", *_EDGES):
         return source
     return "mixed"
 

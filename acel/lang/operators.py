@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from acel.lang.ast import Query, walk
+from acel.lang.ast import AggOutput, Query, walk
 from acel.lang.errors import AcelError
 
 OPERATORS: dict[str, str] = {
@@ -28,6 +28,9 @@ OPERATORS: dict[str, str] = {
     "PROJECT_ATTRS": "PROJECT X[a, …](φ)",
     "AGG": "AGG Z[b := F(X.a), …](φ)",
     "NEXT": "NEXT(R)",
+    "REPEAT": "φ{n}, φ{n,m}, φ{n,} and φ:{n}, φ:{n,m}, φ:{n,} (counted repetition)",
+    "OPTIONAL": "ψ? and ψ* as elements of a ; or : sequence",
+    "RELATE": "X[P] with Y.a, F(Y.a), COUNT(Y), FIRST/LAST(Y.a), PREV(a), RUNNING F(a) (spec §5.1)",
     "NOT": "φ1 ; NOT ψ ; φ2 (middle negation)",
     "TOP_NOT": "NOT ψ ; φ and φ ; NOT ψ (leading and trailing negation)",
     "PARTITION_BY": "PARTITION BY a, …",
@@ -61,6 +64,11 @@ def operators_of(query: Query) -> frozenset[str]:
     # every node below the formula, negated ψ and filters included, declares its entry
     declared = (getattr(type(node), "operator", None) for node in walk(query.formula))
     used: set[str] = {name for name in declared if name is not None}
+    if any(
+        isinstance(node, AggOutput) and node.func in ("FIRST", "LAST")
+        for node in walk(query.formula)
+    ):
+        used.add("RELATE")  # FIRST/LAST as AGG outputs (spec §5.1)
     if query.partition_by:
         used.add("PARTITION_BY")
     if query.within is not None:

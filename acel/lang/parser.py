@@ -30,6 +30,7 @@ from acel.lang.ast import (
     As,
     Atom,
     Attr,
+    BagAgg,
     BagKind,
     BagPred,
     BinOp,
@@ -38,31 +39,38 @@ from acel.lang.ast import (
     Contig,
     ContigPlus,
     CountStar,
+    EdgeKind,
     Expr,
     Filter,
     FilterAnd,
     FilterF,
     FilterOr,
+    FirstLast,
     Formula,
     InList,
     LeadingNot,
     Lit,
     Next,
+    Opt,
     Or,
     Plus,
     Pred,
     PredAnd,
     PredNot,
     PredOr,
+    Prev,
     ProjectAttrs,
     ProjectVars,
     Query,
+    Repeat,
     ReturnAgg,
     ReturnAttr,
     ReturnItem,
+    Running,
     Seq,
     SeqNot,
     TrailingNot,
+    VarAttr,
     VarPred,
     Window,
     neg,
@@ -142,8 +150,17 @@ _TERMINAL_WORDS: dict[str, str] = {
     "RSQB": "']'",
     "COMMA": "','",
     "DOT": "'.'",
+    "QMARK": "'?'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "COLONLBRACE": "':{'",
     "$END": "the end of the query",
 }
+
+_QUANTIFIER_HINT = (
+    " ('?' and '*' close a sequence element: write (B AS b)?, B+? or B*, never B?+ or "
+    "B? AS b; NOT ψ cannot be optional; spec §3.2)"
+)
 
 # Order in which expected items are listed (anything else follows, sorted).
 _ORDER = [
@@ -171,6 +188,9 @@ _ORDER = [
     "SLASH",
     "PERCENT",
     "COLONPLUS",
+    "LBRACE",
+    "COLONLBRACE",
+    "QMARK",
     "AS",
     "SEMI",
     "COLON",
@@ -328,6 +348,8 @@ def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
         )
         if token.type in KEYWORDS and "NAME" in accepted:
             message += f" ({token.value.upper()} is a reserved word and cannot be a name)"
+        if previous == "QMARK" or (token.type in ("QMARK", "STAR") and "STAR" not in accepted):
+            message += _QUANTIFIER_HINT
         return AcelSyntaxError(message, line=line, column=column, text=text)
     if isinstance(err, UnexpectedEOF):
         line, column = _end_position(text)
@@ -397,6 +419,7 @@ _BINARY: dict[str, Callable[[Formula, Formula], Formula]] = {
 }
 
 _SEQUENCE_RULES = ("seq_f", "contig_f", "not_f")
+_OPTIONAL_RULES = ("optional_f", "star_f")
 
 
 def _sequence_elements(tree: Tree) -> list[tuple[Token | None, Tree]]:
@@ -417,6 +440,10 @@ def _sequence_elements(tree: Tree) -> list[tuple[Token | None, Tree]]:
 
 def _is_not(element: Tree) -> bool:
     return element.data == "not_f"
+
+
+def _is_optional(element: Tree) -> bool:
+    return element.data in _OPTIONAL_RULES
 
 
 class _Builder:
@@ -526,6 +553,16 @@ class _Builder:
             node = Plus(self.formula(ch[0]))
         elif kind == "contig_plus_f":
             node = ContigPlus(self.formula(ch[0]))
+        elif kind == "repeat_f":
+            node = self.repeat(tree)
+        elif kind in _OPTIONAL_RULES:
+            mark = cast(Token, ch[-1])
+            raise self.error(
+                f"'{mark.value}' makes an element of a sequence optional; alone it would allow "
+                "an empty complex event (spec §3.2): write it inside a sequence, e.g. A ; B"
+                f"{mark.value} ; C",
+                mark,
+            )
         elif kind == "as_f":
             node = As(self.formula(ch[0]), names[-1].value)
             self.loc.set(node, "var", names[-1])
@@ -552,6 +589,72 @@ class _Builder:
             raise AssertionError(f"unknown formula rule {kind}")
         return cast(Formula, self.at(node, tree))
 
+    def repeat(self, tree: Tree) -> Repeat:
+        """``φ{n}``, ``φ{n,m}``, ``φ{n,}`` and the ``:{...}`` forms (spec §3.2)."""
+        ch = tree.children
+        opener = cast(Token, ch[1])
+        numbers = [t for t in ch[2:] if isinstance(t, Token) and t.type == "INT"]
+        bounded = not any(isinstance(t, Token) and t.type == "COMMA" for t in ch[2:])
+        low = int_from_digits(numbers[0].value)
+        high: int | None = low if bounded else None
+        if len(numbers) == 2:
+            high = int_from_digits(numbers[1].value)
+        if low < 1:
+            raise self.error(f"a repetition needs at least one copy: {{{low}...}} (spec §3.2)", numbers[0])
+        if high is not None and high < low:
+            raise self.error(
+                f"a repetition {{{low},{high}}} needs n <= m (spec §3.2)", numbers[1]
+            )
+        return Repeat(self.formula(ch[0]), low, high, opener.type == "COLONLBRACE")
+
+    def element(self, tree: Tree) -> Formula:
+        """A sequence element: a formula, or ``ψ?``/``ψ*`` (spec §3.2)."""
+        if _is_optional(tree):
+            node = Opt(self.formula(tree.children[0]), tree.data == "star_f")
+            return cast(Formula, self.at(node, tree))
+        return self.formula(tree)
+
+    def check_optionals(self, elements: list[tuple[Token | None, Tree]]) -> None:
+        """The error cases of ``?`` and ``*`` in a sequence (spec §3.2)."""
+        marks = [
+            (index, cast(Token, element.children[-1]))
+            for index, (_, element) in enumerate(elements)
+            if _is_optional(element)
+        ]
+        if not marks:
+            return
+        required = [
+            e for _, e in elements if not _is_optional(e) and not _is_not(e)
+        ]
+        if not required:
+            raise self.error(
+                "a sequence needs an element without '?' or '*': a complex event is never "
+                "empty (spec §3.2)",
+                marks[0][1],
+            )
+        positive = [i for i, (_, e) in enumerate(elements) if not _is_not(e)]
+        separators = {
+            "SEMI" if after - before > 1 else cast(Token, elements[after][0]).type
+            for before, after in zip(positive, positive[1:])
+        }
+        if separators == {"SEMI", "COLON"}:
+            raise self.error(
+                "an optional element in a sequence that mixes ';' and ':' is ambiguous: the "
+                "neighbours of a dropped element would need one connector (spec §3.2); "
+                "use parentheses",
+                marks[0][1],
+            )
+        for index, mark in marks:
+            inward = [index + 1] if index == positive[0] else []
+            inward += [index - 1] if index == positive[-1] else []
+            if any(0 <= j < len(elements) and _is_not(elements[j][1]) for j in inward):
+                raise self.error(
+                    "an optional element at the edge of a sequence cannot stand next to NOT: "
+                    "without it, the NOT would become a leading or trailing negation "
+                    "(spec §3.2); write the two sequences joined by OR",
+                    mark,
+                )
+
     def sequence(self, tree: Tree) -> Formula:
         """A ``;``/``:`` chain, with its NOT elements, in the canonical shape (spec §3.1).
 
@@ -562,6 +665,7 @@ class _Builder:
         ``Seq(SeqNot(A, (B,), C), D)``.
         """
         elements = _sequence_elements(tree)
+        self.check_optionals(elements)
         for index, (sep, element) in enumerate(elements):
             if not _is_not(element):
                 continue
@@ -581,7 +685,7 @@ class _Builder:
                 cast(Token, elements[0][1].children[0]),
             )
         first, last = positive[0], positive[-1]
-        current = self.formula(elements[first][1])
+        current = self.element(elements[first][1])
         start = elements[first][1]
         nots: list[Formula] = []
         not_tokens: list[Token] = []
@@ -590,7 +694,7 @@ class _Builder:
                 nots.append(self.formula(element.children[1]))
                 not_tokens.append(cast(Token, element.children[0]))
                 continue
-            right = self.formula(element)
+            right = self.element(element)
             node: Formula
             if nots:
                 node = SeqNot(current, tuple(nots), right)
@@ -698,9 +802,43 @@ class _Builder:
             node = Attr(cast(Token, ch[0]).value)
         elif kind == "literal":
             node = Lit(_literal_value(cast(Token, ch[0])))
+        elif kind in ("var_attr", "call_name", "call_attr", "running"):
+            node = self.relating(kind, _names(ch))
         else:
             raise AssertionError(f"unknown expression rule {kind}")
         return cast(Expr, self.at(node, tree))
+
+    def relating(self, kind: str, names: list[Token]) -> Expr:
+        """``Y.a``, ``F(Y.a)``, ``COUNT(Y)``, ``FIRST/LAST(Y.a)``, ``PREV(a)``,
+        ``RUNNING F(a)`` (spec §5.1); function names are stored upper-case."""
+        node: Expr
+        parts: tuple[str, ...]
+        if kind == "var_attr":
+            node, parts = VarAttr(names[0].value, names[1].value), ("var", "attr")
+        elif kind == "running":
+            if names[0].value.upper() != "RUNNING":
+                raise self.error(
+                    f"found the name {names[1].value!r} after {names[0].value!r}; "
+                    "only RUNNING F(a) puts a word before a function (spec §5.1)",
+                    names[1],
+                )
+            node = Running(names[1].value.upper(), names[2].value)
+            names, parts = names[1:], ("func", "attr")
+        else:
+            func = names[0].value.upper()
+            if kind == "call_name" and func == "PREV":
+                node, parts = Prev(names[1].value), ("func", "attr")
+            elif kind == "call_name":
+                node, parts = BagAgg(func, names[1].value, None), ("func", "var")
+            elif func in ("FIRST", "LAST"):
+                node = FirstLast(cast(EdgeKind, func), names[1].value, names[2].value)
+                parts = ("func", "var", "attr")
+            else:
+                node = BagAgg(func, names[1].value, names[2].value)
+                parts = ("func", "var", "attr")
+        for part, token in zip(parts, names):
+            self.loc.set(node, part, token)
+        return node
 
 
 # ------------------------------------------------------------------ entry points

@@ -18,6 +18,9 @@ from acel.lang.events import Event, OptValue
 from acel.lang.passes import declare
 
 Lookup = Callable[[str], OptValue]
+Terms = Optional[Callable[[A.Expr], OptValue]]
+"""The value of a term that relates events (spec §5.1, ``acel.lang.relate``); ``None``
+where there are none (a unary predicate)."""
 Truth = Optional[bool]
 """Three-valued truth: True, False or None (unknown)."""
 
@@ -27,7 +30,7 @@ def _is_number(value: object) -> bool:
 
 
 @singledispatch
-def eval_expr(expr: A.Expr, lookup: Lookup) -> OptValue:
+def eval_expr(expr: A.Expr, lookup: Lookup, terms: Terms = None) -> OptValue:
     """The value of an arithmetic expression, NULL when it cannot be computed.
 
     Arithmetic is defined on numbers only (bools and strings give NULL, except
@@ -38,26 +41,38 @@ def eval_expr(expr: A.Expr, lookup: Lookup) -> OptValue:
 
 
 @eval_expr.register(A.Attr)
-def _eval_attr(expr: A.Attr, lookup: Lookup) -> OptValue:
+def _eval_attr(expr: A.Attr, lookup: Lookup, terms: Terms = None) -> OptValue:
     return lookup(expr.name)
 
 
 @eval_expr.register(A.Lit)
-def _eval_lit(expr: A.Lit, lookup: Lookup) -> OptValue:
+def _eval_lit(expr: A.Lit, lookup: Lookup, terms: Terms = None) -> OptValue:
     return expr.value
 
 
 @eval_expr.register(A.Neg)
-def _eval_neg(expr: A.Neg, lookup: Lookup) -> OptValue:
-    value = eval_expr(expr.operand, lookup)
+def _eval_neg(expr: A.Neg, lookup: Lookup, terms: Terms = None) -> OptValue:
+    value = eval_expr(expr.operand, lookup, terms)
     return -value if _is_number(value) else None  # type: ignore[operator]
 
 
 @eval_expr.register(A.BinOp)
-def _eval_binop(expr: A.BinOp, lookup: Lookup) -> OptValue:
-    left = eval_expr(expr.left, lookup)
-    right = eval_expr(expr.right, lookup)
+def _eval_binop(expr: A.BinOp, lookup: Lookup, terms: Terms = None) -> OptValue:
+    left = eval_expr(expr.left, lookup, terms)
+    right = eval_expr(expr.right, lookup, terms)
     return arith(expr.op, left, right)
+
+
+@eval_expr.register(A.VarAttr)
+@eval_expr.register(A.BagAgg)
+@eval_expr.register(A.FirstLast)
+@eval_expr.register(A.Prev)
+@eval_expr.register(A.Running)
+def _eval_relating(expr: A.Relating, lookup: Lookup, terms: Terms = None) -> OptValue:
+    """A term of spec §5.1, read through ``terms`` (``acel.lang.relate``)."""
+    if terms is None:
+        raise TypeError(f"{type(expr).__name__} relates events: evaluate it with terms")
+    return terms(expr)
 
 
 def arith(op: str, left: OptValue, right: OptValue) -> OptValue:
@@ -115,55 +130,55 @@ def _in(value: OptValue, options: Iterable[OptValue]) -> Truth:
 
 
 @singledispatch
-def eval_pred3(pred: A.Pred, lookup: Lookup) -> Truth:
+def eval_pred3(pred: A.Pred, lookup: Lookup, terms: Terms = None) -> Truth:
     """Three-valued truth of a unary predicate."""
     raise TypeError(f"not a predicate: {pred!r}")
 
 
 @eval_pred3.register(A.Compare)
-def _truth_compare(pred: A.Compare, lookup: Lookup) -> Truth:
-    return compare(pred.op, eval_expr(pred.left, lookup), eval_expr(pred.right, lookup))
+def _truth_compare(pred: A.Compare, lookup: Lookup, terms: Terms = None) -> Truth:
+    return compare(pred.op, eval_expr(pred.left, lookup, terms), eval_expr(pred.right, lookup, terms))
 
 
 @eval_pred3.register(A.InList)
-def _truth_in(pred: A.InList, lookup: Lookup) -> Truth:
-    found = _in(eval_expr(pred.expr, lookup), pred.values)
+def _truth_in(pred: A.InList, lookup: Lookup, terms: Terms = None) -> Truth:
+    found = _in(eval_expr(pred.expr, lookup, terms), pred.values)
     if found is None:
         return None
     return (not found) if pred.negated else found
 
 
 @eval_pred3.register(A.PredNot)
-def _truth_not(pred: A.PredNot, lookup: Lookup) -> Truth:
-    inner = eval_pred3(pred.operand, lookup)
+def _truth_not(pred: A.PredNot, lookup: Lookup, terms: Terms = None) -> Truth:
+    inner = eval_pred3(pred.operand, lookup, terms)
     return None if inner is None else not inner
 
 
 @eval_pred3.register(A.PredAnd)
-def _truth_and(pred: A.PredAnd, lookup: Lookup) -> Truth:
-    left = eval_pred3(pred.left, lookup)
+def _truth_and(pred: A.PredAnd, lookup: Lookup, terms: Terms = None) -> Truth:
+    left = eval_pred3(pred.left, lookup, terms)
     if left is False:
         return False
-    right = eval_pred3(pred.right, lookup)
+    right = eval_pred3(pred.right, lookup, terms)
     if right is False:
         return False
     return None if left is None or right is None else True
 
 
 @eval_pred3.register(A.PredOr)
-def _truth_or(pred: A.PredOr, lookup: Lookup) -> Truth:
-    left = eval_pred3(pred.left, lookup)
+def _truth_or(pred: A.PredOr, lookup: Lookup, terms: Terms = None) -> Truth:
+    left = eval_pred3(pred.left, lookup, terms)
     if left is True:
         return True
-    right = eval_pred3(pred.right, lookup)
+    right = eval_pred3(pred.right, lookup, terms)
     if right is True:
         return True
     return None if left is None or right is None else False
 
 
-def holds(pred: A.Pred, lookup: Lookup) -> bool:
+def holds(pred: A.Pred, lookup: Lookup, terms: Terms = None) -> bool:
     """Whether a unary predicate is *true* (unknown counts as false)."""
-    return eval_pred3(pred, lookup) is True
+    return eval_pred3(pred, lookup, terms) is True
 
 
 def event_holds(pred: A.Pred, event: Event) -> bool:

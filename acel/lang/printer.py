@@ -80,6 +80,33 @@ def _expr_binop(expr: A.BinOp, need: int) -> str:
     return _wrap(text, level, need)
 
 
+@_expr.register(A.VarAttr)
+@_expr.register(A.BagAgg)
+@_expr.register(A.FirstLast)
+@_expr.register(A.Prev)
+@_expr.register(A.Running)
+def _expr_relating(expr: A.Relating, need: int) -> str:
+    return format_relating(expr)
+
+
+def format_relating(term: A.Relating) -> str:
+    """``Y.a``, ``F(Y.a)``, ``COUNT(Y)``, ``FIRST(Y.a)``, ``PREV(a)``, ``RUNNING F(a)`` (§5.1)."""
+    if isinstance(term, A.VarAttr):
+        return f"{format_name(term.var)}.{format_name(term.attr)}"
+    if isinstance(term, A.BagAgg):
+        target = format_name(term.var)
+        if term.attr is not None:
+            target += f".{format_name(term.attr)}"
+        return f"{format_name(term.func).upper()}({target})"
+    if isinstance(term, A.FirstLast):
+        return f"{term.which}({format_name(term.var)}.{format_name(term.attr)})"
+    if isinstance(term, A.Prev):
+        return f"PREV({format_name(term.attr)})"
+    if isinstance(term, A.Running):
+        return f"RUNNING {format_name(term.func).upper()}({format_name(term.attr)})"
+    raise TypeError(f"not a relating term: {term!r}")
+
+
 def _wrap(text: str, level: int, need: int) -> str:
     return f"({text})" if level < need else text
 
@@ -254,6 +281,20 @@ def _formula_trailing_not(f: A.TrailingNot, need: int) -> str:
 @_formula.register(A.FilterF)
 def _formula_filter(f: A.FilterF, need: int) -> str:
     return _wrap(f"{_formula(f.formula, f.level)} {f.symbol} {format_filter(f.filter)}", f.level, need)
+
+
+@_formula.register(A.Repeat)
+@_formula.register(A.Opt)
+def _formula_quantified(f: A.Repeat | A.Opt, need: int) -> str:
+    """``φ{n}``, ``φ:{n,m}``, ``φ{n,}``, ``ψ?``, ``ψ*`` (spec §3.2); ``(R AS x){2}`` as for ``+``."""
+    inner = _formula(f.formula, A.Level.PRIMARY if isinstance(f.formula, A.As) else f.level)
+    if isinstance(f, A.Opt):
+        return _wrap(f"{inner}{'*' if f.star else '?'}", f.level, need)
+    colon = ":" if f.contiguous else ""
+    if f.high == f.low:
+        return _wrap(f"{inner}{colon}{{{f.low}}}", f.level, need)
+    high = "" if f.high is None else str(f.high)
+    return _wrap(f"{inner}{colon}{{{f.low},{high}}}", f.level, need)
 
 
 def _seq_left(f: A.Formula) -> str:

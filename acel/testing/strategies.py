@@ -47,6 +47,7 @@ from acel.lang.ast import (
     As,
     Atom,
     Attr,
+    BagAgg,
     BagPred,
     BinOp,
     Compare,
@@ -58,26 +59,32 @@ from acel.lang.ast import (
     FilterAnd,
     FilterF,
     FilterOr,
+    FirstLast,
     Formula,
     InList,
     LeadingNot,
     Lit,
     Next,
+    Opt,
     Or,
     Plus,
     Pred,
     PredAnd,
     PredNot,
     PredOr,
+    Prev,
     ProjectAttrs,
     ProjectVars,
     Query,
+    Repeat,
     ReturnAgg,
     ReturnAttr,
     ReturnItem,
+    Running,
     Seq,
     SeqNot,
     TrailingNot,
+    VarAttr,
     VarPred,
     Window,
     neg,
@@ -246,14 +253,77 @@ def _preds(
 
 @st.composite
 def _var_filters(
-    draw: Any, env: Env, types: tuple[str, ...], var: str | None = None, bag: bool = True
+    draw: Any,
+    env: Env,
+    types: tuple[str, ...],
+    var: str | None = None,
+    bag: bool = True,
+    relate: bool = False,
 ) -> Filter:
     var = var if var is not None else draw(st.sampled_from(sorted(env)))
     attrs = _data_attrs(env, var)
     if bag and attrs and draw(st.integers(0, 3)) == 3:
         kind = draw(st.sampled_from(["SAME", "INC", "DEC"]))
         return BagPred(var, kind, draw(st.sampled_from(attrs)))
+    if relate and attrs and draw(st.integers(0, 3)) == 3:
+        return VarPred(var, draw(_relating_preds(env, var, types)))
     return VarPred(var, draw(_preds(attrs, types, "type" in env[var])))
+
+
+_RELATE_OPS = ("<", "<=", ">", ">=", "=")
+
+
+@st.composite
+def _relating_term(draw: Any, env: Env, var: str) -> tuple[Expr, bool]:
+    """One term of spec §5.1 in the compiled fragment, and whether it reads X's history."""
+    attrs = _data_attrs(env, var)
+    # PREV/RUNNING on a variable that receives several events in one step (an AGG
+    # variable of nested AGGs) is refused by the compiler (ties in time): not generated
+    choice = draw(st.integers(2 if var in AGG_VARS else 0, 3))
+    if choice == 0:
+        return Prev(draw(st.sampled_from(attrs))), True
+    if choice == 1:
+        return Running(draw(st.sampled_from(NUMERIC_FUNCS)), draw(st.sampled_from(attrs))), True
+    other = draw(st.sampled_from(sorted(env)))
+    other_attrs = _data_attrs(env, other)
+    if choice == 2 and other_attrs:
+        return VarAttr(other, draw(st.sampled_from(other_attrs))), False
+    if not other_attrs:
+        return BagAgg("COUNT", other, None), False
+    func = draw(st.sampled_from(NUMERIC_FUNCS))
+    attr = None if func == "COUNT" and draw(st.booleans()) else draw(st.sampled_from(other_attrs))
+    return BagAgg(func, other, attr), False
+
+
+@st.composite
+def _relating_preds(draw: Any, env: Env, var: str, types: tuple[str, ...]) -> Pred:
+    """``X[P]`` relating events (spec §5.1) in the fragment the compiler builds: one or two
+    comparisons ``own op term`` (sometimes linear: ``own - term op c``, sometimes under
+    NOT), with a plain predicate beside them now and then; NULLs, ties and empty bags
+    come from the streams."""
+    attrs = _data_attrs(env, var)
+    parts: list[Pred] = []
+    for _ in range(draw(st.integers(1, 2))):
+        term, _history = draw(_relating_term(env, var))
+        own: Expr = Attr(draw(st.sampled_from(attrs)))
+        op = draw(st.sampled_from(_RELATE_OPS))
+        shape = draw(st.integers(0, 3))
+        cmp: Pred
+        if shape == 0:
+            cmp = Compare(op, term, own)
+        elif shape == 1:
+            cmp = Compare(op, BinOp("-", own, term), Lit(draw(st.integers(-1, 1))))
+        else:
+            cmp = Compare(op, own, term)
+        if op != "=" and draw(st.integers(0, 4)) == 4:
+            cmp = PredNot(cmp)
+        parts.append(cmp)
+    if draw(st.integers(0, 2)) == 2:
+        parts.append(draw(_preds(attrs, types, "type" in env[var], 0)))
+    pred = parts[0]
+    for part in parts[1:]:
+        pred = PredAnd(pred, part)
+    return pred
 
 
 @st.composite
@@ -264,12 +334,13 @@ def _filters(
     depth: int = 1,
     var: str | None = None,
     bag: bool = True,
+    relate: bool = False,
 ) -> Filter:
     choice = draw(st.integers(0, 5 if depth > 0 else 0))
     if choice <= 3:
-        return draw(_var_filters(env, types, var, bag))
-    left = draw(_filters(env, types, depth - 1, var, bag))
-    right = draw(_filters(env, types, depth - 1, None, bag))
+        return draw(_var_filters(env, types, var, bag, relate))
+    left = draw(_filters(env, types, depth - 1, var, bag, relate))
+    right = draw(_filters(env, types, depth - 1, None, bag, relate))
     return FilterAnd(left, right) if choice == 4 else FilterOr(left, right)
 
 
@@ -301,6 +372,7 @@ _BINARY: dict[int, Callable[[Formula, Formula], Formula]] = {
 _CHOICE_OPERATOR: dict[int, str] = {
     2: "AS", 3: "FILTER", 4: "FILTER", 5: "OR", 6: "AND", 7: "SEQ", 8: "SEQ", 9: "CONTIG",
     11: "PROJECT", 12: "PROJECT_ATTRS", 13: "AGG", 14: "AGG", 15: "AGG", 16: "NOT", 17: "NOT",
+    18: "REPEAT", 19: "OPTIONAL",
 }
 """What each numbered choice of :func:`_formula_env` builds (0, 1: an atom; 10: ``+``/``:+``)."""
 
@@ -308,9 +380,13 @@ _CHOICE_OPERATOR: dict[int, str] = {
 def _choices(ops: frozenset[str]) -> list[int]:
     """The choices of :func:`_formula_env` that ``ops`` allows, in shrinking order."""
     out = []
-    for choice in range(18):
+    for choice in range(20):
         if choice == 10:
             if ops & {"PLUS", "CONTIG_PLUS"}:
+                out.append(choice)
+        elif choice == 19:
+            chains = ops & {"SEQ", "CONTIG"} and ops & {"PROJECT", "OR"}
+            if "OPTIONAL" in ops and chains:
                 out.append(choice)
         elif choice <= 1 or _CHOICE_OPERATOR[choice] in ops:
             out.append(choice)
@@ -334,8 +410,9 @@ def _formula_env(
     if choice <= 1:
         return draw(_formula_env(schema, 0, plus_budget, ops))
     sub = _formula_env(schema, depth - 1, plus_budget, ops)
-    if choice >= 16:  # middle negation: φ1 ; NOT ψ1 [; NOT ψ2] ; φ2
+    if choice in (16, 17):  # middle negation: φ1 ; NOT ψ1 [; NOT ψ2] ; φ2
         (left, lenv), (right, renv) = draw(sub), draw(sub)
+        left = _closed(left, lenv, ops, always=False)
         count = draw(st.sampled_from((1, 1, 1, 2)))
         excluded = tuple(
             draw(_negated(schema, depth - 1, plus_budget, ops)) for _ in range(count)
@@ -350,10 +427,15 @@ def _formula_env(
         f, env = draw(sub)
         if not env:
             return f, env
-        return FilterF(f, draw(_filters(env, types, bag="BAG" in ops))), env
+        flt = draw(_filters(env, types, bag="BAG" in ops, relate="RELATE" in ops))
+        return FilterF(f, flt), env
     if choice in (5, 6, 7, 8, 9):  # binary
         (left, lenv), (right, renv) = draw(sub), draw(sub)
+        if choice >= 7:
+            left = _closed(left, lenv, ops, always=False)
         return _BINARY[choice](left, right), _merge(lenv, renv)
+    if choice >= 18:  # quantifiers (spec §3.2)
+        return draw(_quantified(schema, depth, plus_budget, ops, choice == 18))
     if choice == 10 and plus_budget > 0:  # iterations
         f, env = draw(_formula_env(schema, depth - 1, plus_budget - 1, ops))
         if "CONTIG_PLUS" not in ops:
@@ -386,8 +468,68 @@ def _formula_env(
     new_env = _merge(env, {var: frozenset(o.name for o in outputs)})
     node = Agg(var, outputs, f)
     if "FILTER" in ops and draw(st.booleans()):
-        node = FilterF(node, draw(_filters(new_env, types, 0, var, "BAG" in ops)))
+        node = FilterF(node, draw(_filters(new_env, types, 0, var, "BAG" in ops, "RELATE" in ops)))
     return node, new_env
+
+
+_SPINE = (Seq, Contig, SeqNot)
+
+
+def _closed(f: Formula, env: Env, ops: frozenset[str], always: bool = True) -> Formula:
+    """``f`` made one element when it stands on the left of a ``;``/``:`` chain.
+
+    A chain on the left of another is flattened into it (the AST has no parentheses),
+    which may mix ``;`` and ``:`` around an optional element (an error, spec §3.2):
+    ``PROJECT[all its variables]`` is the identity and closes it.  With
+    ``always=False`` only chains holding an optional element are closed.
+    """
+    if not isinstance(f, _SPINE):
+        return f
+    if not always:
+        node: Formula = f
+        while isinstance(node, _SPINE) and not isinstance(node.right, Opt):
+            node = node.left
+        if not isinstance(node, (*_SPINE, Opt)):
+            return f
+    if "PROJECT" in ops:
+        return ProjectVars(tuple(sorted(env)), f)
+    return Or(f, f)  # OPTIONAL is generated only with PROJECT or OR
+
+
+@st.composite
+def _quantified(
+    draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str], repeat: bool
+) -> tuple[Formula, Env]:
+    """``φ{n}``, ``φ{n,m}``, ``φ{n,}`` (an iteration: it spends the budget), or a ``;``
+    or ``:`` chain of two or three elements with one or two ``ψ?``/``ψ*`` (spec §3.2)."""
+    if repeat:
+        low = draw(st.integers(1, 2))
+        unbounded = plus_budget > 0 and draw(st.booleans())
+        high = None if unbounded else draw(st.integers(low, 3))
+        budget = plus_budget - 1 if unbounded else plus_budget
+        inner, inner_env = draw(_formula_env(schema, depth - 1, budget, ops))
+        return Repeat(inner, low, high, draw(st.booleans())), inner_env
+    sub = _formula_env(schema, depth - 1, plus_budget, ops)
+    size = draw(st.integers(2, 3))
+    parts = [draw(sub) for _ in range(size)]
+    optional = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=size - 1, unique=True))
+    joins = [j for j, name in ((Seq, "SEQ"), (Contig, "CONTIG")) if name in ops]
+    join: Callable[[Formula, Formula], Formula] = draw(st.sampled_from(joins))
+    elements: list[Formula] = []
+    for index, (f, part_env) in enumerate(parts):
+        if index == 0:
+            f = _closed(f, part_env, ops)
+        if index in optional:
+            star = plus_budget > 0 and "PLUS" in ops and draw(st.integers(0, 2)) == 2
+            f = Opt(f, star)
+        elements.append(f)
+    node = elements[0]
+    env: Env = {}
+    for f in elements[1:]:
+        node = join(node, f)
+    for _f, part_env in parts:
+        env = _merge(env, part_env)
+    return node, env
 
 
 @st.composite
@@ -430,6 +572,7 @@ def _negation_env(
     """``φ1 ; NOT ψ.. ; φ2``, sometimes inside ``+``, ``AND``, ``OR``, ``AGG`` or FILTER."""
     types = schema.type_names()
     (left, lenv), (right, renv) = (draw(_formula_env(schema, depth - 1, 1, ops)) for _ in range(2))
+    left = _closed(left, lenv, ops, always=False)
     count = draw(st.sampled_from((1, 1, 2)))
     excluded = tuple(draw(_negated(schema, 2, 1, ops)) for _ in range(count))
     node: Formula = SeqNot(left, excluded, right)
@@ -599,8 +742,17 @@ def _raw_lit(value: Value) -> Lit:
     return Lit(value)
 
 
+_raw_funcs = st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"])
+_raw_relating: st.SearchStrategy[Expr] = st.one_of(
+    st.builds(VarAttr, _names, _names),
+    st.builds(BagAgg, _raw_funcs, _names, st.none() | _names),
+    st.builds(FirstLast, st.sampled_from(["FIRST", "LAST"]), _names, _names),
+    st.builds(Prev, _names),
+    st.builds(Running, _raw_funcs, _names),
+)
+
 raw_exprs: st.SearchStrategy[Expr] = st.recursive(
-    st.one_of(_names.map(Attr), raw_literals.map(_raw_lit)),
+    st.one_of(_names.map(Attr), raw_literals.map(_raw_lit), _raw_relating),
     lambda inner: st.one_of(
         st.builds(BinOp, st.sampled_from(["+", "-", "*", "/", "%"]), inner, inner),
         inner.map(neg),
@@ -644,6 +796,24 @@ def _raw_excluded(inner: st.SearchStrategy[Formula]) -> st.SearchStrategy[tuple[
     """The ψ list of a raw negation node (one or two NOTs in a row)."""
     return st.lists(inner, min_size=1, max_size=2).map(tuple)
 
+
+def _raw_repeat(f: Formula, low: int, extra: int, contiguous: bool) -> Formula:
+    """``φ{n}``, ``φ{n,m}`` or ``φ{n,}`` (``extra`` 0: exact, 1: one more, 2: unbounded)."""
+    high = None if extra == 2 else low + extra
+    return Repeat(f, low, high, contiguous)
+
+
+_CHAINS = (Seq, Contig, SeqNot, LeadingNot, TrailingNot)
+
+
+def _raw_optional(first: Formula, second: Formula, star: bool) -> Formula:
+    """``(φ ; ψ?)+``: an optional element in a chain of its own (parenthesised, so that
+    no outer connector or NOT can make it ill-formed)."""
+    if isinstance(first, _CHAINS):
+        first = Or(first, first)
+    return Plus(Seq(first, Opt(second, star)))
+
+
 raw_formulas: st.SearchStrategy[Formula] = st.recursive(
     st.one_of(_names.map(Atom), _names.map(Next)),
     lambda inner: st.one_of(
@@ -661,6 +831,8 @@ raw_formulas: st.SearchStrategy[Formula] = st.recursive(
         st.builds(SeqNot, inner, _raw_excluded(inner), inner),
         st.builds(LeadingNot, _raw_excluded(inner), inner),
         st.builds(TrailingNot, inner, _raw_excluded(inner)),
+        st.builds(_raw_repeat, inner, st.integers(1, 3), st.integers(0, 2), st.booleans()),
+        st.builds(_raw_optional, inner, inner, st.booleans()),
     ),
     max_leaves=8,
 )

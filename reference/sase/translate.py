@@ -24,8 +24,12 @@ RETURN a.x, SUM(b[].y)                   PARTITION BY k WITHIN 5 EVENTS
   first or after the last it becomes a leading or trailing negation around
   the whole translated formula (the query must have WITHIN).
 
-Anything else (other strategies, ``v[1]``, ``v[v.len]``, aggregates in WHERE,
-predicates relating two variables, also a negated one with another) has no
+- a conjunct relating events (two variables, ``v[1]``, ``v[v.len]``,
+  ``v[i-1]``, aggregates) becomes ``X[P]`` with the terms of spec §5.1
+  (:func:`_relating_filter`): ``a.symbol = b.symbol`` → ``b[symbol = a.symbol]``,
+  ``a[i].price > avg(a[..i-1].price)`` → ``a[price > RUNNING AVG(price)]``.
+
+Anything else (other strategies, a negated component related to another) has no
 ACEL counterpart and is refused with :class:`NotTranslatable` naming the
 construct.
 """
@@ -33,6 +37,7 @@ construct.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from acel.reference.sase.ast import AggRef, Component, Ref, Reference, SaseQuery
 from acel.reference.sase.compile import ref_names
@@ -43,6 +48,7 @@ from acel.lang.ast import (
     As,
     Atom,
     Attr,
+    BagAgg,
     BagKind,
     BagPred,
     BinOp,
@@ -51,6 +57,7 @@ from acel.lang.ast import (
     Filter,
     FilterAnd,
     FilterF,
+    FirstLast,
     Formula,
     InList,
     LeadingNot,
@@ -61,11 +68,14 @@ from acel.lang.ast import (
     PredAnd,
     PredNot,
     PredOr,
+    Prev,
     ProjectVars,
     Query,
+    Running,
     Seq,
     SeqNot,
     TrailingNot,
+    VarAttr,
     VarPred,
 )
 from acel.lang.errors import AcelError
@@ -146,6 +156,9 @@ def _filter(conjunct: Pred, query: SaseQuery) -> Filter:
     refs: list[Reference] = [query.reference(n) for n in ref_names(conjunct)]
     if not refs:
         raise NotTranslatable("a WHERE conjunct that names no event has no ACEL counterpart")
+    relating = _relating_filter(conjunct, query, refs)
+    if relating is not None:
+        return relating
     for ref in refs:
         if isinstance(ref, AggRef):
             raise NotTranslatable(
@@ -164,6 +177,93 @@ def _filter(conjunct: Pred, query: SaseQuery) -> Filter:
             "(ACEL filters test one variable's events one at a time)"
         )
     return VarPred(variables[0], _pred(conjunct, query))
+
+
+def _filtered_variable(refs: list[Reference], query: SaseQuery) -> str:
+    """The variable ``X`` of ``X[P]`` for a conjunct relating events: the one read per
+    event (``v.x``, ``v[i].x``, ``v[i-1].x``, ``f(v[..i-1].x)``), the last declared if
+    several; else the variable of the first reference."""
+    order = {c.var: k for k, c in enumerate(query.components)}
+    per_event = {
+        r.var
+        for r in refs
+        if (isinstance(r, Ref) and r.index in ("single", "i", "i-1"))
+        or (isinstance(r, AggRef) and r.range == "prev")
+    }
+    if per_event:
+        return max(per_event, key=lambda v: order.get(v, -1))
+    return refs[0].var
+
+
+def _relating_term(ref: Reference, var: str) -> Expr:
+    """One SASE+ reference as a term of spec §5.1 inside ``var[...]``."""
+    if isinstance(ref, AggRef):
+        if ref.range == "all":
+            return BagAgg(ref.func.upper(), ref.var, ref.attr)
+        if ref.var == var and ref.attr is not None:
+            return Running(ref.func.upper(), ref.attr)
+        raise NotTranslatable(f"{ref.name()} has no ACEL counterpart inside {var}[...]")
+    if ref.index == "1":
+        return FirstLast("FIRST", ref.var, ref.attr)
+    if ref.index == "len":
+        return FirstLast("LAST", ref.var, ref.attr)
+    if ref.var == var and ref.index in ("single", "i"):
+        return Attr(ref.attr)
+    if ref.var == var and ref.index == "i-1":
+        return Prev(ref.attr)
+    if ref.index == "single":
+        return VarAttr(ref.var, ref.attr)
+    raise NotTranslatable(
+        f"{ref.name()} has no ACEL counterpart inside {var}[...] (spec §5.1 reads one "
+        "variable's events one at a time)"
+    )
+
+
+def _relating_filter(conjunct: Pred, query: SaseQuery, refs: list[Reference]) -> Filter | None:
+    """A conjunct that relates events (two variables, ``v[1]``, ``v[v.len]``, ``v[i-1]``,
+    aggregates) as ``X[P]`` with the terms of spec §5.1; ``None`` for a plain conjunct.
+
+    ``a.symbol = b.symbol`` → ``b[symbol = a.symbol]``, ``b[i].price > b[i-1].price`` →
+    ``b[price > PREV(price)]``, ``a[i].price > avg(a[..i-1].price)`` →
+    ``a[price > RUNNING AVG(price)]``, ``a[a.len].x`` → ``LAST(a.x)``, ``a[1].x`` →
+    ``FIRST(a.x)``, ``sum(a[].x)`` → ``SUM(a.x)``.
+    """
+    simple = all(isinstance(r, Ref) and r.index in ("single", "i") for r in refs)
+    if simple and len({r.var for r in refs}) == 1:
+        return None
+    if any(r.var in {c.var for c in query.components if c.negated} for r in refs):
+        return None  # a negated component's conjuncts stay local to its ψ
+    var = _filtered_variable(refs, query)
+
+    def term(name: str) -> Expr:
+        return _relating_term(query.reference(name), var)
+
+    return VarPred(var, _map_refs(conjunct, term))
+
+
+def _map_refs(node: Pred, term: Callable[[str], Expr]) -> Pred:
+    """``node`` with every reference name (an ``Attr`` of the SASE+ parse) mapped."""
+
+    def expr(e: Expr) -> Expr:
+        if isinstance(e, Attr):
+            return term(e.name)
+        if isinstance(e, BinOp):
+            return BinOp(e.op, expr(e.left), expr(e.right))
+        if isinstance(e, Neg):
+            return Neg(expr(e.operand))
+        return e
+
+    if isinstance(node, Compare):
+        return Compare(node.op, expr(node.left), expr(node.right))
+    if isinstance(node, InList):
+        return InList(expr(node.expr), node.values, node.negated)
+    if isinstance(node, PredAnd):
+        return PredAnd(_map_refs(node.left, term), _map_refs(node.right, term))
+    if isinstance(node, PredOr):
+        return PredOr(_map_refs(node.left, term), _map_refs(node.right, term))
+    if isinstance(node, PredNot):
+        return PredNot(_map_refs(node.operand, term))
+    raise TypeError(f"not a predicate: {node!r}")
 
 
 def _identifier(text: str) -> str:

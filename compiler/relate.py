@@ -1,0 +1,681 @@
+"""``φ FILTER X[P]`` where ``P`` relates events (spec §5.1), with registers.
+
+``P`` is split into its top-level conjuncts (the universal reading is conjunct by
+conjunct, :mod:`acel.lang.relate`) and each conjunct gets one construction
+(``papers/compiler.md``, "Predicates that relate events"):
+
+* **own**: no term of §5.1 (``X.a`` is the event's own ``a``): checked on each event
+  emitted into X, as a unary filter.  No register.
+* **history**: reads ``PREV(a)``/``RUNNING F(a)`` and X's own attributes only: checked as
+  each event of X is read, against registers that hold the last values of X and the
+  running monoid values (``1 + #PREV + #RUNNING`` registers, and as many copies).
+* **deferred**: a comparison ``E op G`` (``<``, ``<=``, ``>``, ``>=``, ``=``; a ``NOT``
+  in front flips it) where ``E`` reads only X's own attributes and ``G`` reads either
+  the attributes of one other variable ``Y`` (universal reading) or whole-bag terms
+  (``F(Y.a)``, ``COUNT(Y)``).  Registers keep, over the run, the count of X's events,
+  the count of those whose ``E`` is not NULL and the extreme of ``E`` the operator needs
+  (both extremes for ``=``), the same three for ``G`` over Y's events, or a monoid
+  register per whole-bag term; the last step of the run compares them.  This is exact
+  whatever the order of X's and Y's events in the run (Y's events may come later).
+
+Anything else (``!=`` between variables, ``OR`` across variables, a side mixing X's
+and Y's attributes, ``FIRST``/``LAST``, two other variables in one comparison, ties of
+several distinct events of X read by one step for a history conjunct) raises
+:class:`UnsupportedQuery` naming the term before any data is read; the oracle still
+answers it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from acel.acea.model.automaton import Renaming, Transition
+from acel.acea.model.expressions import (
+    Cmp,
+    Combine,
+    Const,
+    Finish,
+    Identity,
+    IsNull,
+    Lift,
+    PAnd,
+    PNot,
+    POr,
+    Reg,
+    RExpr,
+    RPred,
+    conj,
+)
+from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, outputs_of, rebuild
+from acel.compiler.construct import _finish, filter_unary, new_value
+from acel.compiler.context import Context
+from acel.compiler.equality import value
+from acel.compiler.translate import translate_pred
+
+from acel.lang.ast import (
+    RELATING_TYPES,
+    Agg,
+    Attr,
+    BagAgg,
+    BinOp,
+    CmpOp,
+    Compare,
+    Expr,
+    FirstLast,
+    InList,
+    Lit,
+    Neg,
+    Pred,
+    PredAnd,
+    PredNot,
+    PredOr,
+    Prev,
+    Running,
+    VarAttr,
+    neg,
+)
+from acel.lang.errors import UnsupportedQuery
+from acel.lang.printer import format_expr, format_pred
+from acel.lang.relate import conjuncts, relating_terms
+
+_FLIP: dict[str, CmpOp] = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
+_NEGATE: dict[str, CmpOp] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
+_PLACEHOLDER = "\x00term"
+
+
+def _refuse(term: str, conjunct: Pred, var: str, why: str) -> UnsupportedQuery:
+    return UnsupportedQuery(
+        f"the automaton engines do not compile {term} in {var}[{format_pred(conjunct)}]: "
+        f"{why} (spec §5.1; the oracle runs it: --engine oracle)"
+    )
+
+
+# ------------------------------------------------------------- substitution
+
+
+def _own(term: Expr, var: str) -> bool:
+    return isinstance(term, VarAttr) and term.var == var
+
+
+def _subst_expr(expr: Expr, table: dict[Expr, str], var: str) -> Expr:
+    """``expr`` with X's ``X.a`` as ``a`` and every other term of §5.1 as a placeholder."""
+    if isinstance(expr, VarAttr) and expr.var == var:
+        return Attr(expr.attr)
+    if isinstance(expr, RELATING_TYPES):
+        name = table.setdefault(expr, f"{_PLACEHOLDER}{len(table)}")
+        return Attr(name)
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, _subst_expr(expr.left, table, var), _subst_expr(expr.right, table, var))
+    if isinstance(expr, Neg):
+        return Neg(_subst_expr(expr.operand, table, var))
+    return expr
+
+
+def _subst(pred: Pred, table: dict[Expr, str], var: str) -> Pred:
+    if isinstance(pred, Compare):
+        return Compare(pred.op, _subst_expr(pred.left, table, var), _subst_expr(pred.right, table, var))
+    if isinstance(pred, InList):
+        return InList(_subst_expr(pred.expr, table, var), pred.values, pred.negated)
+    if isinstance(pred, PredNot):
+        return PredNot(_subst(pred.operand, table, var))
+    if isinstance(pred, PredAnd):
+        return PredAnd(_subst(pred.left, table, var), _subst(pred.right, table, var))
+    if isinstance(pred, PredOr):
+        return PredOr(_subst(pred.left, table, var), _subst(pred.right, table, var))
+    raise TypeError(f"not a predicate: {pred!r}")
+
+
+def _translate(
+    pred: Pred, var: str, own: Callable[[str], RExpr], terms: Callable[[Expr], RExpr]
+) -> RPred:
+    """``pred`` as a register predicate: own attributes through ``own``, terms through ``terms``."""
+    table: dict[Expr, str] = {}
+    plain = _subst(pred, table, var)
+    by_name = {name: term for term, name in table.items()}
+    return translate_pred(plain, lambda a: terms(by_name[a]) if a in by_name else own(a))
+
+
+def _translate_expr(
+    expr: Expr, var: str, own: Callable[[str], RExpr], terms: Callable[[Expr], RExpr]
+) -> RExpr:
+    pred = _translate(Compare("=", expr, Lit(0)), var, own, terms)
+    assert isinstance(pred, Cmp)
+    return pred.left
+
+
+# ------------------------------------------------------------------ plans
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """``E op G``: ``E`` over X's own attributes, ``G`` over one other variable's event
+    (``other`` set) or over whole-bag terms (``other`` None)."""
+
+    op: CmpOp
+    own: Expr
+    rest: Expr
+    other: str | None
+
+
+def _terms(expr: Expr, var: str) -> list[Expr]:
+    return [t for t in relating_terms(Compare("=", expr, Lit(0))) if not _own(t, var)]
+
+
+def _has_own(expr: Expr, var: str) -> bool:
+    pred = _subst(Compare("=", expr, Lit(0)), {}, var)
+    return any(isinstance(node, Attr) and not node.name.startswith(_PLACEHOLDER) for node in _walk(pred))
+
+
+def _walk(pred: Pred) -> list[object]:
+    out: list[object] = []
+    stack: list[object] = [pred]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for field in ("left", "right", "operand", "expr"):
+            child = getattr(node, field, None)
+            if child is not None:
+                stack.append(child)
+    return out
+
+
+def _deferred(conjunct: Pred, var: str) -> _Deferred:
+    """The comparison of a deferred conjunct, or UnsupportedQuery naming the term."""
+    pred = conjunct
+    negated = False
+    if isinstance(pred, PredNot):
+        pred, negated = pred.operand, True
+    if not isinstance(pred, Compare):
+        term = format_expr(_terms_of(conjunct, var)[0])
+        raise _refuse(term, conjunct, var, "only comparisons (=, <, <=, >, >=) are compiled")
+    op: str = _NEGATE[pred.op] if negated else pred.op
+    sides = [(pred.left, pred.right, op), (pred.right, pred.left, _FLIP.get(op, op))]
+    for own, rest, side_op in sides:
+        if _terms(own, var):
+            continue
+        if side_op not in _FLIP:
+            raise _refuse(format_expr(_terms(rest, var)[0]), conjunct, var, "!= compares every pair and has no register summary")
+        if _has_own(rest, var):
+            break  # a side mixes X's attributes with other events': try the linear split
+        terms = _terms(rest, var)
+        others = sorted({t.var for t in terms if isinstance(t, VarAttr)})
+        for t in terms:
+            if isinstance(t, (Prev, Running)):
+                raise _refuse(format_expr(t), conjunct, var, "PREV and RUNNING mix with other variables' terms")
+        if len(others) > 1:
+            raise _refuse(format_expr(rest), conjunct, var, "a comparison may read one other variable")
+        if others and any(isinstance(t, BagAgg) for t in terms):
+            raise _refuse(format_expr(rest), conjunct, var, "a side mixes Y.a with whole-bag aggregates")
+        return _Deferred(side_op, own, rest, others[0] if others else None)  # type: ignore[arg-type]
+    split = _split(BinOp("-", pred.left, pred.right), var)
+    if split is not None and split[1] is not None and op in _FLIP:
+        own_part, rest_part = split
+        assert rest_part is not None
+        moved = Compare(
+            op,  # type: ignore[arg-type]
+            own_part if own_part is not None else Lit(0),
+            neg(rest_part),
+        )
+        return _deferred(moved, var)
+    raise _refuse(
+        format_pred(pred), conjunct, var,
+        "it does not separate into the event's own attributes on one side and other events' "
+        "on the other (a linear expression with constant coefficients)",
+    )
+
+
+def _constant(expr: Expr) -> bool:
+    """An expression of literals only (a coefficient)."""
+    return not any(
+        isinstance(n, (Attr, *RELATING_TYPES)) for n in _walk(Compare("=", expr, Lit(0)))
+    )
+
+
+def _add(op: str, a: Expr | None, b: Expr | None) -> Expr | None:
+    if b is None:
+        return a
+    if a is None:
+        return b if op == "+" else neg(b)
+    return BinOp(op, a, b)  # type: ignore[arg-type]
+
+
+def _split(expr: Expr, var: str) -> tuple[Expr | None, Expr | None] | None:
+    """``expr`` as ``own + rest`` (own reads only X's attributes, rest only other events),
+    when it is linear with constant coefficients (``price - 1.05 * a.price``); else None."""
+    if not _terms(expr, var):
+        return expr, None
+    if not _has_own(expr, var):
+        return None, expr
+    if isinstance(expr, Neg):
+        inner = _split(expr.operand, var)
+        if inner is None:
+            return None
+        return tuple(None if p is None else neg(p) for p in inner)  # type: ignore[return-value]
+    if not isinstance(expr, BinOp):
+        return None
+    if expr.op in ("+", "-"):
+        left, right = _split(expr.left, var), _split(expr.right, var)
+        if left is None or right is None:
+            return None
+        return _add(expr.op, left[0], right[0]), _add(expr.op, left[1], right[1])
+    scale: Expr | None = None
+    body = expr.left
+    if expr.op in ("*", "/") and _constant(expr.right):
+        scale, body = expr.right, expr.left
+    elif expr.op == "*" and _constant(expr.left):
+        scale, body = expr.left, expr.right
+    if scale is None:
+        return None
+    inner = _split(body, var)
+    if inner is None:
+        return None
+    return tuple(None if p is None else BinOp(expr.op, p, scale) for p in inner)  # type: ignore[return-value]
+
+
+def _terms_of(pred: Pred, var: str) -> list[Expr]:
+    return [t for t in relating_terms(pred) if not _own(t, var)]
+
+
+# -------------------------------------------------------------- the constructions
+
+
+def filter_relating(ctx: Context, auto: Auto, var: str, pred: Pred) -> Auto:
+    """``φ FILTER X[P]`` with ``P`` using the terms of spec §5.1 (module doc)."""
+    for conjunct in conjuncts(pred):
+        terms = _terms_of(conjunct, var)
+        if not terms:
+            plain = _subst(conjunct, {}, var)
+            auto = filter_unary(ctx, auto, var, plain)
+        elif all(isinstance(t, (Prev, Running)) for t in terms):
+            auto = _history(ctx, auto, var, conjunct, terms)
+        else:
+            auto = _check_at_end(ctx, auto, var, _deferred(conjunct, var))
+    return auto
+
+
+def _history(ctx: Context, auto: Auto, var: str, conjunct: Pred, terms: list[Expr]) -> Auto:
+    """A conjunct reading ``PREV``/``RUNNING``: checked on each event of X as it is read,
+    unless X had no earlier event (first-event rule)."""
+    has, old_has = ctx.fresh("rel_has"), ctx.fresh("rel_had")
+    regs = {t: ctx.fresh("rel_prev" if isinstance(t, Prev) else "rel_run") for t in terms}
+    olds = {t: ctx.fresh("rel_old") for t in terms}
+
+    def reset(t: Expr) -> RExpr:
+        return Identity(t.func) if isinstance(t, Running) else Const(None)
+
+    out: list[Transition | None] = []
+    for tr in auto.transitions:
+        first, last = auto.is_first(tr), auto.is_last(tr)
+        assignment = assignment_of(tr)
+        emitted = outputs_of(tr).get(var, [])
+        renamings = distinct_renamings({var: emitted}) if emitted else []
+        if len(renamings) > 1:
+            raise _refuse(
+                format_expr(terms[0]), conjunct, var,
+                "one step emits several distinct events into the variable (ties in time)",
+            )
+        predicate = tr.predicate
+        if renamings:
+            r = renamings[0]
+            assignment[old_has] = Const(None) if first else Reg(has)
+            for t in terms:
+                assignment[olds[t]] = reset(t) if first else Reg(regs[t])
+
+            def term_now(t: Expr) -> RExpr:
+                if isinstance(t, Running):
+                    return Finish(t.func, Reg(olds[t]))
+                return Reg(olds[t])
+
+            check = _translate(conjunct, var, lambda a, r=r: value(r, a), term_now)  # type: ignore[misc]
+            predicate = conj(predicate, POr((IsNull(Reg(old_has)), check)))
+        if not last:
+            if renamings:
+                r = renamings[0]
+                assignment[has] = Const(True)
+                for t in terms:
+                    if isinstance(t, Prev):
+                        assignment[regs[t]] = new_value(tr, r, t.attr)
+                    else:
+                        assert isinstance(t, Running)
+                        acc: RExpr = reset(t) if first else Reg(regs[t])
+                        for _ in emitted:
+                            acc = Combine(t.func, acc, Lift(t.func, new_value(tr, r, t.attr)))
+                        assignment[regs[t]] = acc
+            else:
+                assignment[has] = Const(None) if first else Reg(has)
+                for t in terms:
+                    assignment[regs[t]] = reset(t) if first else Reg(regs[t])
+        out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+    return _finish(ctx, auto, out)
+
+
+@dataclass(frozen=True)
+class _Side:
+    """Registers summarising one side over a run: events, non-NULL values, extremes."""
+
+    count: str
+    known: str
+    low: str | None
+    high: str | None
+
+
+def _side(ctx: Context, low: bool, high: bool) -> _Side:
+    return _Side(
+        ctx.fresh("rel_n"),
+        ctx.fresh("rel_k"),
+        ctx.fresh("rel_lo") if low else None,
+        ctx.fresh("rel_hi") if high else None,
+    )
+
+
+def _side_updates(
+    side: _Side, first: bool, values: list[RExpr]
+) -> dict[str, RExpr]:
+    """The new values of a side's registers after the step emits ``values``."""
+    def start(func: str, reg: str) -> RExpr:
+        return Identity(func) if first else Reg(reg)
+
+    out: dict[str, RExpr] = {}
+    count = start("COUNT", side.count)
+    known = start("COUNT", side.known)
+    for v in values:
+        count = Combine("COUNT", count, Lift("COUNT", Const(1)))
+        known = Combine("COUNT", known, Lift("COUNT", v))
+    out[side.count] = count
+    out[side.known] = known
+    for reg, func in ((side.low, "MIN"), (side.high, "MAX")):
+        if reg is None:
+            continue
+        acc: RExpr = Const(None) if first else Reg(reg)
+        for v in values:
+            acc = Combine(func, acc, Lift(func, v))
+        out[reg] = acc
+    return out
+
+
+def _side_ok(side: _Side) -> RPred:
+    """Every value of the side was known (no NULL)."""
+    return Cmp("=", Reg(side.known), Reg(side.count))
+
+
+def _empty(side: _Side) -> RPred:
+    return Cmp("=", Reg(side.count), Const(0))
+
+
+def _universal(op: CmpOp, own: _Side, other: RExpr | _Side) -> RPred:
+    """``E op G`` for every value E of ``own`` and every G (one value, or a side)."""
+    if isinstance(other, _Side):
+        lo_g, hi_g = Reg(other.low) if other.low else None, Reg(other.high) if other.high else None
+    else:
+        lo_g = hi_g = other
+    lo_e = Reg(own.low) if own.low else None
+    hi_e = Reg(own.high) if own.high else None
+    if op in ("<", "<="):
+        assert hi_e is not None and lo_g is not None
+        return Cmp(op, hi_e, lo_g)
+    if op in (">", ">="):
+        assert lo_e is not None and hi_g is not None
+        return Cmp(op, lo_e, hi_g)
+    assert lo_e is not None and hi_e is not None and lo_g is not None and hi_g is not None
+    return PAnd((Cmp("=", lo_e, hi_e), Cmp("=", lo_g, hi_g), Cmp("=", hi_e, lo_g)))
+
+
+def _emitted_values(tr: Transition, name: str, expr: Expr, own_var: str) -> list[RExpr]:
+    """``expr`` on each event ``tr`` emits into ``name`` (with multiplicity), as expressions
+    over ``τ ◁ e``; ``own_var`` names the variable whose ``X.a`` is the event's own."""
+    values: list[RExpr] = []
+    for r in outputs_of(tr).get(name, []):
+
+        def attr(a: str, r: Renaming = r) -> RExpr:
+            return new_value(tr, r, a)
+
+        def term(t: Expr, r: Renaming = r) -> RExpr:
+            assert isinstance(t, VarAttr)
+            return new_value(tr, r, t.attr)
+
+        values.append(_translate_expr(expr, own_var, attr, term))
+    return values
+
+
+def _precedes(auto: Auto, others: set[str], var: str) -> bool:
+    """Whether, in every run, every event of ``others`` is read before the first event of
+    ``var``: no step emitting into ``others`` follows (or is) a step emitting into ``var``."""
+    emitting = [t for t in auto.transitions if outputs_of(t).get(var)]
+    seen: set[int] = set()
+    stack = [t.target for t in emitting]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        stack.extend(t.target for t in auto.transitions if t.source == state)
+    after = [*emitting, *(t for t in auto.transitions if t.source in seen)]
+    return not any(outputs_of(t).get(y) for t in after for y in others)
+
+
+def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
+    """A deferred conjunct whose other events all precede X's in every run (``A AS a ;
+    (B AS b)+ FILTER b[v > a.v]``): the other side's summary is final when X is read, so
+    each event of X is checked as it is read and X needs no register (runs that differ
+    only in X's values stay one configuration)."""
+    high_g = plan.op in (">", ">=", "=")
+    low_g = plan.op in ("<", "<=", "=")
+    other = _side(ctx, low_g, high_g) if plan.other is not None else None
+    bag_terms = [t for t in _terms(plan.rest, var) if isinstance(t, BagAgg)]
+    accs = {t: ctx.fresh("rel_acc") for t in bag_terms}
+    out: list[Transition | None] = []
+    for tr in auto.transitions:
+        first = auto.is_first(tr)
+        outputs = outputs_of(tr)
+        assignment = assignment_of(tr)
+        if other is not None and plan.other is not None:
+            values = _emitted_values(tr, plan.other, plan.rest, "")
+            assignment.update(_side_updates(other, first, values))
+        for t, acc in accs.items():
+            expr: RExpr = Identity(t.func) if first else Reg(acc)
+            for r in outputs.get(t.var, []):
+                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
+                expr = Combine(t.func, expr, lifted)
+            assignment[acc] = expr
+        predicate = tr.predicate
+        for r in distinct_renamings({var: outputs.get(var, [])}) if outputs.get(var) else []:
+            own_now = _translate_expr(plan.own, var, lambda a, r=r: value(r, a), _no_term)  # type: ignore[misc]
+            if other is not None:
+                lo = Reg(other.low) if other.low else None
+                hi = Reg(other.high) if other.high else None
+                if plan.op in ("<", "<="):
+                    assert lo is not None
+                    cmp: RPred = Cmp(plan.op, own_now, lo)
+                elif plan.op in (">", ">="):
+                    assert hi is not None
+                    cmp = Cmp(plan.op, own_now, hi)
+                else:
+                    assert lo is not None and hi is not None
+                    cmp = PAnd((Cmp("=", lo, hi), Cmp("=", own_now, lo)))
+                check: RPred = POr((_empty(other), PAnd((_side_ok(other), cmp))))
+            else:
+                target = _translate_expr(plan.rest, var, lambda a: Const(None), _finished(accs))
+                check = Cmp(plan.op, own_now, target)
+            predicate = conj(predicate, check)
+        out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+    return _finish(ctx, auto, out)
+
+
+def _finished(accs: dict[BagAgg, str]) -> Callable[[Expr], RExpr]:
+    """A whole-bag term's value from its accumulator register."""
+
+    def term(t: Expr) -> RExpr:
+        assert isinstance(t, BagAgg)
+        return Finish(t.func, Reg(accs[t]))
+
+    return term
+
+
+def _no_term(term: Expr) -> RExpr:
+    raise AssertionError(f"an own side has no term: {term!r}")
+
+
+def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
+    """A deferred conjunct: summaries kept over the run, compared by its last step."""
+    terms = _terms(plan.rest, var)
+    sources = {t.var for t in terms if isinstance(t, (VarAttr, BagAgg))}
+    if (
+        all(isinstance(t, (VarAttr, BagAgg)) for t in terms)
+        and var not in sources
+        and _precedes(auto, sources, var)
+    ):
+        return _check_when_read(ctx, auto, var, plan)
+    low = plan.op in (">", ">=", "=")
+    high = plan.op in ("<", "<=", "=")
+    own = _side(ctx, low, high)
+    other = _side(ctx, high, low) if plan.other is not None else None
+    bag_terms = [t for t in terms if isinstance(t, BagAgg)]
+    edges = [t for t in dict.fromkeys(terms) if isinstance(t, FirstLast)]
+    accs = {t: ctx.fresh("rel_acc") for t in bag_terms}
+    finals = {t: ctx.fresh("rel_bag") for t in bag_terms}
+    edge_regs = {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges}
+    out: list[Transition | None] = []
+    for tr in auto.transitions:
+        first, last = auto.is_first(tr), auto.is_last(tr)
+        outputs = outputs_of(tr)
+        updates = _side_updates(own, first, _emitted_values(tr, var, plan.own, var))
+        if other is not None and plan.other is not None:
+            values = _emitted_values(tr, plan.other, plan.rest, "")
+            updates.update(_side_updates(other, first, values))
+        for t, acc in accs.items():
+            expr: RExpr = Identity(t.func) if first else Reg(acc)
+            for r in outputs.get(t.var, []):
+                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
+                expr = Combine(t.func, expr, lifted)
+            updates[acc] = expr
+        for variant_updates, guard in _edge_variants(ctx, tr, first, edges, edge_regs, plan, var):
+            assignment = assignment_of(tr)
+            predicate = conj(tr.predicate, *guard)
+            if last:
+                assignment.update(updates)
+                assignment.update(variant_updates)
+                for t in bag_terms:
+                    assignment[finals[t]] = Finish(t.func, updates[accs[t]])
+                predicate = conj(predicate, _final_check(plan, own, other, var, finals, edge_regs))
+            else:
+                assignment.update(updates)
+                assignment.update(variant_updates)
+            out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+    return _finish(ctx, auto, out)
+
+
+def _final_check(
+    plan: _Deferred,
+    own: _Side,
+    other: _Side | None,
+    var: str,
+    finals: dict[BagAgg, str],
+    edge_regs: dict[FirstLast, str],
+) -> RPred:
+    """The comparison the last step makes: vacuous when X (or Y) is empty, false on NULLs."""
+    if other is not None:
+        return POr((
+            _empty(own), _empty(other),
+            PAnd((_side_ok(own), _side_ok(other), _universal(plan.op, own, other))),
+        ))
+
+    def term(t: Expr) -> RExpr:
+        if isinstance(t, BagAgg):
+            return Reg(finals[t])
+        assert isinstance(t, FirstLast)
+        return Reg(edge_regs[t])
+
+    target = _translate_expr(plan.rest, var, lambda a: Const(None), term)
+    return POr((_empty(own), PAnd((_side_ok(own), _universal(plan.op, own, target)))))
+
+
+def _edge_variants(
+    ctx: Context,
+    tr: Transition,
+    first: bool,
+    edges: list[FirstLast],
+    regs: dict[FirstLast, str],
+    plan: _Deferred,
+    var: str,
+) -> list[tuple[dict[str, RExpr], list[RPred]]]:
+    """The register updates of ``FIRST``/``LAST`` terms on ``tr``, as variants of it.
+
+    ``LAST(Y.a)`` takes the value of each event emitted into Y.  ``FIRST(Y.a)`` takes it
+    only when Y had none yet: a step that emits into Y (not a first step) is split in two
+    copies guarded by whether the register was set (``IsNull`` on a flag)."""
+    variants: list[tuple[dict[str, RExpr], list[RPred]]] = [({}, [])]
+    for t in edges:
+        emitted = outputs_of(tr).get(t.var, [])
+        renamings = distinct_renamings({t.var: emitted}) if emitted else []
+        if len(renamings) > 1:
+            raise UnsupportedQuery(
+                f"the automaton engines do not compile {format_expr(t)} in {var}[...]: one "
+                "step emits several distinct events into the variable (ties in time) "
+                "(spec §5.1; the oracle runs it: --engine oracle)"
+            )
+        reg = regs[t]
+        keep: RExpr = Const(None) if first else Reg(reg)
+        if not renamings:
+            variants = [({**u, reg: keep}, g) for u, g in variants]
+            continue
+        now = new_value(tr, renamings[0], t.attr)
+        if t.which == "LAST" or first:
+            variants = [({**u, reg: now}, g) for u, g in variants]
+            continue
+        # FIRST on a later step: set only if unset (flag register ``seen`` is TRUE once set)
+        seen, old = _flags(reg)
+        variants = [
+            ({**u, reg: now, seen: Const(True), old: Reg(seen)}, [*g, IsNull(Reg(old))])
+            for u, g in variants
+        ] + [
+            ({**u, reg: Reg(reg), seen: Const(True), old: Reg(seen)}, [*g, PNot(IsNull(Reg(old)))])
+            for u, g in variants
+        ]
+    return _with_seen_flags(variants, edges, regs, tr, first)
+
+
+def _flags(reg: str) -> tuple[str, str]:
+    """The companion registers of a FIRST register: set-flag and its copy before the step."""
+    stem, _, number = reg.partition("#")
+    return f"{stem}_set#{number}", f"{stem}_was#{number}"
+
+
+def _with_seen_flags(
+    variants: list[tuple[dict[str, RExpr], list[RPred]]],
+    edges: list[FirstLast],
+    regs: dict[FirstLast, str],
+    tr: Transition,
+    first: bool,
+) -> list[tuple[dict[str, RExpr], list[RPred]]]:
+    """Every variant keeps (or starts) the ``set`` flag of each FIRST register."""
+    out = []
+    for updates, guard in variants:
+        updates = dict(updates)
+        for t in edges:
+            if t.which != "FIRST":
+                continue
+            seen = _flags(regs[t])[0]
+            if seen in updates:
+                continue
+            emitted = bool(outputs_of(tr).get(t.var))
+            if emitted:
+                updates[seen] = Const(True)
+            else:
+                updates[seen] = Const(None) if first else Reg(seen)
+        out.append((updates, guard))
+    return out
+
+
+def refuse_edges(node: Agg) -> None:
+    """``FIRST``/``LAST`` in ``AGG`` (spec §5.1) are not compiled yet: UnsupportedQuery."""
+    for out in node.outputs:
+        if out.func in ("FIRST", "LAST"):
+            raise UnsupportedQuery(
+                f"the automaton engines do not compile {out.func}({out.var}.{out.attr}) in "
+                f"AGG {node.var}[...] yet (spec §5.1; the oracle runs it: --engine oracle)"
+            )
+
+
+__all__ = ["filter_relating", "refuse_edges"]
+
