@@ -186,6 +186,13 @@ class CommandEngine:
             raise EngineFailed(f"{self.command!r} ran longer than {self.timeout:g} s") from None
 
 
+def view_of(engine: Engine) -> Callable[[Answer, Query], Answer] | None:
+    """How ``engine``'s answers are compared, when it cannot show all of a complex event:
+    its batch function's ``view`` (say :func:`~acel.testing.compare.positions_view`),
+    applied to both sides; ``None`` for the whole §12 result."""
+    return getattr(engine.fn, "view", None)
+
+
 def write_events(path: Path, stream: Sequence[Event]) -> None:
     """The events as JSON Lines in stream order: ``type`` and attributes, no time
     (an event's position is its line number, from 0)."""

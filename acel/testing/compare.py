@@ -23,7 +23,7 @@ from typing import Any, Union
 from acel.lang.ast import Query
 from acel.lang.clauses import Match, TrendRow
 from acel.lang.errors import DataError
-from acel.lang.events import Event, OptValue
+from acel.lang.events import ComplexEvent, Event, OptValue
 
 Answer = Union[list[Match], list[TrendRow]]
 """An engine's results in the project's objects, in the order of spec §12."""
@@ -156,6 +156,31 @@ def _close_results(a: object, b: object) -> bool:
     if isinstance(a, Match) and isinstance(b, Match):
         return matches_close(a, b)
     return False
+
+
+POSITIONS = "*"
+"""The one variable of :func:`positions_view`."""
+
+
+def positions_view(answer: Answer, query: Query) -> Answer:
+    """Each complex event as its key, span and set of events, all under one variable
+    (:data:`POSITIONS`), without repeats: what an engine that does not report which
+    variable holds which event (CORE) can be compared on.  RETURN rows stay as they are."""
+    out: dict[bytes, Match] = {}
+    from acel.io.lines import LineEncoder
+
+    encoder = LineEncoder()
+    for item in answer:
+        if not isinstance(item, Match):
+            return answer
+        events = {e.time: e for _var, bag in item.event.vars for e in bag}
+        ce = ComplexEvent.make(item.event.start, item.event.end,
+                               {POSITIONS: [events[t] for t in sorted(events)]})
+        seen = Match(item.key, ce)
+        out.setdefault(encoder.match(seen), seen)
+    from acel.io.results import sort_results
+
+    return sort_results(list(out.values()))
 
 
 def same_results(expected: Iterable[Any], got: Iterable[Any], query: Query) -> bool:

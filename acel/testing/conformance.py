@@ -92,10 +92,12 @@ def cases(
     if of is not None:
         query = draw(of)
     elif "RETURN" in ops and draw(st.booleans()):
-        query = draw(trend_queries(schema, max_depth, top, operators=ops))
+        query = draw(trend_queries(schema, max_depth, top, operators=ops, windows_on=True))
     else:
-        query = draw(queries(schema, max_depth, top, operators=ops))
-    stream = draw(streams(schema, max_len, null_rate))
+        query = draw(queries(schema, max_depth, top, operators=ops, windows_on=True))
+    # a WITHIN/SLIDE ... ON attr window places every event by attr: never NULL there
+    present = {w.attr for w in (query.within, query.slide) if w is not None and w.attr}
+    stream = draw(streams(schema, max_len, null_rate, present))
     return Case(query, tuple(stream), schema)
 
 
@@ -147,8 +149,26 @@ class NonConformance(AssertionError):
         return "\n".join(lines)
 
 
+@dataclass
+class Tally:
+    """What a conformance run skipped: cases the engine declared unsupported (exit 3,
+    :class:`~acel.lang.errors.UnsupportedQuery`) or the reference could not decide."""
+
+    skipped: int = 0
+
+
 def _answer(engine: Any, case: Case) -> Answer:
     return normalise(engine.batch(case.query, list(case.stream), case.schema), case.query)
+
+
+def _views(tested: Any, expected: Answer, got: Answer, case: Case) -> tuple[Answer, Answer]:
+    """Both answers as the tested engine can show them (:func:`~acel.testing.adapters.view_of`)."""
+    from acel.testing.adapters import view_of
+
+    view = view_of(tested)
+    if view is None:
+        return expected, got
+    return view(expected, case.query), view(got, case.query)
 
 
 def check_case(engine: EngineLike, case: Case, *, reference: EngineLike = "oracle") -> bool:
@@ -168,6 +188,7 @@ def check_case(engine: EngineLike, case: Case, *, reference: EngineLike = "oracl
         return False
     except Exception as error:  # noqa: BLE001 - any failure of the engine is a finding
         raise NonConformance(case, ref.name, expected, tested.name, error=error) from error
+    expected, got = _views(tested, expected, got, case)
     failure = NonConformance(case, ref.name, expected, tested.name, got)
     if failure.missing or failure.unexpected:
         raise failure
@@ -187,6 +208,7 @@ def assert_conforms(
     max_examples: int | None = None,
     seed: int | None = None,
     strategy: st.SearchStrategy[Case] | None = None,
+    tally: Tally | None = None,
 ) -> int:
     """Check ``engine`` against ``reference`` on generated cases; return how many agreed.
 
@@ -195,7 +217,8 @@ def assert_conforms(
     ``fn(query, events, schema)``.  The operators generated are ``operators``
     (default: all) minus ``without`` minus what either engine declares
     unsupported.  ``max_examples`` defaults to the active Hypothesis profile's;
-    ``seed`` makes the run reproducible; ``strategy`` replaces the cases.
+    ``seed`` makes the run reproducible; ``strategy`` replaces the cases;
+    ``tally`` counts the cases skipped (unsupported, too large for the reference).
     On a difference, raises :class:`NonConformance` with the shrunk case.
     """
     tested, ref = as_engine(engine), as_engine(reference)
@@ -210,6 +233,8 @@ def assert_conforms(
         if check_case(tested, case, reference=ref):
             agreed[0] += 1
         else:
+            if tally is not None:
+                tally.skipped += 1
             reject()
 
     options: dict[str, Any] = {

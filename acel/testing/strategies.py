@@ -13,7 +13,8 @@ strategy has knobs:
 - ``max_depth``: how deeply formula operators nest (iterations at most two
   deep, so that the oracle's enumeration stays cheap on 7 events).
 - ``max_len`` (streams): the longest stream; ``null_rate``: the chance that
-  an event lacks an attribute (NULL).
+  an event lacks an attribute (NULL); ``present``: attributes never NULL (the
+  attribute of a ``WITHIN d ON attr`` window).
 
 - :func:`streams`: short typed streams (times 0..n-1), values from
   :data:`DOMAINS`; shrinking drops events and makes attributes present.
@@ -156,9 +157,12 @@ def schemas(draw: Any, max_types: int = 3) -> Schema:
 
 
 @st.composite
-def events_of(draw: Any, schema: Schema, time: int, null_rate: float = NULL_RATE) -> Event:
-    """One typed event at ``time``; each attribute is missing with chance ``null_rate``
-    (shrinking makes it present)."""
+def events_of(
+    draw: Any, schema: Schema, time: int, null_rate: float = NULL_RATE,
+    present: frozenset[str] = frozenset(),
+) -> Event:
+    """One typed event at ``time``; each attribute but those of ``present`` is missing
+    with chance ``null_rate`` (shrinking makes it present)."""
     type_name = draw(st.sampled_from(schema.type_names()))
     attrs: dict[str, Value | None] = {"type": type_name}
     cut = 1000 - round(1000 * min(max(null_rate, 0.0), 1.0))
@@ -166,14 +170,15 @@ def events_of(draw: Any, schema: Schema, time: int, null_rate: float = NULL_RATE
         if attr == "type":
             continue
         domain = DOMAINS.get(attr, [0, 1, 2, 3])
-        missing = cut < 1000 and draw(st.integers(0, 999)) >= cut
+        missing = attr not in present and cut < 1000 and draw(st.integers(0, 999)) >= cut
         attrs[attr] = None if missing else draw(st.sampled_from(domain))
     return Event.make(time, attrs)
 
 
 @st.composite
 def streams(
-    draw: Any, schema: Schema = TEST_SCHEMA, max_len: int = 7, null_rate: float = NULL_RATE
+    draw: Any, schema: Schema = TEST_SCHEMA, max_len: int = 7, null_rate: float = NULL_RATE,
+    present: Iterable[str] = (),
 ) -> list[Event]:
     """A stream of 0..max_len typed events with times 0..n-1.
 
@@ -183,7 +188,8 @@ def streams(
     where shrinking goes, towards the shortest failing stream).
     """
     n = draw(st.integers(0, max_len) | st.integers(max(0, max_len - 3), max_len))
-    return [draw(events_of(schema, t, null_rate)) for t in range(n)]
+    keep = frozenset(present)
+    return [draw(events_of(schema, t, null_rate, keep)) for t in range(n)]
 
 
 # ------------------------------------------------------- well-formed formulas
@@ -626,8 +632,29 @@ def negation_formulas(
 
 
 @st.composite
-def _windows(draw: Any, max_size: int = 7) -> Window:
+def _windows(draw: Any, max_size: int = 7, on: str | None = None) -> Window:
+    """``n EVENTS``, or (when ``on`` names an attribute) sometimes ``d ON on``
+    (EVENTS first, so that shrinking goes there)."""
+    if on is not None and draw(st.booleans()):
+        return Window(draw(st.integers(1, 4)), on)
     return Window(draw(st.integers(1, max_size)))
+
+
+def window_attribute(schema: Schema) -> str | None:
+    """The attribute generated ``WITHIN d ON attr`` windows use: ``x`` when every
+    type has it (as in :data:`TEST_SCHEMA`), else the first numeric attribute shared
+    by every type, else none (no ON windows)."""
+    shared = set(schema.all_attributes()) - {"type"}
+    for _name, attrs in schema.types:
+        shared &= set(attrs)
+    numeric = sorted(a for a in shared if schema.kind(a) != "str")
+    if "x" in numeric:
+        return "x"
+    return numeric[0] if numeric else None
+
+
+def _on_attribute(schema: Schema, ops: frozenset[str], windows_on: bool) -> str | None:
+    return window_attribute(schema) if windows_on and "WITHIN_ON" in ops else None
 
 
 @st.composite
@@ -672,19 +699,23 @@ def queries(
     of: st.SearchStrategy[Formula] | None = None,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
+    windows_on: bool = False,
 ) -> Query:
     """A formula with an optional ``PARTITION BY k`` and an optional ``WITHIN n EVENTS``
     (with ``top_negation``, sometimes leading/trailing negation and then WITHIN;
     ``of`` replaces the formula strategy; ``operators``/``without`` as in :func:`formulas`,
-    and ``PARTITION_BY``, ``WITHIN``, ``TOP_NOT`` there decide the clauses)."""
+    and ``PARTITION_BY``, ``WITHIN``, ``TOP_NOT`` there decide the clauses).  With
+    ``windows_on`` and ``WITHIN_ON`` allowed, some windows are ``WITHIN d ON attr``
+    (:func:`window_attribute`): the stream must then carry that attribute in every event."""
     ops = allowed(operators, without)
     formula = draw(of if of is not None else formulas(schema, max_depth, ops))
     key = _partition_attribute(schema)
     partition = (key,) if key and "PARTITION_BY" in ops and draw(st.booleans()) else ()
-    within = draw(st.none() | _windows()) if "WITHIN" in ops else None
+    on = _on_attribute(schema, ops, windows_on)
+    within = draw(st.none() | _windows(on=on)) if "WITHIN" in ops else None
     if top_negation and "TOP_NOT" in ops and "WITHIN" in ops and draw(st.booleans()):
         formula = draw(_with_top_negation(formula, schema, ops))
-        within = within or draw(_windows())
+        within = within or draw(_windows(on=on))
     return Query(formula, None, partition, within)
 
 
@@ -697,9 +728,11 @@ def trend_queries(
     of: st.SearchStrategy[tuple[Formula, Env]] | None = None,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
+    windows_on: bool = False,
 ) -> Query:
     """A RETURN query: COUNT(*), COUNT(X), SUM/MIN/MAX/AVG(X.a), the partition attribute;
-    optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n); with
+    optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n; both ON
+    attr with ``windows_on``, as in :func:`queries`); with
     ``top_negation``, sometimes leading/trailing negation (and then WITHIN);
     ``of`` replaces the strategy of (formula, environment) pairs; ``operators``/``without``
     as in :func:`queries` (``SLIDE`` too)."""
@@ -716,13 +749,14 @@ def trend_queries(
     if partition:
         candidates.append(ReturnAttr(partition[0]))
     items = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4, unique=True))
-    within = draw(st.none() | _windows()) if "WITHIN" in ops else None
+    on = _on_attribute(schema, ops, windows_on)
+    within = draw(st.none() | _windows(on=on)) if "WITHIN" in ops else None
     if top_negation and "TOP_NOT" in ops and "WITHIN" in ops and draw(st.booleans()):
         formula = draw(_with_top_negation(formula, schema, ops))
-        within = within or draw(_windows())
+        within = within or draw(_windows(on=on))
     slide = None
     if within is not None and "SLIDE" in ops and draw(st.booleans()):
-        slide = Window(draw(st.integers(1, int(within.size))))
+        slide = Window(draw(st.integers(1, int(within.size))), within.attr)
     return Query(formula, tuple(items), partition, within, slide)
 
 
@@ -883,4 +917,5 @@ __all__ = [
     "schemas",
     "streams",
     "trend_queries",
+    "window_attribute",
 ]
