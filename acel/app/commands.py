@@ -38,9 +38,13 @@ def _setup_conform(p: argparse.ArgumentParser) -> None:
                    help="comma-separated engines (default: automaton,optimized, plus oracle "
                         "when the stream is small; without QUERY: optimized)")
     p.add_argument("--against", metavar="CMD",
-                   help="check an external engine: a command line with {query} and {data} "
+                   help="check an external engine: a real engine by name (core, flink: "
+                        "installed on first use), or a command line with {query} and {data} "
                         "(also {schema}, {out}) that writes spec §12 results and exits 3 for an "
                         "unsupported query (papers/conformance.md)")
+    p.add_argument("--null-rate", type=float, default=None, metavar="P",
+                   help="chance that a generated attribute is NULL (default 0.1, or 0.05 with "
+                        "QUERY; 0 for engines without NULL, such as core and flink)")
     p.add_argument("--reference", metavar="ENGINE", default=None,
                    help="the engine the others are compared with (default oracle; "
                         "optimized for long streams)")
@@ -68,12 +72,14 @@ def _names(text: str | None) -> list[str]:
 
 
 def cmd_conform(args: argparse.Namespace) -> int:
-    from acel.testing.adapters import engine_from_command
+    from acel.testing.real import against as against_engine
 
     against = None
     if args.against:
-        against = engine_from_command(args.against, unsupported=_names(args.without),
-                                      timeout=args.timeout)
+        against, real = against_engine(args.against, unsupported=_names(args.without),
+                                       timeout=args.timeout)
+        if args.null_rate is None and real is not None:
+            args.null_rate = real.null_rate
     if args.query is None:
         return _conform_generated(args, against)
     from acel.app.conform import ORACLE_LIMIT, conform
@@ -110,13 +116,18 @@ def cmd_conform(args: argparse.Namespace) -> int:
         engines.insert(0, args.reference)
     if against is not None:
         engines.append(against)
+    from acel.testing.adapters import Tally
+
+    tally = Tally()
     compared, found = conform(
         query.ast, schema, engines, stream=stream, generate=args.generate or 0, length=length,
         seed=args.seed, progress=lambda m: _eprint(f"acel conform: {m}"),
+        null_rate=0.05 if args.null_rate is None else args.null_rate, tally=tally,
     )
     names = ", ".join(e if isinstance(e, str) else e.name for e in engines)
     if found is None:
-        print(f"ok: {names} agree on {compared} stream(s)")
+        skipped = f" ({tally.skipped} skipped: unsupported)" if tally.skipped else ""
+        print(f"ok: {names} agree on {compared} stream(s){skipped}")
         return 0
     print(found.report())
     return 1
@@ -134,7 +145,8 @@ def _conform_generated(args: argparse.Namespace, against: Any) -> int:
             "or give a QUERY"
         ) from None
     from acel.io import read_schema
-    from acel.testing.adapters import as_engine
+    from acel.testing import NULL_RATE
+    from acel.testing.adapters import Tally, as_engine
 
     if args.data:
         raise UsageError("without QUERY, queries and streams are generated: give --schema "
@@ -144,12 +156,14 @@ def _conform_generated(args: argparse.Namespace, against: Any) -> int:
     tested = [against] if against is not None else _names(args.engines) or ["optimized"]
     for engine in tested:
         name = as_engine(engine).name
+        tally = Tally()
         try:
             agreed = assert_conforms(
                 engine, reference=reference, schema=schema,
                 operators=_names(args.operators) or None, without=_names(args.without),
                 max_depth=args.max_depth, max_len=args.length or 7,
-                max_examples=args.generate or 100, seed=args.seed,
+                null_rate=NULL_RATE if args.null_rate is None else args.null_rate,
+                max_examples=args.generate or 100, seed=args.seed, tally=tally,
             )
         except NonConformance as failure:
             print(str(failure))
@@ -159,7 +173,8 @@ def _conform_generated(args: argparse.Namespace, against: Any) -> int:
                 f"{name}: every generated case was skipped (unsupported, or too large for "
                 f"{reference}): declare what it lacks with --without or choose --operators"
             ) from None
-        print(f"ok: {name} conforms to {reference} on {agreed} generated case(s)")
+        skipped = f" ({tally.skipped} skipped)" if tally.skipped else ""
+        print(f"ok: {name} conforms to {reference} on {agreed} generated case(s){skipped}")
     return 0
 
 
@@ -210,7 +225,8 @@ add_command(
            "--engines oracle,automaton,optimized\n"
            "  acel conform --engines optimized --generate 200   # generated queries too\n"
            "  acel conform --against \"python3 examples/conformance/seq_engine.py {query} {data}\" "
-           "--operators SEQ",
+           "--operators SEQ\n"
+           "  acel conform --against core --generate 200   # CORE (pycer), installed on first use",
 )
 add_command(
     "bench", _setup_bench, cmd_bench,

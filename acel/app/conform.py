@@ -21,6 +21,7 @@ from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import Event, Value
 from acel.lang.schema import Schema
 from acel.testing.compare import Answer, normalise, unmatched
+from acel.testing.adapters import Tally
 
 ORACLE_LIMIT = 12
 """Streams longer than this are not given to the (exponential) oracle by default."""
@@ -76,9 +77,17 @@ def disagree(engines: Sequence[EngineLike], query: Query, stream: Sequence[Event
     """The engines' answers (JSON Lines) when they differ, else ``None``.
 
     Complex events are compared exactly, RETURN floats up to relative 1e-9
-    (spec §4), and the order of an engine's lines does not matter.
+    (spec §4), and the order of an engine's lines does not matter.  When an
+    engine cannot show whole complex events (CORE: no variables), every answer
+    is compared on its view (:func:`acel.testing.adapters.view_of`).
     """
+    from acel.testing.adapters import view_of
+
     found = [(resolve(engine).name, answer(engine, query, stream, schema)) for engine in engines]
+    for engine in engines:
+        view = view_of(resolve(engine))
+        if view is not None:
+            found = [(name, out if isinstance(out, str) else view(out, query)) for name, out in found]
     first = found[0][1]
     if all(_agree(first, other) for _, other in found[1:]):
         return None
@@ -90,6 +99,13 @@ def renumber(events: Iterable[Event]) -> tuple[Event, ...]:
     return tuple(e.at(k) for k, e in enumerate(events))
 
 
+def _still_disagrees(engines: Sequence[EngineLike], query: Query, stream: Sequence[Event], schema: Schema) -> bool:
+    try:
+        return disagree(engines, query, stream, schema) is not None
+    except UnsupportedQuery:  # a sub-stream an engine does not run shows nothing
+        return False
+
+
 def shrink(engines: Sequence[EngineLike], query: Query, stream: Sequence[Event], schema: Schema) -> Disagreement:
     """Delta debugging: a small sub-stream on which the engines still disagree."""
     current = list(stream)
@@ -99,7 +115,7 @@ def shrink(engines: Sequence[EngineLike], query: Query, stream: Sequence[Event],
         reduced = False
         for start in range(0, len(current), size):
             candidate = current[:start] + current[start + size:]
-            if candidate and disagree(engines, query, renumber(candidate), schema) is not None:
+            if candidate and _still_disagrees(engines, query, renumber(candidate), schema):
                 current = candidate
                 chunks = max(chunks - 1, 2)
                 reduced = True
@@ -137,11 +153,15 @@ def _literals_by_attribute(query: Query) -> dict[str, set[Value]]:
     return found
 
 
-def generate_stream(query: Query, schema: Schema, length: int, rng: random.Random, sample: Sequence[Event] = ()) -> tuple[Event, ...]:
+def generate_stream(query: Query, schema: Schema, length: int, rng: random.Random, sample: Sequence[Event] = (),
+                    null_rate: float = 0.05) -> tuple[Event, ...]:
     """A random stream over the schema, values drawn near the query's literals.
 
-    With ``sample`` (events of the user's data), values are also drawn from it.
+    With ``sample`` (events of the user's data), values are also drawn from it;
+    an attribute is NULL with chance ``null_rate`` (never the attribute of an
+    ``ON attr`` window, which must place every event).
     """
+    on = {w.attr for w in (query.within, query.slide) if w is not None and w.attr}
     pools: dict[str, list[Value]] = {}
     literals = _literals_by_attribute(query)
     for attr in schema.all_attributes():
@@ -163,7 +183,8 @@ def generate_stream(query: Query, schema: Schema, length: int, rng: random.Rando
         type_name = rng.choice(types)
         attrs: dict[str, Value | None] = {"type": type_name}
         for attr in schema.attributes(type_name)[1:]:
-            attrs[attr] = None if rng.random() < 0.05 else rng.choice(pools[attr])
+            missing = attr not in on and rng.random() < null_rate
+            attrs[attr] = None if missing else rng.choice(pools[attr])
         events.append(Event.make(k, attrs))
     return tuple(events)
 
@@ -178,11 +199,16 @@ def conform(
     length: int = 8,
     seed: int = 0,
     progress: Callable[[str], None] = lambda _m: None,
+    null_rate: float = 0.05,
+    tally: Tally | None = None,
 ) -> tuple[int, Disagreement | None]:
     """Compare the engines on ``stream`` and/or ``generate`` random streams.
 
     Returns how many streams were compared and the first disagreement, shrunk.
+    A stream an engine declares unsupported (exit 3, :class:`UnsupportedQuery`)
+    is skipped and counted in ``tally``; when every stream is, that is an error.
     """
+    tally = tally if tally is not None else Tally()
     for engine in engines:
         refused = resolve(engine).refuses(query)  # an unknown name is an error naming the choices
         if refused:
@@ -192,16 +218,27 @@ def conform(
     if len(engines) < 2:
         raise AcelError("conform needs at least two engines")
     compared = 0
-    if stream is not None:
-        compared += 1
-        if disagree(engines, query, stream, schema) is not None:
-            progress("disagreement on the data; shrinking it")
-            return compared, shrink(engines, query, stream, schema)
+    refusal: UnsupportedQuery | None = None
     rng = random.Random(seed)
+    candidates: list[tuple[str, Callable[[], tuple[Event, ...]]]] = []
+    if stream is not None:
+        data = tuple(stream)
+        candidates.append(("the data", lambda: data))
     for index in range(generate):
-        candidate = generate_stream(query, schema, rng.randint(1, length), rng, stream or ())
+        candidates.append((f"generated stream {index + 1}", lambda: generate_stream(
+            query, schema, rng.randint(1, length), rng, stream or (), null_rate)))
+    for label, make in candidates:
+        candidate = make()
+        try:
+            differs = disagree(engines, query, candidate, schema) is not None
+        except UnsupportedQuery as error:
+            tally.skipped += 1
+            refusal = error
+            continue
         compared += 1
-        if disagree(engines, query, candidate, schema) is not None:
-            progress(f"disagreement on generated stream {index + 1}; shrinking it")
+        if differs:
+            progress(f"disagreement on {label}; shrinking it")
             return compared, shrink(engines, query, candidate, schema)
+    if compared == 0 and refusal is not None:
+        raise refusal
     return compared, None

@@ -21,6 +21,7 @@ import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -40,6 +41,14 @@ PLACEHOLDERS = ("{query}", "{data}", "{schema}", "{out}")
 
 EngineLike = Union[str, Engine, Callable[..., Iterable[Any]]]
 """A registry name, an :class:`Engine`, or a function with the registry's signature."""
+
+
+@dataclass
+class Tally:
+    """What a conformance run skipped: cases the engine declared unsupported (exit 3,
+    :class:`~acel.lang.errors.UnsupportedQuery`) or the reference could not decide."""
+
+    skipped: int = 0
 
 
 class EngineFailed(AcelError):

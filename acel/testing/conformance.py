@@ -29,7 +29,7 @@ from acel.lang.ast import Query
 from acel.lang.errors import UnsupportedQuery
 from acel.lang.events import Event
 from acel.lang.schema import Schema
-from acel.testing.adapters import EngineLike, as_engine
+from acel.testing.adapters import EngineLike, Tally, as_engine
 from acel.testing.compare import Answer, normalise, unmatched
 from acel.testing.strategies import (
     NULL_RATE,
@@ -147,14 +147,6 @@ class NonConformance(AssertionError):
             lines.append(f"  {self.engine} also gave:")
             lines += [f"    {line}" for line in to_json_lines(self.unexpected)]
         return "\n".join(lines)
-
-
-@dataclass
-class Tally:
-    """What a conformance run skipped: cases the engine declared unsupported (exit 3,
-    :class:`~acel.lang.errors.UnsupportedQuery`) or the reference could not decide."""
-
-    skipped: int = 0
 
 
 def _answer(engine: Any, case: Case) -> Answer:

@@ -69,3 +69,21 @@ REAL_ENGINES: dict[str, RealEngine] = {
 def real_engine(name: str) -> RealEngine | None:
     """The real engine called ``name`` (case-insensitive), else ``None``."""
     return REAL_ENGINES.get(name.strip().lower())
+
+
+def against(text: str, *, unsupported: Iterable[str] = (), timeout: float = 60.0) -> tuple[Engine, RealEngine | None]:
+    """``acel conform --against TEXT``: a real engine's name (``core``, ``flink``) or a
+    command template of the adapter protocol; with the real engine when it is one."""
+    from acel.testing.adapters import engine_from_command
+
+    real = real_engine(text)
+    if real is not None:
+        return real.engine(timeout=timeout, unsupported=unsupported), real
+    if " " not in text.strip() and "{" not in text:
+        from acel.lang.errors import AcelError
+
+        raise AcelError(
+            f"--against {text!r}: not a real engine ({', '.join(REAL_ENGINES)}) nor a command "
+            "with {query} or {data} (papers/conformance.md)"
+        )
+    return engine_from_command(text, unsupported=unsupported, timeout=timeout), None
