@@ -278,9 +278,12 @@ class CoreEngine:
         with tempfile.TemporaryDirectory(prefix="acel-core-") as folder:
             out = Path(folder) / "out.jsonl"
             job["out"] = str(out)
+            python = core_python()
             try:
-                done = subprocess.run([core_python(), str(RUNNER)], input=json.dumps(job).encode(),
-                                      capture_output=True, timeout=self.timeout, check=False)
+                # pycer's offline server binds a fixed local port: one CORE at a time
+                with locked("core-run"):
+                    done = subprocess.run([python, str(RUNNER)], input=json.dumps(job).encode(),
+                                          capture_output=True, timeout=self.timeout, check=False)
             except subprocess.TimeoutExpired:
                 raise AcelError(f"CORE ran longer than {self.timeout:g} s") from None
             err = [ln for ln in done.stderr.decode("utf-8", "replace").splitlines()

@@ -207,14 +207,14 @@ def to_pattern(query: Query) -> tuple[dict[str, Any], list[Stage]]:
     return {"stages": described, "within": within, "skip": skip_text}, stages
 
 
-def _events(query: Query, stream: Sequence[Event]) -> list[dict[str, Any]]:
+def _events(query: Query, stream: Sequence[Event], schema: Schema) -> list[dict[str, Any]]:
     """The events Flink sees: position, partition key, and the position inside the
     partition as the timestamp (ACEL's EVENTS windows count inside the partition)."""
     out: list[tuple[int, dict[str, Any]]] = []
     for part in split_partitions(stream, query.partition_by):
         key = json.dumps([v for _a, v in part.key])
         for local, (event, position) in enumerate(zip(part.events, part.positions)):
-            attrs = {a: v for a, v in event.attrs if a != "type"}
+            attrs = {a: event.get(a) for a in schema.attributes(event.type)[1:]}
             if any(v is None for v in attrs.values()) or any(
                 isinstance(v, (bool, float)) for v in attrs.values()
             ):
@@ -293,7 +293,7 @@ class FlinkEngine:
     def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         job, stages = to_pattern(query)
         shown = list(stream[:-1]) if self.drop_last else list(stream)
-        job["events"] = _events(query, shown)
+        job["events"] = _events(query, shown, schema)
         by_time = {e.time: e for e in stream}
         matches = []
         for found in self._ask(job):
