@@ -141,3 +141,59 @@ def test_an_unsupported_query_is_declared_not_compared(
 def test_a_command_must_name_its_inputs(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _conform(capsys, "--against", "true", "--generate", "3")
     assert code == 2 and "names neither {query} nor {data}" in err
+
+
+# ------------------------------------------------------------ kit fixes (issue 22 §4)
+
+
+def test_an_unsupported_stream_is_skipped_and_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from acel.lang.errors import UnsupportedQuery
+    from acel.testing.adapters import Tally
+
+    def picky(query, stream, schema):  # type: ignore[no-untyped-def]
+        if len(stream) % 2:
+            raise UnsupportedQuery("odd streams are not run")
+        return ENGINES["oracle"].batch(query, stream, schema)
+
+    monkeypatch.setitem(ENGINES, "picky", Engine("picky", "even streams only", fn=picky))
+    tally = Tally()
+    compared, found = conform_mod.conform(QUERY, SCHEMA, ["oracle", "picky"], generate=30,
+                                          seed=1, tally=tally)
+    assert found is None and tally.skipped > 0 and compared + tally.skipped == 30
+
+
+def test_null_rate_reaches_the_generated_streams() -> None:
+    none = conform_mod.generate_stream(QUERY, SCHEMA, 300, random.Random(2), null_rate=0.0)
+    assert all(e.get("v") is not None for e in none)
+    many = conform_mod.generate_stream(QUERY, SCHEMA, 300, random.Random(2), null_rate=0.5)
+    assert 90 < sum(e.get("v") is None for e in many) < 210
+
+
+def test_null_rate_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _conform(capsys, "--against", TOY, "--operators", "SEQ", "--generate", "10",
+                            "--null-rate", "0")
+    assert code == 0 and "conforms to oracle" in out
+
+
+def test_an_unknown_real_engine_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _conform(capsys, "--against", "corez", "--generate", "3")
+    assert code == 2 and "not a real engine (core, flink" in err
+
+
+def test_generated_cases_have_windows_on_an_attribute() -> None:
+    from hypothesis import given, settings
+
+    from acel.testing import cases
+
+    seen: list[str] = []
+
+    @settings(max_examples=150, database=None, deadline=None)
+    @given(cases(operators={"SEQ", "AS", "WITHIN", "WITHIN_ON"}, null_rate=0.5))
+    def check(case) -> None:  # type: ignore[no-untyped-def]
+        window = case.query.within
+        if window is not None and window.attr is not None:
+            seen.append(window.attr)
+            assert all(e.get(window.attr) is not None for e in case.stream)
+
+    check()
+    assert seen and set(seen) == {"x"}

@@ -20,8 +20,8 @@ from acel.lang.ast import Attr, Compare, InList, Lit, Query, walk
 from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import Event, Value
 from acel.lang.schema import Schema
-from acel.testing.compare import Answer, normalise, unmatched
 from acel.testing.adapters import Tally
+from acel.testing.compare import Answer, normalise, unmatched
 
 ORACLE_LIMIT = 12
 """Streams longer than this are not given to the (exponential) oracle by default."""

@@ -76,8 +76,8 @@ def _suffixed(path: str, name: str) -> Path:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     """Every query's automaton and the shared plan (text, or DOT/SVG/PNG files)."""
-    from acel.acea.model import render
     from acel.acea.engine.workload import WorkloadRunner
+    from acel.acea.model import render
     from acel.api import Query, schema_of
     from acel.api import compile as compile_query
     from acel.app.cli import _eprint, load_schema

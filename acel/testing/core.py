@@ -55,8 +55,8 @@ from acel.lang.clauses import Match
 from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import ComplexEvent, Event, Value
 from acel.lang.schema import Schema
-from acel.testing.compare import positions_view
 from acel.testing.cache import PrerequisiteMissing, locked, run_step
+from acel.testing.compare import positions_view
 
 RUNNER = Path(__file__).with_name("resources") / "core_runner.py"
 PACKAGE = "pycer"
@@ -148,9 +148,10 @@ def to_ceql(query: Query, stream_name: str = "S") -> str:
         raise UnsupportedQuery("CORE's time windows assume a non-decreasing time attribute")
     if getattr(query, "skip", None) is not None:
         raise UnsupportedQuery("CORE has no after-match skip")
-    select = SELECTIONS.get(str(getattr(query, "select", "ALL")).upper())
+    wanted = str(getattr(query, "select", "ALL")).upper()
+    select = SELECTIONS.get(wanted)
     if select is None:
-        raise UnsupportedQuery(f"CORE has no selection strategy {getattr(query, 'select')!r}")
+        raise UnsupportedQuery(f"CORE has no selection strategy {wanted!r}")
     text = f"SELECT {select} * FROM {stream_name} WHERE {_formula(query.formula)}"
     if query.partition_by:
         text += f" PARTITION BY [{', '.join(query.partition_by)}]"
@@ -259,10 +260,11 @@ class CoreEngine:
         ceql = to_ceql(query)
         shown = list(stream[:-1]) if self.drop_last else list(stream)
         ids = {name: k for k, (name, _attrs) in enumerate(schema.types)}
-        job = {
+        job: dict[str, object] = {
             "declaration": declaration(schema, shown),
             "query": ceql,
-            "events": [[ids[e.type], _values(e, schema.attributes(e.type)[1:])] for e in shown],
+            "events": [[ids[str(e.type)], _values(e, schema.attributes(str(e.type))[1:])]
+                       for e in shown],
         }
         positions = self._run(job)
         by_time = {e.time: e for e in stream}

@@ -214,7 +214,7 @@ def _events(query: Query, stream: Sequence[Event], schema: Schema) -> list[dict[
     for part in split_partitions(stream, query.partition_by):
         key = json.dumps([v for _a, v in part.key])
         for local, (event, position) in enumerate(zip(part.events, part.positions)):
-            attrs = {a: event.get(a) for a in schema.attributes(event.type)[1:]}
+            attrs = {a: event.get(a) for a in schema.attributes(str(event.type))[1:]}
             if any(v is None for v in attrs.values()) or any(
                 isinstance(v, (bool, float)) for v in attrs.values()
             ):
@@ -323,7 +323,7 @@ class FlinkEngine:
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write(json.dumps(job).encode() + b"\n")
         process.stdin.flush()
-        out = []
+        out: list[dict[str, list[int]]] = []
         while True:
             line = self._line(process)
             if line == "END":

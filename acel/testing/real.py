@@ -83,7 +83,7 @@ def against(text: str, *, unsupported: Iterable[str] = (), timeout: float = 60.0
         from acel.lang.errors import AcelError
 
         raise AcelError(
-            f"--against {text!r}: not a real engine ({', '.join(REAL_ENGINES)}) nor a command "
-            "with {query} or {data} (papers/conformance.md)"
+            f"--against {text!r}: not a real engine ({', '.join(REAL_ENGINES)}), and as a "
+            "command it names neither {query} nor {data} (papers/conformance.md)"
         )
     return engine_from_command(text, unsupported=unsupported, timeout=timeout), None
