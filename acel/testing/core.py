@@ -156,7 +156,8 @@ def to_ceql(query: Query, stream_name: str = "S") -> str:
     if query.partition_by:
         text += f" PARTITION BY [{', '.join(query.partition_by)}]"
     if query.within is not None:
-        text += f" WITHIN {int(query.within.size)} EVENTS"
+        # CORE keeps spans j - i <= n, ACEL (spec §6) j - i < n: papers/conformance.md, F1
+        text += f" WITHIN {int(query.within.size) - 1} EVENTS"
     return text
 
 
