@@ -146,6 +146,9 @@ def to_ceql(query: Query, stream_name: str = "S") -> str:
         raise UnsupportedQuery("CORE has no trend aggregation (RETURN)")
     if query.slide is not None or (query.within is not None and query.within.attr is not None):
         raise UnsupportedQuery("CORE's time windows assume a non-decreasing time attribute")
+    if query.within is not None and query.partition_by:
+        raise UnsupportedQuery("CORE's WITHIN n EVENTS counts the whole stream, ACEL's the "
+                               "partition (papers/conformance.md, F2)")
     if getattr(query, "skip", None) is not None:
         raise UnsupportedQuery("CORE has no after-match skip")
     wanted = str(getattr(query, "select", "ALL")).upper()
