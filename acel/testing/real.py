@@ -49,11 +49,19 @@ def _flink(timeout: float, drop_last: bool) -> Any:
     return FlinkEngine(timeout, drop_last)
 
 
+def _mr(timeout: float, drop_last: bool) -> Any:
+    from acel.testing.mr import MatchRecognizeEngine
+
+    return MatchRecognizeEngine(timeout, drop_last)
+
+
 def _fragment(name: str) -> frozenset[str]:
     if name == "core":
         from acel.testing.core import FRAGMENT
-    else:
+    elif name == "flink":
         from acel.testing.flink import FRAGMENT
+    else:
+        from acel.testing.mr import FRAGMENT
     return FRAGMENT
 
 
@@ -62,6 +70,8 @@ REAL_ENGINES: dict[str, RealEngine] = {
                        0.0, _core),
     "flink": RealEngine("flink", "Flink CEP (jars of PyPI's apache-flink, Java 17)",
                         _fragment("flink"), 0.0, _flink),
+    "pandas-mr": RealEngine("pandas-mr", "SQL MATCH_RECOGNIZE (PyPI pandas-match-recognize, own venv)",
+                            _fragment("pandas-mr"), 0.0, _mr),
 }
 """The real engines ``--against NAME`` accepts."""
 
