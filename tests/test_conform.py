@@ -177,7 +177,7 @@ def test_null_rate_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_an_unknown_real_engine_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _conform(capsys, "--against", "corez", "--generate", "3")
-    assert code == 2 and "not a real engine (core, flink" in err
+    assert code == 2 and "not a real engine (core, flink, pandas-mr)" in err
 
 
 def test_generated_cases_have_windows_on_an_attribute() -> None:

@@ -156,3 +156,32 @@ def test_core_findings_stay_explained() -> None:
     f2 = Case(parse_query("C ; C PARTITION BY k WITHIN 2 EVENTS"),
               _events(("C", 1), ("C", 0), ("C", 1)), TEST_SCHEMA)
     assert check_case(core, f2) is False
+
+
+# ------------------------------------------------------------------ MATCH_RECOGNIZE
+
+
+def test_match_recognize_translation() -> None:
+    from acel.testing.mr import to_sql
+
+    sql, stages = to_sql(parse_query("(A AS p : B) FILTER p[x > 1] PARTITION BY k"))
+    assert "PATTERN (v0 v1)" in sql and "AFTER MATCH SKIP TO NEXT ROW" in sql
+    assert "v0 AS v0.type = 'A' AND (v0.x > (1))" in sql and "PARTITION BY acel_key" in sql
+    assert stages[0].variables == {"A", "p"}
+    for text in ("A ; B", "A : B+", "A : B WITHIN 2 EVENTS", "A OR B"):
+        with pytest.raises(UnsupportedQuery):
+            to_sql(parse_query(text))
+
+
+def test_match_recognize_broken_copy_is_caught() -> None:
+    """One explicit case (each run of pandas-match-recognize takes a second or two)."""
+    from acel.testing.mr import mr_python
+
+    mr_python()
+    case = Case(parse_query("(A AS p : B) FILTER p[x = 0] PARTITION BY k"),
+                _events(("A", 0), ("A", 1), ("B", 0), ("B", 1)), TEST_SCHEMA)
+    good = REAL_ENGINES["pandas-mr"].engine()
+    assert check_case(good, case) is True
+    with pytest.raises(NonConformance) as found:
+        check_case(REAL_ENGINES["pandas-mr"].engine(drop_last=True), case)
+    assert found.value.missing and not found.value.unexpected

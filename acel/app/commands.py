@@ -38,13 +38,13 @@ def _setup_conform(p: argparse.ArgumentParser) -> None:
                    help="comma-separated engines (default: automaton,optimized, plus oracle "
                         "when the stream is small; without QUERY: optimized)")
     p.add_argument("--against", metavar="CMD",
-                   help="check an external engine: a real engine by name (core, flink: "
+                   help="check an external engine: a real engine by name (core, flink, pandas-mr: "
                         "installed on first use), or a command line with {query} and {data} "
                         "(also {schema}, {out}) that writes spec §12 results and exits 3 for an "
                         "unsupported query (papers/conformance.md)")
     p.add_argument("--null-rate", type=float, default=None, metavar="P",
                    help="chance that a generated attribute is NULL (default 0.1, or 0.05 with "
-                        "QUERY; 0 for engines without NULL, such as core and flink)")
+                        "QUERY; 0 for the real engines, which have no NULL)")
     p.add_argument("--reference", metavar="ENGINE", default=None,
                    help="the engine the others are compared with (default oracle; "
                         "optimized for long streams)")
