@@ -64,8 +64,8 @@ def _sql_pred(pred: Any, var: str) -> str:
     if isinstance(pred, PredNot):
         return f"(NOT {_sql_pred(pred.operand, var)})"
     if isinstance(pred, (PredAnd, PredOr)):
-        op = "AND" if isinstance(pred, PredAnd) else "OR"
-        return f"({_sql_pred(pred.left, var)} {op} {_sql_pred(pred.right, var)})"
+        word = "AND" if isinstance(pred, PredAnd) else "OR"
+        return f"({_sql_pred(pred.left, var)} {word} {_sql_pred(pred.right, var)})"
     raise UnsupportedQuery(f"MATCH_RECOGNIZE adapter: the predicate {pred!r}")
 
 
