@@ -167,6 +167,8 @@ def test_match_recognize_translation() -> None:
     sql, stages = to_sql(parse_query("(A AS p : B) FILTER p[x > 1] PARTITION BY k"))
     assert "PATTERN (v0 v1)" in sql and "AFTER MATCH SKIP TO NEXT ROW" in sql
     assert "v0 AS v0.type = 'A' AND (v0.x > (1))" in sql and "PARTITION BY acel_key" in sql
+    sql, _ = to_sql(parse_query("A FILTER A[type != 'B']"))  # finding F3: no <>
+    assert "(NOT (v0.type = 'B'))" in sql and "<>" not in sql
     assert stages[0].variables == {"A", "p"}
     for text in ("A ; B", "A : B+", "A : B WITHIN 2 EVENTS", "A OR B"):
         with pytest.raises(UnsupportedQuery):

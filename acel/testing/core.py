@@ -16,11 +16,13 @@ are compared on the positions view (:func:`acel.testing.compare.positions_view`)
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -248,6 +250,26 @@ def core_python() -> str:
 
 # ------------------------------------------------------------------ the engine
 
+PORT_LOCK = Path(tempfile.gettempdir()) / "acel-core-port.lock"
+"""pycer's offline server binds a fixed local port: one CORE run at a time on the machine
+(whatever the cache folder), and a few retries when another program holds the port."""
+
+
+def _run_alone(argv: list[str], data: bytes, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    for attempt in range(5):
+        with open(PORT_LOCK, "a", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                done = subprocess.run(argv, input=data, capture_output=True, timeout=timeout,
+                                      check=False)
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        if b"Address already in use" not in done.stderr or attempt == 4:
+            return done
+        time.sleep(0.5 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 
 class CoreEngine:
     """The batch function of the ``core`` engine (picklable). ``drop_last`` makes the
@@ -286,10 +308,7 @@ class CoreEngine:
             job["out"] = str(out)
             python = core_python()
             try:
-                # pycer's offline server binds a fixed local port: one CORE at a time
-                with locked("core-run"):
-                    done = subprocess.run([python, str(RUNNER)], input=json.dumps(job).encode(),
-                                          capture_output=True, timeout=self.timeout, check=False)
+                done = _run_alone([python, str(RUNNER)], json.dumps(job).encode(), self.timeout)
             except subprocess.TimeoutExpired:
                 raise AcelError(f"CORE ran longer than {self.timeout:g} s") from None
             err = [ln for ln in done.stderr.decode("utf-8", "replace").splitlines()

@@ -55,8 +55,10 @@ def _sql_pred(pred: Any, var: str) -> str:
     from acel.lang.ast import Compare, InList, Lit, PredAnd, PredNot, PredOr
 
     if isinstance(pred, Compare):
-        op = "<>" if pred.op == "!=" else pred.op
-        return f"({_sql_expr(pred.left, var)} {op} {_sql_expr(pred.right, var)})"
+        left, right = _sql_expr(pred.left, var), _sql_expr(pred.right, var)
+        if pred.op == "!=":  # pandas-match-recognize rejects SQL's <> (finding F3)
+            return f"(NOT ({left} = {right}))"
+        return f"({left} {pred.op} {right})"
     if isinstance(pred, InList):
         subject = _sql_expr(pred.expr, var)
         text = " OR ".join(f"{subject} = {_sql_expr(Lit(v), var)}" for v in pred.values)
