@@ -55,10 +55,6 @@ WINDOW_HI = "window_hi"
 Mode = Literal["matches", "rows", "partial"]
 ValueKind = Literal["decimal", "double", "long", "string", "bool", "json"]
 
-DECOMPOSABLE = ("SUM", "COUNT", "MIN", "MAX", "AVG")
-"""Built-in aggregates whose partial state the engine's RETURN rows expose."""
-
-
 # ------------------------------------------------------------------ engine
 
 
@@ -461,12 +457,11 @@ def rows_columns(spec: UnitSpec, rows: Sequence[TrendRow]) -> dict[str, list[Any
 
 
 def decomposable(items: Sequence[ReturnItem]) -> bool:
-    """Whether the engine's RETURN rows expose every item's monoid state."""
+    """Whether the engine's RETURN rows may carry every item's monoid state (``Aggregate.mergeable``)."""
     for item in items:
         if isinstance(item, ReturnAgg):
             agg = aggregates.lookup(item.func)
-            builtin = getattr(aggregates, item.func.upper(), None)
-            if item.func.upper() not in DECOMPOSABLE or agg is not builtin:
+            if agg is None or not agg.mergeable:
                 return False
     return True
 
@@ -474,26 +469,23 @@ def decomposable(items: Sequence[ReturnItem]) -> bool:
 def state_items(items: Sequence[ReturnItem]) -> tuple[tuple[ReturnItem, ...], list[list[int]]]:
     """RETURN items whose finished values are monoid states, and where each original lives.
 
-    AVG(X.a) becomes SUM(X.a) and COUNT(X.a) (the (sum, count) pair).
+    ``F(X.a)`` becomes its state twin ``F.STATE(X.a)`` (``aggregates.state_twin``),
+    whose finished value is F's monoid state; every item keeps its place.
     """
     out: list[ReturnItem] = []
-    where: list[list[int]] = []
     for item in items:
-        if isinstance(item, ReturnAgg) and item.func.upper() == "AVG":
-            where.append([len(out), len(out) + 1])
-            out.append(ReturnAgg("SUM", item.var, item.attr))
-            out.append(ReturnAgg("COUNT", item.var, item.attr))
+        if isinstance(item, ReturnAgg):
+            out.append(ReturnAgg(item.func.upper() + aggregates.STATE_SUFFIX, item.var, item.attr))
         else:
-            where.append([len(out)])
             out.append(item)
-    return tuple(out), where
+    return tuple(out), [[i] for i in range(len(out))]
 
 
 def _partial_states_table(
     spec: UnitSpec, table: pa.Table, positions: list[int], owned: range | None
 ) -> pa.Table:
     """Per-window partial states of one slice from the engine's RETURN rows (built-in
-    decomposable aggregates: their finished values are monoid states)."""
+    mergeable aggregates: their state twins' finished values are monoid states)."""
     query = spec.query
     assert query.returns is not None
     items, where = state_items(query.returns)
@@ -501,9 +493,7 @@ def _partial_states_table(
     for row in unit_run(replace(query, returns=items), spec, table, positions, owned):
         assert isinstance(row, TrendRow)
         values = [v for _, v in row.values]
-        per_item = [
-            (values[idx[0]], values[idx[1]]) if len(idx) == 2 else values[idx[0]] for idx in where
-        ]
+        per_item = [values[idx[0]] for idx in where]
         states.append((row.window, per_item))
     return _states_table(spec, states, positions)
 

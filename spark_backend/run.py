@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from acel.io.results import match_from_json
+from acel.lang import aggregates
 from acel.lang.ast import CountStar, Query, ReturnAttr, ReturnItem
 from acel.lang.checker import attribute_kinds
 from acel.lang.clauses import Key, Match, TrendRow, item_name
@@ -121,24 +122,23 @@ _VALUE_OF_KIND: dict[str | None, ValueKind] = {
 
 
 def item_kind(item: ReturnItem, kinds: dict[str, str]) -> ValueKind:
-    """The DataFrame column kind of a RETURN item (exact for integers)."""
+    """The DataFrame column kind of a RETURN item (exact for integers).
+
+    From the aggregate's ``result_kind``: an ``int`` result is DECIMAL(38,0)
+    (counts and sums outgrow 64 bits) unless the aggregate ``selects`` one
+    of its inputs (MIN/MAX keep the input's column); no kind or ``mixed``: JSON.
+    """
     if isinstance(item, CountStar):
         return "decimal"
     if isinstance(item, ReturnAttr):
         return _VALUE_OF_KIND.get(kinds.get(item.name), "json")
-    func = item.func.upper()
-    attr_kind = kinds.get(item.attr) if item.attr is not None else None
-    if func == "COUNT":
+    agg = aggregates.lookup(item.func)
+    if agg is None:
+        return "json"
+    kind = agg.result_kind(kinds.get(item.attr) if item.attr is not None else None)
+    if kind == "int" and not agg.selects:
         return "decimal"
-    if func == "SUM":
-        if attr_kind in ("int", None):
-            return "decimal"
-        return "double" if attr_kind == "float" else "json"
-    if func in ("MIN", "MAX"):
-        return _VALUE_OF_KIND.get(attr_kind, "json")
-    if func == "AVG":
-        return "double"
-    return "json"
+    return _VALUE_OF_KIND.get(kind, "json")
 
 
 def _window_kind(query: Query) -> ValueKind | None:

@@ -59,7 +59,7 @@ CHECK_ERRORS = [
         "AGG m[a := MEDIAN(SELL.price)](SELL)",
         1,
         12,
-        "unknown aggregate function 'MEDIAN'; known: AVG, COUNT, MAX, MIN, SUM",
+        "unknown aggregate function 'MEDIAN'; known: AVG, COUNT, MAX, MIN, STDDEV, SUM",
     ),
     (
         "AGG m[a := SUM(SELL)](SELL)",

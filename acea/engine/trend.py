@@ -14,10 +14,11 @@ is ``n·c`` for SUM/COUNT/AVG and ``c`` for the idempotent MIN/MAX; runs
 meeting in one configuration add their vectors.  At a final configuration
 the vector is folded into every row (window) its start class counts in.
 
-For SUM/COUNT/AVG/COUNT(*) this counts runs, which is counting complex
-events only for unambiguous automata (:mod:`acea.ambiguity`); the engine
-checks that before choosing this mode.  Only these five aggregates have a
-known power ``c^n``; a user-registered aggregate makes the engine enumerate.
+For additive aggregates and COUNT(*) this counts runs, which is counting
+complex events only for unambiguous automata (:mod:`acea.ambiguity`); the
+engine checks that before choosing this mode.  Each aggregate declares its
+power (``Aggregate.power`` in :mod:`acel.lang.aggregates`); one without it
+(a user-registered aggregate, unless it declares one) makes the engine enumerate.
 """
 
 from __future__ import annotations
@@ -27,28 +28,58 @@ from typing import Any
 
 from acel.acea.engine.closures import TrendItem
 
+from acel.lang import aggregates
+from acel.lang.aggregates import Aggregate
+
 Vec = tuple[Any, ...]
 
-KINDS = {"SUM": "add", "COUNT": "add", "AVG": "avg", "MIN": "min", "MAX": "max"}
+
+def aggregate_of(item: TrendItem) -> Aggregate:
+    """The registered aggregate of a trend item (the checker made sure it exists)."""
+    agg = aggregates.lookup(item.func)
+    if agg is None:
+        raise ValueError(f"unknown aggregate function {item.func!r}")
+    return agg
 
 
 def supported(items: Sequence[TrendItem]) -> bool:
     """Whether every item has a known power (so propagation is possible)."""
-    return all(item.func.upper() in KINDS for item in items)
+    for item in items:
+        agg = aggregates.lookup(item.func)
+        if agg is None or agg.power is None:
+            return False
+    return True
 
 
 def needs_unambiguity(items: Sequence[TrendItem], count_star: bool) -> bool:
-    """MIN/MAX are idempotent; counts and sums need one run per complex event."""
-    return count_star or any(KINDS[item.func.upper()] in ("add", "avg") for item in items)
+    """Idempotent powers ignore the number of runs; additive ones need one run per complex event."""
+    return count_star or any(aggregate_of(item).needs_unambiguity for item in items)
 
 
 def identity_vector(items: Sequence[TrendItem], count: int) -> Vec:
     """``[count, 1_F1, ..., 1_Fm]``: ``count`` runs that emitted nothing yet."""
-    accs: list[Any] = []
-    for item in items:
-        kind = KINDS[item.func.upper()]
-        accs.append(0 if kind == "add" else (0, 0) if kind == "avg" else None)
-    return (count, *accs)
+    return (count, *(aggregate_of(item).identity for item in items))
+
+
+def _ops_source(agg: Aggregate, n: int, namespace: dict[str, Any]) -> tuple[str, str]:
+    """Source of ``merge`` and ``extend`` for component ``n`` (``v[n]``, contribution ``c``)."""
+    c = f"c[{n - 1}]"
+    v, w = f"v[{n}]", f"w[{n}]"
+    if agg.power == "additive":
+        if agg.width is None:
+            return f"{v} + {w}", f"({v} if {c} is None else {v} + v[0] * {c})"
+        parts = range(agg.width)
+        merge = "(" + "".join(f"{v}[{k}] + {w}[{k}], " for k in parts) + ")"
+        extend = "(" + "".join(f"{v}[{k}] + v[0] * {c}[{k}], " for k in parts) + ")"
+        return merge, f"({v} if {c} is None else {extend})"
+    if agg.prefer is not None:
+        op = agg.prefer
+        return (
+            f"({w} if {v} is None else {v} if {w} is None else ({w} if {w} {op} {v} else {v}))",
+            f"({v} if {c} is None else {c} if {v} is None else ({c} if {c} {op} {v} else {v}))",
+        )
+    namespace[f"_combine{n}"] = agg.combine  # idempotent: c^n = c
+    return f"_combine{n}({v}, {w})", f"({v} if {c} is None else _combine{n}({v}, {c}))"
 
 
 def vector_ops(
@@ -59,34 +90,16 @@ def vector_ops(
     ``extend`` applies one transition's contributions (``None`` entries are
     the identity) to a vector; ``merge`` adds the vectors of two run sets.
     """
+    namespace: dict[str, Any] = {}
     merge_parts = ["v[0] + w[0]"]
     extend_parts = ["v[0]"]
     for n, item in enumerate(items, start=1):
-        kind = KINDS[item.func.upper()]
-        c = f"c[{n - 1}]"
-        if kind == "add":
-            merge_parts.append(f"v[{n}] + w[{n}]")
-            extend_parts.append(f"(v[{n}] if {c} is None else v[{n}] + v[0] * {c})")
-        elif kind == "avg":
-            merge_parts.append(f"(v[{n}][0] + w[{n}][0], v[{n}][1] + w[{n}][1])")
-            extend_parts.append(
-                f"(v[{n}] if {c} is None else "
-                f"(v[{n}][0] + v[0] * {c}[0], v[{n}][1] + v[0] * {c}[1]))"
-            )
-        else:
-            op = "<" if kind == "min" else ">"
-            merge_parts.append(
-                f"(w[{n}] if v[{n}] is None else v[{n}] if w[{n}] is None "
-                f"else (w[{n}] if w[{n}] {op} v[{n}] else v[{n}]))"
-            )
-            extend_parts.append(
-                f"(v[{n}] if {c} is None else {c} if v[{n}] is None "
-                f"else ({c} if {c} {op} v[{n}] else v[{n}]))"
-            )
+        merge, extend = _ops_source(aggregate_of(item), n, namespace)
+        merge_parts.append(merge)
+        extend_parts.append(extend)
     source = (
         "def merge(v, w):\n    return (" + ", ".join(merge_parts) + ",)\n"
         "def extend(v, c):\n    return (" + ", ".join(extend_parts) + ",)\n"
     )
-    namespace: dict[str, Any] = {}
     exec(compile(source, "<trend vector ops>", "exec"), namespace)  # noqa: S102
     return namespace["merge"], namespace["extend"]

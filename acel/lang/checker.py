@@ -152,8 +152,9 @@ class _Checker:
             )
 
     def numeric(self, func: str, var: str, attr: str | None, node: object) -> None:
-        """SUM and AVG add their inputs: reject an input the schema says is text or bool."""
-        if attr is None or aggregates.lookup(func) not in (aggregates.SUM, aggregates.AVG):
+        """SUM, AVG, STDDEV add their inputs (``Aggregate.numeric``): reject text or bool inputs."""
+        agg = aggregates.lookup(func)
+        if attr is None or agg is None or not agg.numeric:
             return
         kind = self.kinds.get(attr)
         if kind in NON_NUMERIC:
@@ -513,21 +514,15 @@ def output_kind(output: A.AggOutput, kinds: Mapping[str, str]) -> str | None:
 
     COUNT gives ``int``, AVG ``float``, SUM the kind of its numeric input
     (``int`` when unknown), MIN and MAX the kind of their input; a user's
-    aggregate may give anything (``mixed``).
+    aggregate may give anything (``mixed``): each ``Aggregate.result_kind``.
     """
-    func = output.func.upper()
-    if aggregates.lookup(func) is not getattr(aggregates, func, None):
-        return "mixed"  # a user's aggregate: any value
     source = kinds.get(output.attr) if output.attr is not None else None
-    if func == "COUNT":
-        return "int"
-    if func == "AVG":
-        return "float"
-    if func == "SUM":
-        return "int" if source is None else source if source in ("int", "float") else "mixed"
-    if func in ("MIN", "MAX", *_EDGES):
-        return source
-    return "mixed"
+    if output.func.upper() in _EDGES:
+        return source  # FIRST/LAST: one of the inputs (spec §5.1)
+    agg = aggregates.lookup(output.func)
+    if agg is None:
+        return "mixed"
+    return agg.result_kind(source)
 
 
 def attribute_kinds(query: A.Query | A.Formula, columns: Mapping[str, str]) -> dict[str, str]:
