@@ -14,7 +14,8 @@ caller when their window is final.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition, TrendItem
@@ -26,8 +27,28 @@ from acel.acea.engine.windows import Row, WindowRule
 Config = tuple[int, tuple[Any, ...]]
 
 
+Source = tuple[Config, Any]
+"""A configuration ``(state, tau)`` and its value (a class map, or a vector)."""
+
+AddFn = Callable[[dict[Config, Any], Config, Any, Any], None]
+"""``add(new, key, value, contribution)``: runs into a configuration of the next step."""
+
+
 class _Base:
-    """What both propagators share: the automaton, the items, the indexes, the rows."""
+    """What both propagators share: the automaton, the items, the indexes, the rows,
+    and the one propagation loop (:meth:`_advance`).
+
+    A subclass says what a configuration's value is: ``by_class`` (class maps
+    or plain vectors), ``add`` (runs entering a configuration from an indexed
+    group, with a transition's contribution) and ``merge_value`` (two values of
+    one indexed key).
+    """
+
+    active: dict[Config, Any]
+    by_class: bool
+    """Values are class maps (``Classes``), else plain vectors (``Vec``)."""
+    add: AddFn
+    merge_value: Callable[[Any, Any], Any]
 
     def __init__(
         self,
@@ -52,7 +73,8 @@ class _Base:
         self.local = 0
 
     def has_work(self) -> bool:
-        return bool(self.active) or any(bool(g) for g in self.groups.values())  # type: ignore[attr-defined]
+        """Some run is alive (a configuration, or an indexed group)."""
+        return bool(self.active) or any(bool(g) for g in self.groups.values())
 
     def exhausted(self) -> bool:
         """No run is alive and none may start: later events cannot change the rows."""
@@ -66,8 +88,136 @@ class _Base:
         return group
 
 
+    def _filters(
+        self, coord: Any
+    ) -> tuple[Callable[[Any], Any] | None, Callable[[Any], bool] | None]:
+        """``alive`` (drops a value's expired classes) and ``keep`` (a class test, so
+        that a grown group may be rebuilt) at ``coord``; ``None``: nothing expires."""
+        return None, None
+
+    def _advance(
+        self, sources: Iterable[Source], attrs: dict[str, Any], k: int, coord: Any, only: Row = None
+    ) -> None:
+        """The one propagation loop: every run reads one event (spec §6).
+
+        Indexed groups first (:meth:`_from_groups`), then ``sources``: each
+        transition that fires takes the source's value, raised by its
+        contribution, into a configuration of the next step, where runs
+        meeting add up.  Then :meth:`_settle`.  The merge is written out here
+        for both kinds of value (it is the engine's innermost loop).
+        """
+        cache: dict[int, tuple[CompiledTransition, ...]] = {}
+        new: dict[Config, Any] = {}
+        filters: tuple[Any, Any] | None = None
+        for q, by_rest in self.groups.items():
+            if by_rest:
+                if filters is None:
+                    filters = self._filters(coord)
+                self._from_groups(new, q, by_rest, attrs, k, cache, *filters)
+        ready = self.ca.ready
+        merge, extend = self.merge, self.extend
+        by_class = self.by_class
+        for (state, tau), value in sources:
+            for ct in ready(state, attrs, k, cache):
+                res = ct.fire(tau, attrs, k)
+                if res is None:
+                    continue
+                key = (ct.target, res[0])
+                contrib = res[1]
+                target = new.get(key)
+                if not by_class:
+                    v = value if contrib is None else extend(value, contrib)
+                    new[key] = v if target is None else merge(target, v)
+                elif target is None:
+                    # first runs into this configuration: one copy, no merging
+                    if contrib is None:
+                        new[key] = dict(value)
+                    else:
+                        new[key] = {c: extend(vec, contrib) for c, vec in value.items()}
+                else:
+                    for c, vec in value.items():
+                        v = vec if contrib is None else extend(vec, contrib)
+                        old = target.get(c)
+                        target[c] = v if old is None else merge(old, v)
+        self._settle(new, coord, only)
+
+    def _from_groups(
+        self,
+        new: dict[Config, Any],
+        q: int,
+        by_rest: dict[tuple[Any, ...], Group],
+        attrs: dict[str, Any],
+        k: int,
+        cache: dict[int, tuple[CompiledTransition, ...]],
+        alive: Callable[[Any], Any] | None,
+        keep: Callable[[Any], bool] | None,
+    ) -> None:
+        """The runs waiting in the groups of indexed state ``q``, reading one event."""
+        add = self.add
+        iplan = self.plans[q]
+        pos = iplan.position
+        transitions = self.ca.ready(q, attrs, k, cache)
+        for rest, group in by_rest.items():
+            if keep is not None and group.inserted > group.rebuilt_size + 64:
+                group.rebuild(keep)
+            probe = rest[:pos] + (None,) + rest[pos:]
+            answers: dict[tuple[Any, ...], Any] = {}
+            for ct in transitions:
+                if ct.index in iplan.identity:
+                    continue
+                rt = iplan.ranged.get(ct.index)
+                if rt is not None:
+                    res = rt.parts(probe, attrs, k)
+                    if res is None:
+                        continue
+                    question = (rt.op, res[2], res[3], res[4], res[5])
+                    if question in answers:
+                        found = answers[question]
+                    else:
+                        found = answers[question] = group.query(*question)
+                    if found is not None:
+                        add(new, (ct.target, res[0]), found if alive is None else alive(found), res[1])
+                    continue
+                for value, stored in group.entries.items():
+                    fired = ct.fire(rest[:pos] + (value,) + rest[pos:], attrs, k)
+                    if fired is not None:
+                        add(new, (ct.target, fired[0]),
+                            stored if alive is None else alive(stored), fired[1])
+
+    def _settle(self, new: dict[Config, Any], coord: Any, only: Row = None) -> None:
+        """The next step's configurations: finals fold into the rows (class maps: those
+        of their classes; vectors: ``only``), indexed ones join their groups, the
+        others stay active."""
+        active: dict[Config, Any] = {}
+        finals = self.ca.automaton.finals
+        plans = self.plans
+        rows, merge = self.rows, self.merge
+        targets = self.rule.targets if self.by_class else None
+        for key, value in new.items():
+            state = key[0]
+            if state in finals:  # fold into the rows it counts in
+                if targets is None:
+                    old = rows.get(only)
+                    rows[only] = value if old is None else merge(old, value)
+                else:
+                    for c, vec in value.items():
+                        for row in targets(c, coord):
+                            old = rows.get(row)
+                            rows[row] = vec if old is None else merge(old, vec)
+            iplan = plans.get(state)
+            if iplan is None:
+                active[key] = value
+                continue
+            tau = key[1]
+            pos = iplan.position
+            self._group(state, tau[:pos] + tau[pos + 1 :], self.merge_value).add(tau[pos], value)
+        self.active = active
+
+
 class Propagator(_Base):
     """Class maps per configuration (overlapping windows, or one class per start)."""
+
+    by_class = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -75,7 +225,7 @@ class Propagator(_Base):
         self.max_class: Any = None
         self.min_class: Any = None
         """The oldest class that may still be in a class map (``None``: none yet)."""
-        merge = self.merge
+        merge, extend = self.merge, self.extend
 
         def merge_classes(a: Classes, b: Classes) -> Classes:
             out = dict(a)
@@ -84,25 +234,59 @@ class Propagator(_Base):
                 out[c] = v if old is None else merge(old, v)
             return out
 
-        self.merge_classes = merge_classes
+        def add(new: dict[Config, Any], key: Config, classes: Classes, contrib: Any) -> None:
+            target = new.get(key)
+            if target is None:
+                # first runs into this configuration: one copy, no merging
+                if contrib is None:
+                    new[key] = dict(classes)
+                else:
+                    new[key] = {c: extend(vec, contrib) for c, vec in classes.items()}
+                return
+            for c, vec in classes.items():
+                v = vec if contrib is None else extend(vec, contrib)
+                old = target.get(c)
+                target[c] = v if old is None else merge(old, v)
+
+        self.merge_classes = self.merge_value = merge_classes
+        self.add = add
 
     def step(self, attrs: dict[str, Any], position: int, coord: Any) -> None:
         """Read one event at ``coord`` on the window axis."""
-        k = position
         local = self.local
         self.local = local + 1
-        ca = self.ca
-        ready = ca.ready
-        merge, extend = self.merge, self.extend
         rule = self.rule
         prune = rule.windowed and rule.monotone
+        sources = self._sources(local, coord, prune)
+        groups = self.groups
+        if (prune and groups and self.max_class is not None and any(groups.values())
+                and not rule.class_alive(self.max_class, coord)):
+            for by_rest in groups.values():  # every class has expired
+                by_rest.clear()
+        self._advance(sources, attrs, position, coord)
+
+    def _filters(
+        self, coord: Any
+    ) -> tuple[Callable[[Any], Any] | None, Callable[[Any], bool] | None]:
+        rule = self.rule
+        if not (rule.windowed and rule.monotone):
+            return None, None
         class_alive = rule.class_alive
-        cache: dict[int, tuple[CompiledTransition, ...]] = {}
-        new: dict[Config, Classes] = {}
-        sources: list[tuple[int, tuple[Any, ...], Classes]] = []
+
+        def keep(c: Any) -> bool:
+            return class_alive(c, coord)
+
+        def alive(classes: Classes) -> Classes:
+            return {c: v for c, v in classes.items() if class_alive(c, coord)}
+
+        return alive, keep
+
+    def _sources(self, local: int, coord: Any, prune: bool) -> Iterable[Source]:
+        """The active configurations (expired classes dropped) and a run starting here."""
+        class_alive = self.rule.class_alive
+        expired: list[Source] = []
         # classes only expire when the oldest one does: most steps filter nothing
-        expiring = prune and self.min_class is not None and not class_alive(self.min_class, coord)
-        if expiring:
+        if prune and self.min_class is not None and not class_alive(self.min_class, coord):
             oldest = None
             for (state, tau), classes in self.active.items():
                 classes = {c: v for c, v in classes.items() if class_alive(c, coord)}
@@ -111,124 +295,48 @@ class Propagator(_Base):
                 low = min(classes)
                 if oldest is None or low < oldest:
                     oldest = low
-                sources.append((state, tau, classes))
+                expired.append(((state, tau), classes))
             self.min_class = oldest
+            sources: Iterable[Source] = expired
         else:
-            sources = [(state, tau, classes) for (state, tau), classes in self.active.items()]
+            sources = self.active.items()
         if self.starts is None or local in self.starts:
-            c0 = rule.class_of(coord)
+            c0 = self.rule.class_of(coord)
             if c0 is not None:
-                sources.append((ca.automaton.initial, (), {c0: self.unit}))
                 if self.max_class is None or c0 > self.max_class:
                     self.max_class = c0
                 if self.min_class is None or c0 < self.min_class:
                     self.min_class = c0
-        # indexed states: range transitions query the index, others scan the group
-        for q, by_rest in self.groups.items():
-            if not by_rest:
-                continue
-            if prune and self.max_class is not None and not class_alive(self.max_class, coord):
-                by_rest.clear()
-                continue
-            iplan = self.plans[q]
-            pos = iplan.position
-            for rest, group in by_rest.items():
-                if prune and group.inserted > group.rebuilt_size + 64:
-                    group.rebuild(lambda c, _v=coord: class_alive(c, _v))
-                probe = rest[:pos] + (None,) + rest[pos:]
-                for ct in ready(q, attrs, k, cache):
-                    if ct.index in iplan.identity:
-                        continue
-                    rt = iplan.ranged.get(ct.index)
-                    if rt is not None:
-                        res = rt.parts(probe, attrs, k)
-                        if res is None:
-                            continue
-                        found = group.query(rt.op, res[2], res[3], res[4], res[5])
-                        if found is None:
-                            continue
-                        if prune:
-                            found = {c: v for c, v in found.items() if class_alive(c, coord)}
-                        sources_here = [(res[0], res[1], found)]
-                    else:
-                        sources_here = []
-                        for value, classes in group.entries.items():
-                            tau = rest[:pos] + (value,) + rest[pos:]
-                            fired = ct.fire(tau, attrs, k)
-                            if fired is not None:
-                                if prune:
-                                    classes = {
-                                        c: v for c, v in classes.items() if class_alive(c, coord)
-                                    }
-                                sources_here.append((fired[0], fired[1], classes))
-                    for ntau, contrib, classes in sources_here:
-                        key = (ct.target, ntau)
-                        target = new.get(key)
-                        if target is None:
-                            target = new[key] = {}
-                        for c, vec in classes.items():
-                            v = vec if contrib is None else extend(vec, contrib)
-                            old = target.get(c)
-                            target[c] = v if old is None else merge(old, v)
-        for state, tau, classes in sources:
-            for ct in ready(state, attrs, k, cache):
-                res = ct.fire(tau, attrs, k)
-                if res is None:
-                    continue
-                key = (ct.target, res[0])
-                contrib = res[1]
-                target = new.get(key)
-                if target is None:
-                    # first runs into this configuration: one copy, no merging
-                    if contrib is None:
-                        new[key] = dict(classes)
-                    else:
-                        new[key] = {c: extend(vec, contrib) for c, vec in classes.items()}
-                    continue
-                for c, vec in classes.items():
-                    v = vec if contrib is None else extend(vec, contrib)
-                    old = target.get(c)
-                    target[c] = v if old is None else merge(old, v)
-        active: dict[Config, Classes] = {}
-        finals = ca.automaton.finals
-        rows = self.rows
-        plans = self.plans
-        for key, classes in new.items():
-            state = key[0]
-            if state in finals:
-                for c, vec in classes.items():
-                    for row in rule.targets(c, coord):
-                        old = rows.get(row)
-                        rows[row] = vec if old is None else merge(old, vec)
-            iplan = plans.get(state)
-            if iplan is None:
-                active[key] = classes
-                continue
-            tau = key[1]
-            pos = iplan.position
-            self._group(state, tau[:pos] + tau[pos + 1 :], self.merge_classes).add(
-                tau[pos], classes
-            )
-        self.active = active
+                return chain(sources, (((self.ca.automaton.initial, ()), {c0: self.unit}),))
+        return sources
+
 
 
 class TumblingPropagator(_Base):
     """Plain vectors when at most one start class is alive at a time."""
 
+    by_class = False
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.active: dict[Config, Vec] = {}
         self.current: Any = 0
+        merge, extend = self.merge, self.extend
+
+        def add(new: dict[Config, Any], key: Config, vec: Vec, contrib: Any) -> None:
+            v = vec if contrib is None else extend(vec, contrib)
+            old = new.get(key)
+            new[key] = v if old is None else merge(old, v)
+
+        self.merge_value = merge
+        self.add = add
 
     def step(self, attrs: dict[str, Any], position: int, coord: Any) -> None:
         """Read one event at ``coord`` on the window axis."""
-        k = position
         local = self.local
         self.local = local + 1
-        rule = self.rule
-        windowed = rule.windowed
-        if windowed:
-            window = rule.window_of(coord)
+        if self.rule.windowed:
+            window = self.rule.window_of(coord)
             if window != self.current:
                 self.current = window
                 self.active = {}
@@ -236,76 +344,12 @@ class TumblingPropagator(_Base):
                     by_rest.clear()
         if self.current is None:
             return
-        ca = self.ca
-        ready = ca.ready
-        merge, extend = self.merge, self.extend
-        cache: dict[int, tuple[CompiledTransition, ...]] = {}
-        new: dict[Config, Vec] = {}
-        for q, by_rest in self.groups.items():
-            iplan = self.plans[q]
-            pos = iplan.position
-            for rest, group in by_rest.items():
-                probe = rest[:pos] + (None,) + rest[pos:]
-                answers: dict[tuple[Any, ...], Any] = {}
-                for ct in ready(q, attrs, k, cache):
-                    if ct.index in iplan.identity:
-                        continue
-                    rt = iplan.ranged.get(ct.index)
-                    if rt is not None:
-                        res = rt.parts(probe, attrs, k)
-                        if res is None:
-                            continue
-                        question = (rt.op, res[2], res[3], res[4], res[5])
-                        if question in answers:
-                            found = answers[question]
-                        else:
-                            found = answers[question] = group.query(*question)
-                        if found is None:
-                            continue
-                        key = (ct.target, res[0])
-                        v = found if res[1] is None else extend(found, res[1])
-                        old = new.get(key)
-                        new[key] = v if old is None else merge(old, v)
-                        continue
-                    for value, vec in group.entries.items():
-                        tau = rest[:pos] + (value,) + rest[pos:]
-                        fired = ct.fire(tau, attrs, k)
-                        if fired is None:
-                            continue
-                        key = (ct.target, fired[0])
-                        v = vec if fired[1] is None else extend(vec, fired[1])
-                        old = new.get(key)
-                        new[key] = v if old is None else merge(old, v)
-        sources = list(self.active.items())
+        sources: Iterable[Source] = self.active.items()
         if self.starts is None or local in self.starts:
-            sources.append(((ca.automaton.initial, ()), self.unit))
-        for (state, tau), vec in sources:
-            for ct in ready(state, attrs, k, cache):
-                res = ct.fire(tau, attrs, k)
-                if res is None:
-                    continue
-                key = (ct.target, res[0])
-                v = vec if res[1] is None else extend(vec, res[1])
-                old = new.get(key)
-                new[key] = v if old is None else merge(old, v)
-        active: dict[Config, Vec] = {}
-        row = self.current if windowed else None
-        finals = ca.automaton.finals
-        rows = self.rows
-        plans = self.plans
-        for key, vec in new.items():
-            state = key[0]
-            if state in finals:
-                old = rows.get(row)
-                rows[row] = vec if old is None else merge(old, vec)
-            iplan = plans.get(state)
-            if iplan is None:
-                active[key] = vec
-                continue
-            tau = key[1]
-            pos = iplan.position
-            self._group(state, tau[:pos] + tau[pos + 1 :], merge).add(tau[pos], vec)
-        self.active = active
+            sources = chain(sources, (((self.ca.automaton.initial, ()), self.unit),))
+        row = self.current if self.rule.windowed else None
+        self._advance(sources, attrs, position, coord, row)
+
 
 
 def propagator_for(

@@ -184,35 +184,45 @@ class Enumerator:
             if key[0] in finals:
                 ends.append(node)
         self.active = new_active
-        out: list[Any] = []
-        if ends:
-            build = self.build
-            watch = self.watch
-            if self.dedupe:
-                seen: set[Any] = set()
-                for node in ends:
-                    for ce in enumerate_within(node, k, threshold, coords, build):
-                        if ce not in seen:
-                            seen.add(ce)
-                            out.append(ce)
-                            if watch is not None and not len(out) & WATCH_MASK:
-                                watch(len(out))
-            elif watch is not None:
-                for node in ends:
-                    for ce in enumerate_within(node, k, threshold, coords, build):
-                        out.append(ce)
-                        if not len(out) & WATCH_MASK:
-                            watch(len(out))
-            else:
-                for node in ends:
-                    out.extend(enumerate_within(node, k, threshold, coords, build))
+        out = self._emit(ends, k, threshold) if ends else []
         if monotone:
             self.since_compaction += 1
             if self.since_compaction >= self.period:
-                live = compact(list(new_active.values()), _above(threshold), self.coord_of)
-                self.period = max(64, live // max(1, len(new_active)))
-                self.since_compaction = 0
+                self._compact(threshold)
         return out
+
+    def _emit(self, ends: list[Node], k: int, threshold: Any) -> list[Any]:
+        """The complex events of the runs ending at position ``k`` (spec §2), each once."""
+        build = self.build
+        watch = self.watch
+        coords = self.coords
+        out: list[Any] = []
+        if self.dedupe:
+            seen: set[Any] = set()
+            for node in ends:
+                for ce in enumerate_within(node, k, threshold, coords, build):
+                    if ce not in seen:
+                        seen.add(ce)
+                        out.append(ce)
+                        if watch is not None and not len(out) & WATCH_MASK:
+                            watch(len(out))
+        elif watch is not None:
+            for node in ends:
+                for ce in enumerate_within(node, k, threshold, coords, build):
+                    out.append(ce)
+                    if not len(out) & WATCH_MASK:
+                        watch(len(out))
+        else:
+            for node in ends:
+                out.extend(enumerate_within(node, k, threshold, coords, build))
+        return out
+
+    def _compact(self, threshold: Any) -> None:
+        """Drop the expired parts of the run graph; the next compaction's period."""
+        active = self.active
+        live = compact(list(active.values()), _above(threshold), self.coord_of)
+        self.period = max(64, live // max(1, len(active)))
+        self.since_compaction = 0
 
 
 def _above(threshold: Any) -> Callable[[Any], bool]:
