@@ -26,7 +26,6 @@ from acel.acea.engine.windows import Row, WindowRule
 
 Config = tuple[int, tuple[Any, ...]]
 
-
 Source = tuple[Config, Any]
 """A configuration ``(state, tau)`` and its value (a class map, or a vector)."""
 
