@@ -12,7 +12,7 @@ command line prints (queries: line, column and a caret).
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -390,6 +390,46 @@ def _watch(query: ast.Query) -> list[str]:
     return [within.attr] if within is not None and within.attr else []
 
 
+class EmptyData(DataError):
+    """Data without a single event and no schema to check the query against."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(
+            f"{source}: the data holds no events, so there is no schema to check the query "
+            "against (give a schema to run it on an empty stream)"
+        )
+        self.source = source
+
+
+def open_stream(
+    data: Any,
+    check: Callable[[Schema], object],
+    *,
+    schema: Schema | None = None,
+    watch: Sequence[str] = (),
+    type_col: str = "type",
+    time_col: str | None = None,
+    max_delay: float | None = None,
+) -> EventStream:
+    """The event stream of ``data``, with ``check(schema)`` called on the schema the run
+    will use (given, or inferred from the data) before any event is run; ``watch``: the
+    attributes of ``WITHIN … ON attr`` windows.  One query: :func:`open_checked`; a
+    workload (:mod:`acel.workload`) checks each of its queries."""
+    from acel.io import open_events
+
+    if schema is not None:
+        check(schema)  # names checked before any data is read
+    stream = open_events(data, type_col=type_col, time_col=time_col, schema=schema,
+                         watch=list(watch), max_delay=max_delay)
+    if schema is None:
+        if stream.facts is not None and stream.facts.count == 0:
+            raise EmptyData(stream.source)
+        check(stream.schema)
+    elif stream.schema.kinds != schema.kinds:  # kinds the schema left open, read from the data
+        check(stream.schema)
+    return stream
+
+
 def open_checked(
     query: Query,
     data: Any,
@@ -401,22 +441,8 @@ def open_checked(
 ) -> EventStream:
     """The event stream of ``data``, and ``query`` checked against its schema (given, or
     inferred from the data); nothing is run yet."""
-    from acel.io import open_events
-
-    if schema is not None:
-        query.check(schema)  # names checked before any data is read
-    stream = open_events(data, type_col=type_col, time_col=time_col, schema=schema,
-                         watch=_watch(query.ast), max_delay=max_delay)
-    if schema is None:
-        if stream.facts is not None and stream.facts.count == 0:
-            raise DataError(
-                f"{stream.source}: the data holds no events, so there is no schema to check the "
-                "query against (give a schema to run it on an empty stream)"
-            )
-        query.check(stream.schema)
-    elif stream.schema.kinds != schema.kinds:  # kinds the schema left open, read from the data
-        query.check(stream.schema)
-    return stream
+    return open_stream(data, query.check, schema=schema, watch=_watch(query.ast),
+                       type_col=type_col, time_col=time_col, max_delay=max_delay)
 
 
 def run(
@@ -453,6 +479,7 @@ def runner(query: QueryLike, schema: SchemaLike = None, *, state: bytes | None =
 
 __all__ = [
     "CompiledQuery",
+    "EmptyData",
     "EngineLike",
     "Query",
     "QueryLike",
@@ -463,6 +490,7 @@ __all__ = [
     "check",
     "compile",
     "open_checked",
+    "open_stream",
     "parse",
     "run",
     "runner",

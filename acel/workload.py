@@ -166,6 +166,13 @@ def workload_files(path: str | Path) -> list[Path]:
         files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in SUFFIXES)
         if not files:
             raise WorkloadError(f"{p}: the folder holds no .acel query files")
+        inside = p.resolve()
+        for f in files:
+            if f.is_symlink() and not f.resolve().is_relative_to(inside):
+                raise WorkloadError(
+                    f"{f}: a link to a file outside the folder {str(p)!r}; a folder's workload "
+                    "is only the files in it (name the file itself to use it)"
+                )
         return files
     if not p.is_file():
         raise AcelError(f"query file {str(p)!r} not found")

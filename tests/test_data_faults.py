@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 import acel
-from acel.app import cli
+from acel.app import cli, reporting
 from acel.app.cli import main
 from acel.io.values import int_text
 from acel.lang.errors import DataError
@@ -700,8 +700,8 @@ def test_progress_lines_advance(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Was: "0 of N events done, 12,288 results so far, 0 events/s" through the engine phase."""
-    original = cli.Progress.note
-    monkeypatch.setattr(cli.Progress, "note",
+    original = reporting.Progress.note
+    monkeypatch.setattr(reporting.Progress, "note",
                         lambda self, message, force=False: original(self, message, force=True))
     data = write_lines(tmp_path / "ab.jsonl",
                        *({"type": "AB"[i % 3 == 0], "v": i} for i in range(20_000)))
@@ -721,8 +721,8 @@ def test_progress_inside_one_exploding_event(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """One event that ends 2^14 complex events: the count moves while it is enumerated."""
-    original = cli.Progress.note
-    monkeypatch.setattr(cli.Progress, "note",
+    original = reporting.Progress.note
+    monkeypatch.setattr(reporting.Progress, "note",
                         lambda self, message, force=False: original(self, message, force=True))
     data = write_lines(tmp_path / "ab.jsonl", *([{"type": "A"}] * 14 + [{"type": "B"}]))
     code, out, err = run(capsys, "run", "(A AS a)+ ; B", "--data", data)
@@ -735,8 +735,8 @@ def test_progress_inside_one_exploding_event(
 def test_a_batch_engine_says_it_is_running(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    original = cli.Progress.note
-    monkeypatch.setattr(cli.Progress, "note",
+    original = reporting.Progress.note
+    monkeypatch.setattr(reporting.Progress, "note",
                         lambda self, message, force=False: original(self, message, force=True))
     data = write_lines(tmp_path / "a.jsonl", *({"type": "A", "v": i} for i in range(15)))
     code, _, err = run(capsys, "run", "(A AS a)+ FILTER a[v >= 0]", "--data", data,
@@ -750,7 +750,7 @@ def test_a_batch_engine_says_it_is_running(
 
 
 def _rss_mib() -> float:
-    return cli.MemoryGuard(None).current_mib()
+    return reporting.MemoryGuard(None).current_mib()
 
 
 @pytest.fixture(scope="module")
@@ -813,10 +813,10 @@ def test_the_watch_hook_runs_inside_one_step() -> None:
 
 
 def test_the_default_memory_limit_honours_the_container(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "_cgroup_limit", lambda: 2 * 2**30)
-    assert cli.MemoryGuard(None).limit == pytest.approx(0.75 * 2048)
-    monkeypatch.setattr(cli, "_cgroup_limit", lambda: None)
-    assert cli.MemoryGuard(None).limit > 0
+    monkeypatch.setattr(reporting, "_cgroup_limit", lambda: 2 * 2**30)
+    assert reporting.MemoryGuard(None).limit == pytest.approx(0.75 * 2048)
+    monkeypatch.setattr(reporting, "_cgroup_limit", lambda: None)
+    assert reporting.MemoryGuard(None).limit > 0
 
 
 def test_a_partitioned_windowed_run_streams_in_bounded_memory(tmp_path: Path) -> None:

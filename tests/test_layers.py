@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,3 +104,87 @@ def test_imports_go_down_the_layers(module: str, path: Path) -> None:
 
 def test_the_layers_are_all_used() -> None:
     assert {layer(m) for m, _ in modules()} == set(RANKS)
+
+
+# ----------------------------------------------------------------- the import graph
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the import statements under ``if TYPE_CHECKING:`` (never run)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    return skipped
+
+
+def runtime_imports(path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports when it runs, at the top or inside a
+    function (``from p import m`` names the module ``p.m`` when there is one, else ``p``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_only(tree)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                names.add(full if full in known else node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    found = set()
+    for name in names:
+        while name not in known and "." in name:
+            name = name.rsplit(".", 1)[0]
+        if name in known:
+            found.add(name)
+    return found
+
+
+def import_graph() -> nx.DiGraph:
+    """The module import graph of the distribution: a node per module (with its layer),
+    an edge ``a -> b`` when ``a`` imports ``b`` when it runs."""
+    found = modules()
+    known = {module for module, _ in found}
+    graph = nx.DiGraph()
+    for module, path in found:
+        graph.add_node(module, layer=layer(module))
+    for module, path in found:
+        graph.add_edges_from((module, target) for target in runtime_imports(path, known)
+                             if target != module)
+    return graph
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    """Issue 26 §3: cli and workload_cmd imported each other's private helpers."""
+    graph = import_graph()
+    assert graph.number_of_edges() > 100
+    cycles = [cycle for cycle in nx.simple_cycles(graph)]
+    assert not cycles, f"import cycles: {cycles[:5]}"
+
+
+def test_the_import_graph_sees_a_cycle(tmp_path: Path) -> None:
+    """The check can fail: two modules importing each other inside functions."""
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("def f():\n    from acel.b import g\n")
+    b.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import acel.c\n"
+                 "def g():\n    from acel import a\n")
+    known = {"acel.a", "acel.b", "acel.c"}
+    graph = nx.DiGraph([(m, t) for m, p in (("acel.a", a), ("acel.b", b))
+                        for t in runtime_imports(p, known)])
+    assert sorted(graph.edges) == [("acel.a", "acel.b"), ("acel.b", "acel.a")]
+    assert list(nx.simple_cycles(graph))
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    """Issue 26 §3: the command line and the API share public helpers only."""
+    found = []
+    for module, path in modules():
+        if layer(module) not in ("api", "app"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("acel"):
+                found.extend(f"{module}: {node.module}.{alias.name}" for alias in node.names
+                             if alias.name.startswith("_") and not alias.name.startswith("__"))
+    assert not found, found

@@ -24,10 +24,9 @@ import re
 import shutil
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import graphviz
-from acel.acea.model.automaton import ACEA, Renaming, Transition
 from acel.acea.model.expressions import (
     Arith,
     Cmp,
@@ -53,6 +52,9 @@ from acel.acea.model.expressions import (
 from acel.acea.model.words import Names, Speaker, guard_lines
 
 _BOOKKEEPING = re.compile(r"^((inc|dec|same)_[a-z]+\d*|now|start)#")
+
+if TYPE_CHECKING:  # only named in annotations: the automaton imports this module to draw itself
+    from acel.acea.model.automaton import ACEA, Renaming, Transition
 
 
 def format_value(value: Any) -> str:

@@ -12,12 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from acel.api import as_query
-from acel.app.cli import (
-    UsageError,
-    _eprint,
-    add_command,
-    load_query_text,
-)
+from acel.app.cli import add_command
+from acel.app.options import UsageError, load_query_text
+from acel.app.reporting import eprint
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -121,7 +118,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
     tally = Tally()
     compared, found = conform(
         query.ast, schema, engines, stream=stream, generate=args.generate or 0, length=length,
-        seed=args.seed, progress=lambda m: _eprint(f"acel conform: {m}"),
+        seed=args.seed, progress=lambda m: eprint(f"acel conform: {m}"),
         null_rate=0.05 if args.null_rate is None else args.null_rate, tally=tally,
     )
     names = ", ".join(e if isinstance(e, str) else e.name for e in engines)

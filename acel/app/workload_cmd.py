@@ -15,7 +15,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from acel.lang.errors import DataError
+from acel.api import EmptyData, open_stream
+from acel.app.options import UsageError, describe, load_schema, no_events, read_given_schema
+from acel.app.reporting import MemoryGuard, Progress, RunReport, eprint, summary, write_groups
 from acel.lang.schema import Schema
 from acel.workload import NamedQuery, check_workload, is_workload, workload_from_args
 
@@ -34,11 +36,8 @@ def dispatch(args: argparse.Namespace) -> bool:
 def _load(args: argparse.Namespace) -> tuple[list[NamedQuery], Schema | None]:
     """The workload, checked against ``--schema`` before any data is read."""
     workload = workload_from_args(args.query)
-    given = None
-    if getattr(args, "schema", None):
-        from acel.io import read_schema
-
-        given = read_schema(args.schema)
+    given = read_given_schema(args)
+    if given is not None:
         check_workload(workload, given)
     return workload, given
 
@@ -47,8 +46,7 @@ def _load(args: argparse.Namespace) -> tuple[list[NamedQuery], Schema | None]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from acel.app.cli import describe, load_schema
-
+    """``acel check`` of a workload: each query, and the shared plan with a schema."""
     workload = workload_from_args(args.query)
     schema, _ = load_schema(args)
     if schema is not None:
@@ -80,7 +78,6 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from acel.acea.model import render
     from acel.api import Query, schema_of
     from acel.api import compile as compile_query
-    from acel.app.cli import _eprint, load_schema
 
     workload = workload_from_args(args.query)
     schema, _ = load_schema(args)
@@ -127,10 +124,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
             else:
                 target, drawn = render.render_or_dot(automaton, target, fmt)
                 if not drawn:
-                    _eprint(f"acel compile: Graphviz's dot is not installed: wrote the DOT "
+                    eprint(f"acel compile: Graphviz's dot is not installed: wrote the DOT "
                             f"source {target} instead")
                     continue
-            _eprint(f"acel compile: wrote {target}")
+            eprint(f"acel compile: wrote {target}")
     print("\n".join(out))
     return 0
 
@@ -151,15 +148,11 @@ def _render_dot(dot: str, target: Path, fmt: str) -> Path:
 # ----------------------------------------------------------------- run
 
 
-def cmd_run(args: argparse.Namespace, progress: Any) -> int:
-    from acel.app.cli import UsageError
-
+def cmd_run(args: argparse.Namespace, progress: Progress) -> int:
+    """``acel run`` of a workload (the options already checked by
+    :func:`acel.app.options.check_run_options`): one pass over the data."""
     if args.sase:
         raise UsageError("--sase FILE runs one SASE+ query, not a workload")
-    if args.data == "-" and args.engine == "spark":
-        raise UsageError("--data - (standard input) needs an engine that reads a stream, not spark")
-    if args.max_delay is not None and (args.data != "-" or args.time_col is None):
-        raise UsageError("--max-delay is for --data - with --time-col (a live stream's reorder bound)")
     from acel.io.results import check_output
 
     check_output(args.out, [args.data])
@@ -169,28 +162,22 @@ def cmd_run(args: argparse.Namespace, progress: Any) -> int:
 
 
 def _open(args: argparse.Namespace, workload: list[NamedQuery], given: Schema | None) -> Any:
-    from acel.io import open_events
-
+    """The stream of ``--data``, every query checked against its schema
+    (:func:`acel.api.open_stream`, as one query's run opens it)."""
     watch = sorted(
         {q.query.within.attr for q in workload if q.query.within is not None and q.query.within.attr}
     )
-    stream = open_events(
-        args.data, type_col=args.type_col, time_col=args.time_col, schema=given,
-        watch=watch, max_delay=args.max_delay,
-    )
-    if given is None:
-        if stream.facts is not None and stream.facts.count == 0:
-            raise DataError(
-                f"{args.data}: the file holds no events, so there is no schema to check the "
-                "workload against (give --schema to run it on an empty stream)"
-            )
-        check_workload(workload, stream.schema)
-    return stream
+    try:
+        return open_stream(
+            args.data, lambda schema: check_workload(workload, schema), schema=given,
+            watch=watch, type_col=args.type_col, time_col=args.time_col, max_delay=args.max_delay,
+        )
+    except EmptyData:
+        raise no_events(args.data, "workload") from None
 
 
 def _one_table(args: argparse.Namespace, workload: list[NamedQuery]) -> None:
     """CSV and Parquet hold one table: complex events and RETURN rows cannot share a file."""
-    from acel.app.cli import UsageError
     from acel.io.results import output_format
 
     kinds = {q.query.returns is None for q in workload}
@@ -201,8 +188,7 @@ def _one_table(args: argparse.Namespace, workload: list[NamedQuery]) -> None:
         )
 
 
-def _run_stream(args: argparse.Namespace, progress: Any) -> int:
-    from acel.app.cli import MemoryGuard, RunReport, _summary, write_groups
+def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     from acel.engines import engine as engine_named
     from acel.io.results import ResultWriter
     from acel.workload import workload_groups
@@ -228,10 +214,10 @@ def _run_stream(args: argparse.Namespace, progress: Any) -> int:
         for name, results in by_query.items():
             writer.add(results, query=name)
 
-    written = write_groups(writer, groups, add)
+    written = write_groups(writer, groups, add, progress)
     if written is None:
         return 130
-    _summary(args, progress, report.fed, _written(written, workload, writer.full, args.limit))
+    summary(args, progress, report.fed, _written(written, workload, writer.full, args.limit))
     return 0
 
 
@@ -252,8 +238,7 @@ def _batch_groups(engine: Any, workload: list[NamedQuery], stream: Any, max_even
     yield group
 
 
-def _run_spark(args: argparse.Namespace, progress: Any) -> int:
-    from acel.app.cli import _eprint, _summary
+def _run_spark(args: argparse.Namespace, progress: Progress) -> int:
     from acel.io.results import ResultWriter
     from acel.spark_backend.workload import run_workload_to_results
 
@@ -272,7 +257,7 @@ def _run_spark(args: argparse.Namespace, progress: Any) -> int:
             writer.add(found, query=name)
         written = writer.close()
     except BaseException:
-        _eprint(f"acel run: stopped; {writer.abort()}")
+        eprint(f"acel run: stopped; {writer.abort()}")
         raise
-    _summary(args, progress, None, _written(written, workload, writer.full, args.limit))
+    summary(args, progress, None, _written(written, workload, writer.full, args.limit))
     return 0
