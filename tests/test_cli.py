@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -289,3 +291,123 @@ def test_subprocess_exit_codes_and_no_traceback() -> None:
     assert "2 bad rows" in bad_data.stderr and "Traceback" not in bad_data.stderr
     good = _acel("run", QUERY, "--data", STOCKS, "--engine", "oracle")
     assert good.returncode == 0 and intervals(good.stdout) == EXAMPLE_3_2
+
+
+# ----------------------------------------------------------------- issue 25 §6: small things
+
+ROOT = Path(__file__).resolve().parents[1]
+ACEL = Path(sys.executable).with_name("acel")
+PARSED_ONLY = {"bench", "demo"}
+"""Commands whose examples take minutes or download data: their examples are parsed
+(every option exists and takes what is given), not run."""
+
+
+def help_examples() -> list[tuple[str, str]]:
+    """Every ``acel ...`` line of every command's ``--help`` examples."""
+    return [(name, line.strip()) for name, command in cli.COMMANDS.items()
+            for line in command.epilog.splitlines() if line.strip().startswith("acel ")]
+
+
+def test_acel_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: "acel: error: unrecognized arguments: --version"."""
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"acel {cli.version()}\n"
+    assert cli.version()[0].isdigit()
+
+
+def test_help_examples_are_found() -> None:
+    assert {name for name, _ in help_examples()} == set(cli.COMMANDS)
+
+
+@pytest.mark.parametrize("name,example", help_examples(), ids=[e for _, e in help_examples()])
+def test_every_help_example_runs_as_written(name: str, example: str, tmp_path: Path) -> None:
+    """Was: ``acel fmt --help`` and ``acel check --help`` used examples/stocks.acel, which
+    does not exist.  Each example runs from a folder that has the repository's
+    ``examples`` and ``tests``, as a user's shell runs it (pipes and comments too)."""
+    import shlex
+
+    if name in PARSED_ONLY:
+        argv = shlex.split(example, comments=True)[1:]
+        args = cli.build_parser().parse_args(argv)
+        assert args.command == name
+        return
+    for folder in ("examples", "tests"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    env = {**os.environ, "PATH": f"{ACEL.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", example], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_tiny_run_shows_no_rate(capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: "7 events read, ..., 4 events/s": the time of a tiny run is start-up."""
+    code, _, err = run(capsys, "run", "SELL", "--data", STOCKS)
+    assert code == 0
+    assert "7 events read" in err and "events/s" not in err
+
+
+def test_a_long_run_shows_its_rate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    data = tmp_path / "many.jsonl"
+    data.write_text("".join(f'{{"type":"A","v":{i}}}\n' for i in range(20_000)))
+    code, _, err = run(capsys, "run", "RETURN COUNT(*) PATTERN A", "--data", data)
+    assert code == 0 and "20,000 events read" in err
+    assert re.search(r"[\d,]+ events/s", err), err
+
+
+# ----------------------------------------------------------------- issue 24 item 15
+
+
+def test_compile_without_a_schema_says_why_the_automaton_is_empty(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was: Example 5.1 without --schema drew a one-state automaton without a word."""
+    example = ROOT / "examples" / "paper" / "ex5_1_max_intel_price.acel"
+    code, out, err = run(capsys, "compile", example)
+    assert code == 0 and out.startswith("// states: 1, transitions: 0")  # unchanged
+    assert err == ("acel compile: warning: without --schema or --data no attribute is known, so "
+                   "every condition on name, price is false and the automaton drops it; give "
+                   "--schema or --data\n")
+    code, out, err = run(capsys, "compile", example, "--schema", ROOT / "examples/paper/schema.json")
+    assert code == 0 and "warning" not in err and not out.startswith("// states: 1,")
+    code, _, err = run(capsys, "compile", "SELL ; BUY")
+    assert code == 0 and err == ""
+
+
+def test_run_warns_of_a_declared_attribute_no_event_has(tmp_path: Path) -> None:
+    """Was: --schema declares ``price``, the data lacks it, the query filters on it:
+    0 results without a word.  Now one warning line; the results are the same."""
+    data = tmp_path / "sales.jsonl"
+    data.write_text('{"type":"SELL","name":"MSFT"}\n{"type":"SELL","name":"IBM"}\n')
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"SELL": ["name", "price"]}')
+    for engine in ("optimized", "oracle"):
+        done = subprocess.run(
+            [sys.executable, "-m", "acel", "run", "SELL AS x FILTER x[price > 1]", "--data",
+             str(data), "--schema", str(schema), "--engine", engine],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+        assert done.returncode == 0 and done.stdout == ""
+        warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+        assert warnings == ["acel run: warning: the schema declares 'price' but no event of the "
+                            "data has it, so every condition on it is false (a missing attribute "
+                            "is NULL)"], done.stderr
+    data.write_text('{"type":"SELL","name":"MSFT","price":3}\n{"type":"SELL","name":"IBM"}\n')
+    code = main(["run", "SELL AS x FILTER x[price > 1]", "--data", str(data), "--schema", str(schema)])
+    assert code == 0
+
+
+def test_the_missing_attribute_watch_stops_once_all_are_seen() -> None:
+    from acel.api import parse
+    from acel.app.hints import MissingAttributes
+    from acel.lang.schema import Schema
+
+    watch = MissingAttributes(parse("A AS a FILTER a[x > 1 AND y > 2]").ast,
+                              Schema.of({"A": ["x", "y", "z"]}))
+    assert watch.missing == {"x", "y"}
+    watch([{"type": "A", "x": 1, "y": None}])
+    assert watch.missing == {"y"} and "'y'" in (watch.warning(1) or "")
+    watch([{"type": "A", "y": 0}])
+    assert watch.missing == set() and watch.warning(2) is None

@@ -14,6 +14,7 @@ it.  The Spark side of each is in the last section (marked ``spark``).
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import math
@@ -31,7 +32,7 @@ from typing import Any
 import pytest
 
 import acel
-from acel.app import cli, reporting
+from acel.app import reporting
 from acel.app.cli import main
 from acel.io.values import int_text
 from acel.lang.errors import DataError
@@ -1006,3 +1007,45 @@ def test_a_dead_worker_is_retried_by_default() -> None:
     assert "def test_a_failed_job_is_a_short_error(" in source
     cluster = (Path(__file__).parent / "test_spark_cluster.py").read_text()
     assert "def test_a_killed_python_worker_on_the_cluster_is_retried(" in cluster
+
+
+def test_no_progress_line_comes_after_the_last_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24 item 14: after Ctrl-C, "interrupted; 779 results written" was followed by
+    "277 of 100,000 events read ...": the run's generator reported its progress when it
+    was collected, after the last line.  Now it is closed first, its report silenced."""
+    import gc
+
+    progress = reporting.Progress()
+
+    def groups() -> Any:
+        try:
+            yield ["a"]
+            yield ["b"]
+        finally:
+            progress.note("277 of 100,000 events read", force=True)
+
+    class Writer:
+        full = False
+
+        def add(self, group: list[str]) -> None:
+            if group == ["b"]:
+                raise KeyboardInterrupt
+
+        def flush(self) -> None:
+            pass
+
+        def close(self) -> int:
+            return 1
+
+        def abort(self) -> str:
+            return "1 results written (incomplete)"
+
+    writer = Writer()
+    run_ = groups()
+    assert reporting.write_groups(writer, run_, writer.add, progress) is None
+    del run_
+    gc.collect()
+    reporting.summary(argparse.Namespace(engine="optimized", out=None), progress, 2, "1 written")
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "acel run: interrupted; 1 results written (incomplete)"
+    assert len(lines) == 2 and lines[1].startswith("acel run [optimized]: 2 events read")

@@ -148,7 +148,7 @@ def import_graph() -> nx.DiGraph:
     found = modules()
     known = {module for module, _ in found}
     graph = nx.DiGraph()
-    for module, path in found:
+    for module, _ in found:
         graph.add_node(module, layer=layer(module))
     for module, path in found:
         graph.add_edges_from((module, target) for target in runtime_imports(path, known)
@@ -160,7 +160,7 @@ def test_the_import_graph_has_no_cycle() -> None:
     """Issue 26 §3: cli and workload_cmd imported each other's private helpers."""
     graph = import_graph()
     assert graph.number_of_edges() > 100
-    cycles = [cycle for cycle in nx.simple_cycles(graph)]
+    cycles = list(nx.simple_cycles(graph))
     assert not cycles, f"import cycles: {cycles[:5]}"
 
 

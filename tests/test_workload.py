@@ -298,3 +298,29 @@ def test_per_match_prefixes_merge() -> None:
     got = run_workload(queries, evs, ABC)
     for name, query in queries:
         assert got[name] == engine.run(query, evs, ABC)
+
+
+def test_a_folder_refuses_links_that_leave_it(tmp_path: Path) -> None:
+    """Issue 24 item 13: a workload folder followed ``*.acel`` links to any file and a
+    parse error echoed its first line.  Now a link out of the folder is refused in one
+    line that shows nothing of the file; a link inside the folder is followed."""
+    import subprocess
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password=hunter2\n")
+    folder = tmp_path / "queries"
+    folder.mkdir()
+    (folder / "a.acel").write_text("SELL")
+    (folder / "leak.acel").symlink_to(secret)
+    done = subprocess.run(
+        [sys.executable, "-m", "acel", "check", str(folder)], capture_output=True, text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"acel check: query error: {folder / 'leak.acel'}: a link to a file "
+                           f"outside the folder {str(folder)!r}; a folder's workload is only the "
+                           "files in it (name the file itself to use it)\n")
+    assert "hunter2" not in done.stderr
+    (folder / "leak.acel").unlink()
+    (folder / "b.acel").symlink_to(folder / "a.acel")
+    assert [q.name for q in load_workload([folder])] == ["a", "b"]

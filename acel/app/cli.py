@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acel.app import run_cmd, workload_cmd
+from acel.app.hints import no_schema_warning
 from acel.app.options import (
     UsageError,
     add_type_col,
@@ -141,6 +142,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if schema is None and ast.contains(query.ast.formula, ast.Next):
         raise UsageError("NEXT(R) expands over every type of the schema: give --schema or --data")
     compiled = compile_query(query, schema)  # without one: unchecked
+    warning = no_schema_warning(query.ast) if schema is None else None
+    if warning is not None:
+        eprint(f"acel compile: {warning}")
     if args.simplify:
         compiled = compiled.simplify()
     if compiled.negated:
@@ -177,27 +181,33 @@ def cmd_compile(args: argparse.Namespace) -> int:
 add_command(
     "fmt", _setup_fmt, cmd_fmt,
     help="print the canonical text of a query",
-    epilog="example:\n  acel fmt \"(SELL AS x ; BUY) FILTER x[price > 100]\"\n  acel fmt examples/stocks.acel",
+    epilog="examples:\n  acel fmt \"(SELL AS x ; BUY) FILTER x[price > 100]\"\n"
+           "  acel fmt examples/paper/ex3_2_three_sales.acel",
 )
 add_command(
     "check", _setup_check, cmd_check,
     help="parse a query and check its names against a schema",
-    epilog="example:\n  acel check examples/stocks.acel --data tests/data/stocks.jsonl\n"
-           "  acel check \"SELL AS x FILTER x[price > 1]\" --schema schema.json",
+    epilog="examples:\n  acel check examples/paper/ex3_2_three_sales.acel --data tests/data/stocks.jsonl\n"
+           "  acel check \"SELL AS x FILTER x[price > 1]\" --schema tests/data/stocks_schema.json",
 )
 add_command(
     "run", run_cmd.setup_run, run_cmd.cmd_run,
     help="run a query on an event file",
     epilog="examples:\n  acel run \"SELL ; BUY\" --data tests/data/stocks.jsonl\n"
-           "  acel run query.acel --data flights.parquet --time-col ts --out out.parquet\n"
-           "  acel run --engine sase --sase query.sase --data events.csv\n"
-           "  acel run queries/ --data events.jsonl          # a workload: every .acel file",
+           "  acel run examples/paper/ex3_2_three_sales.acel --data tests/data/stocks.csv "
+           "--time-col ts --out out.parquet\n"
+           "  acel run --engine sase --sase examples/stocks/msft_then_amzn.sase "
+           "--data tests/data/stocks.csv\n"
+           "  acel run examples/workloads/ --data tests/data/stocks.jsonl   # a workload: "
+           "every .acel file\n"
+           "  acel run \"(SELL AS x)+ ; BUY\" --data tests/data/stocks.jsonl --limit 10",
 )
 add_command(
     "compile", _setup_compile, cmd_compile,
     help="compile a query to an automaton (ACEA) and draw it",
     epilog="examples:\n  acel compile \"(SELL AS x)+ FILTER x[INC(price)]\" --svg automaton.svg\n"
-           "  acel compile query.acel --data events.jsonl | dot -Tpng > a.png",
+           "  acel compile examples/paper/ex5_1_max_intel_price.acel --data tests/data/stocks.jsonl "
+           "| dot -Tpng > a.png",
 )
 
 
@@ -216,6 +226,19 @@ def load_extensions() -> None:
                 raise
 
 
+def version() -> str:
+    """The toolkit's version: the installed distribution's, else the source tree's."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("acel")
+    except PackageNotFoundError:
+        from acel import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with one subparser per registered command."""
     load_extensions()
@@ -224,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="ACEL: complex event recognition with aggregation.",
         epilog="run 'acel COMMAND --help' for the options and an example of each command",
     )
+    parser.add_argument("--version", action="version", version=f"acel {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS.values():
         p = sub.add_parser(

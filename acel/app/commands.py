@@ -217,8 +217,10 @@ add_command(
     "conform", _setup_conform, cmd_conform,
     help="check engines (yours too: --against CMD) against the oracle; report the first "
          "disagreement, shrunk",
-    epilog="examples:\n  acel conform examples/stocks/three_sales.acel --data stocks.csv --max-events 12\n"
-           "  acel conform \"(A AS x)+ FILTER x[INC(v)]\" --schema schema.json --generate 200 "
+    epilog="examples:\n  acel conform examples/paper/ex3_2_three_sales.acel --data tests/data/stocks.csv "
+           "--max-events 12\n"
+           "  acel conform \"(A AS a)+ FILTER a[INC(x)]\" --schema tests/data/ab_schema.json "
+           "--generate 200 "
            "--engines oracle,automaton,optimized\n"
            "  acel conform --engines optimized --generate 200   # generated queries too\n"
            "  acel conform --against \"python3 examples/conformance/seq_engine.py {query} {data}\" "

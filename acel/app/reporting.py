@@ -77,9 +77,10 @@ class RunReport:
             self.progress.note(f"the {self.engine.name} engine is running on {done:,} events "
                                "(its results come at the end)")
             return
-        rate = done / max(self.progress.elapsed(), 1e-9)
         of = f" of {self.total:,}" if self.total else ""
-        self.progress.note(f"{done:,}{of} events read, {found:,} results so far, {rate:,.0f} events/s")
+        speed = rate(done, self.progress.elapsed())
+        self.progress.note(f"{done:,}{of} events read, {found:,} results so far"
+                           + (f", {speed}" if speed else ""))
 
 
 def write_groups(writer: Any, groups: Iterable[Any], add: Callable[[Any], None],
@@ -124,6 +125,14 @@ def _end(groups: Iterable[Any], progress: Progress | None) -> None:
             pass
 
 
+def rate(n_events: int | None, seconds: float) -> str | None:
+    """``"12,345 events/s"``, or ``None`` when the run is too small for a rate to mean
+    anything (issue 25 §6: "4 events/s" measured start-up, not the engine)."""
+    if n_events is None or n_events < RATE_MIN_EVENTS or seconds < RATE_MIN_SECONDS:
+        return None
+    return f"{n_events / seconds:,.0f} events/s"
+
+
 def summary(args: argparse.Namespace, progress: Progress, n_events: int | None, written: str) -> None:
     """The last line on stderr: events, results, time, rate (when it means something),
     peak memory, output."""
@@ -134,8 +143,9 @@ def summary(args: argparse.Namespace, progress: Progress, n_events: int | None, 
         parts.append(f"{n_events:,} events read")
     parts.append(written)
     parts.append(f"{seconds:.2f} s")
-    if n_events is not None and n_events >= RATE_MIN_EVENTS and seconds >= RATE_MIN_SECONDS:
-        parts.append(f"{n_events / seconds:,.0f} events/s")
+    speed = rate(n_events, seconds)
+    if speed is not None:
+        parts.append(speed)
     parts.append(f"peak RSS {peak_rss_mib():,.0f} MiB")
     eprint(f"acel run [{args.engine}]: " + ", ".join(parts) + (f" -> {args.out}" if args.out else ""))
 

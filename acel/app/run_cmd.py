@@ -16,6 +16,7 @@ from typing import Any
 
 from acel.api import EmptyData, Query, open_checked
 from acel.app import workload_cmd
+from acel.app.hints import MissingAttributes
 from acel.app.options import (
     UsageError,
     add_type_col,
@@ -144,13 +145,17 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     )
     # complex events straight to text, unless Parquet wants their values
     build = LineBuilder(writer.encoder) if writer.kind != "parquet" else None
+    missing = MissingAttributes(query, given) if given is not None else None
     groups = result_groups(
         query, stream.schema, stream, engine, max_events=args.max_events,
-        progress=report, memory_check=guard.check, build=build,
+        progress=report, memory_check=guard.check, build=build, inspect=missing,
     )
     written = write_groups(writer, groups, writer.add, progress)
     if written is None:
         return 130
+    warning = missing.warning(report.fed) if missing is not None else None
+    if warning is not None:
+        eprint(f"acel run: {warning}")
     what = "complex events" if query.returns is None else "rows"
     summary(args, progress, report.fed, f"{written:,} {what} written"
             + (f" (stopped at --limit {args.limit:,})" if writer.full else ""))

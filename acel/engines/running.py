@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,6 +26,10 @@ Progress = Callable[[int, int], None]
 """``progress(events_read, results_so_far)``, called every few thousand events."""
 
 PROGRESS_EVERY = 4096
+
+Inspect = Callable[[Sequence[Any]], None]
+"""``inspect(events)``: a look at each batch of events (attribute maps or
+:class:`~acel.lang.events.Event`, both with ``get``) before it is run."""
 
 
 def monotone_hint(query: Query, stream: EventStream) -> bool | None:
@@ -85,14 +89,18 @@ def result_groups(
     progress: Progress | None = None,
     memory_check: Callable[[], None] | None = None,
     build: Any = None,
+    inspect: Inspect | None = None,
 ) -> Iterator[list[Any]]:
     """Groups of final results, in the order of spec §12 across groups.
 
     ``build`` (incremental engines): what a complex event becomes, e.g. its
     JSON text straight away (:class:`acel.io.lines.LineBuilder`).
+    ``inspect``: shown every batch of events before they are run (a look, never a change).
     """
     if not engine.incremental:
         events = stream.events(limit=max_events)
+        if inspect is not None:
+            inspect(events)
         if progress is not None:
             progress(len(events), 0)
 
@@ -107,7 +115,7 @@ def result_groups(
         if results:
             yield results
         return
-    feed = Feed(progress, memory_check)
+    feed = Feed(progress, memory_check, inspect=inspect)
     runner = engine.runner(
         query, schema, monotone=monotone_hint(query, stream), build=build,
         watch=feed.watch if memory_check is not None or progress is not None else None,
@@ -125,8 +133,10 @@ class Feed:
         progress: Progress | None = None,
         memory_check: Callable[[], None] | None = None,
         every: int = PROGRESS_EVERY,
+        inspect: Inspect | None = None,
     ) -> None:
         self.progress = progress
+        self.inspect = inspect
         self.memory_check = memory_check
         self.every = every
         self.read = 0
@@ -149,6 +159,8 @@ class Feed:
                 for batch in stream.batches():
                     if max_events is not None and self.read + len(batch) > max_events:
                         batch = batch[: max_events - self.read]
+                    if self.inspect is not None:
+                        self.inspect(batch)
                     push = runner.push
                     for attrs in batch:
                         found = push(attrs)
