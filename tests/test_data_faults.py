@@ -1049,3 +1049,58 @@ def test_no_progress_line_comes_after_the_last_line(capsys: pytest.CaptureFixtur
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "acel run: interrupted; 1 results written (incomplete)"
     assert len(lines) == 2 and lines[1].startswith("acel run [optimized]: 2 events read")
+
+
+# ===================================================================== runaway runs
+
+
+def test_a_runaway_per_match_run_stops_with_its_count(tmp_path: Path) -> None:
+    """Issue 24 item 7: ``(A AS a)+ ; B`` over 9,999 short A events and one B listed its
+    2^9999 - 1 complex events for ever (67,584 after 300 s, 0 written, memory flat).
+    Now they are counted without listing them and the run stops in one line."""
+    data = write_lines(tmp_path / "ab.jsonl", *({"type": "A", "v": i} for i in range(9_999)),
+                       {"type": "B"})
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "acel", "run", "(A AS a)+ ; B", "--data", data],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert time.monotonic() - started < 60
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        "acel run: error: this query has about 9.9·10^3009 complex events (counted without "
+        "listing them), more than any output can hold: aggregate them with RETURN (e.g. RETURN "
+        "COUNT(*)), bound them with WITHIN, or write only the first ones with --limit N")
+    assert "Traceback" not in done.stderr
+
+
+def test_counting_complex_events_agrees_with_listing_them() -> None:
+    from acel.engines.running import count_complex_events
+
+    for text in ["(SELL AS x ; SELL AS y) FILTER x[name = 'MSFT']", "(SELL AS x)+ ; BUY",
+                 "SELL AS x ; SELL PARTITION BY name", "(SELL AS x)+ WITHIN 3 EVENTS"]:
+        query = acel.parse(text)
+        stream = acel.api.open_checked(query, STOCKS)
+        expected = len(acel.run(query, STOCKS).to_list())
+        assert count_complex_events(query.ast, stream.schema, stream) == expected, text
+    query = acel.parse("RETURN COUNT(*) PATTERN SELL")  # already a count
+    stream = acel.api.open_checked(query, STOCKS)
+    assert count_complex_events(query.ast, stream.schema, stream) is None
+
+
+def test_a_large_run_under_the_bound_goes_on(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The guard counts once, and a count any output can hold changes nothing."""
+    from acel.app import runaway
+
+    monkeypatch.setattr(runaway, "STEP_RESULTS", 1)
+    data = write_lines(tmp_path / "ab.jsonl", *({"type": "A", "v": i} for i in range(12)),
+                       {"type": "B"})
+    code, out, err = run(capsys, "run", "(A AS a)+ ; B", "--data", data)
+    assert code == 0 and len(out.splitlines()) == 2**12 - 1
+    assert "counting them all first" in err and "4,095 complex events written" in err
+    monkeypatch.setattr(runaway, "MAX_COMPLEX_EVENTS", 4_000)
+    code, out, err = run(capsys, "run", "(A AS a)+ ; B", "--data", data, "--limit", "3")
+    assert code == 2 and err.splitlines()[-1] == (
+        "acel run: error: this query has 4,095 complex events (counted without listing them), "
+        "more than any output can hold: aggregate them with RETURN (e.g. RETURN COUNT(*)) or "
+        "bound them with WITHIN")

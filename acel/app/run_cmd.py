@@ -28,6 +28,7 @@ from acel.app.options import (
     read_given_schema,
 )
 from acel.app.reporting import MemoryGuard, Progress, RunReport, eprint, summary, write_groups
+from acel.app.runaway import RunawayGuard
 from acel.io.formats import could_be_path
 from acel.lang.events import Event
 from acel.lang.schema import Schema
@@ -149,6 +150,7 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     groups = result_groups(
         query, stream.schema, stream, engine, max_events=args.max_events,
         progress=report, memory_check=guard.check, build=build, inspect=missing,
+        big_step=_runaway_guard(args, parsed, given, progress),
     )
     written = write_groups(writer, groups, writer.add, progress)
     if written is None:
@@ -160,6 +162,23 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     summary(args, progress, report.fed, f"{written:,} {what} written"
             + (f" (stopped at --limit {args.limit:,})" if writer.full else ""))
     return 0
+
+
+def _runaway_guard(args: argparse.Namespace, parsed: Query, given: Schema | None,
+                   progress: Progress) -> RunawayGuard | None:
+    """The guard that stops a per-match run with an astronomical output (issue 24 item 7);
+    ``None`` for a RETURN query or standard input (which cannot be read twice)."""
+    if parsed.ast.returns is not None or args.data == "-":
+        return None
+    from acel.engines.running import count_complex_events
+
+    def count() -> int | None:
+        progress.note("many complex events end at one event: counting them all first",
+                      force=True)
+        again = open_data(args, parsed, given)
+        return count_complex_events(parsed.ast, again.schema, again, args.max_events)
+
+    return RunawayGuard(count, args.limit)
 
 
 def _read_for_run(args: argparse.Namespace, schema: Schema | None,

@@ -90,12 +90,14 @@ def result_groups(
     memory_check: Callable[[], None] | None = None,
     build: Any = None,
     inspect: Inspect | None = None,
+    big_step: Callable[[int], None] | None = None,
 ) -> Iterator[list[Any]]:
     """Groups of final results, in the order of spec §12 across groups.
 
     ``build`` (incremental engines): what a complex event becomes, e.g. its
     JSON text straight away (:class:`acel.io.lines.LineBuilder`).
     ``inspect``: shown every batch of events before they are run (a look, never a change).
+    ``big_step`` (incremental engines): see :attr:`Feed.big_step`.
     """
     if not engine.incremental:
         events = stream.events(limit=max_events)
@@ -115,10 +117,11 @@ def result_groups(
         if results:
             yield results
         return
-    feed = Feed(progress, memory_check, inspect=inspect)
+    feed = Feed(progress, memory_check, inspect=inspect, big_step=big_step)
+    watching = memory_check is not None or progress is not None or big_step is not None
     runner = engine.runner(
         query, schema, monotone=monotone_hint(query, stream), build=build,
-        watch=feed.watch if memory_check is not None or progress is not None else None,
+        watch=feed.watch if watching else None,
     )
     yield from feed.groups(runner, stream, max_events)
 
@@ -134,9 +137,13 @@ class Feed:
         memory_check: Callable[[], None] | None = None,
         every: int = PROGRESS_EVERY,
         inspect: Inspect | None = None,
+        big_step: Callable[[int], None] | None = None,
     ) -> None:
         self.progress = progress
         self.inspect = inspect
+        self.big_step = big_step
+        """``big_step(found)``: inside one event's step that has ended ``found`` complex
+        events so far (every 1,024), e.g. a check that the run is not a runaway."""
         self.memory_check = memory_check
         self.every = every
         self.read = 0
@@ -146,6 +153,8 @@ class Feed:
         """Inside one event's step that ends very many complex events (the runner's hook)."""
         if self.memory_check is not None:
             self.memory_check()
+        if self.big_step is not None:
+            self.big_step(found)
         if self.progress is not None:
             self.progress(self.read, self.found + found)
 
@@ -182,3 +191,34 @@ class Feed:
         finally:
             if progress is not None:
                 progress(self.read, self.found)
+
+
+def count_complex_events(query: Query, schema: Schema, stream: EventStream,
+                         max_events: int | None = None) -> int | None:
+    """How many complex events a per-match query has over ``stream``, counted by trend
+    propagation (GRETA, seed 000: ``RETURN COUNT(*)``) without listing a single one.
+
+    ``None`` where counting would need the listing: a query with RETURN or SLIDE, or
+    an automaton whose accepting runs are not one per complex event (papers/engine.md).
+    Linear in the events, so a run whose output would be astronomically large can be
+    stopped with its size (issue 24 item 7).
+    """
+    from dataclasses import replace
+
+    from acel.acea.engine.plan import compiled_for, propagation_applies
+    from acel.engines import engine as engine_named
+    from acel.lang.ast import CountStar
+
+    if query.returns is not None or query.slide is not None:
+        return None
+    counting = replace(query, returns=(CountStar(),))
+    automaton, _ = compiled_for(query.formula, schema)
+    if not propagation_applies(counting, automaton):
+        return None
+    total = 0
+    for group in result_groups(counting, schema, stream, engine_named("optimized"),
+                               max_events=max_events):
+        for row in group:
+            value = row.values[0][1]
+            total += int(value) if isinstance(value, (int, float)) else 0
+    return total

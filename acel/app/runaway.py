@@ -1,0 +1,73 @@
+"""Stopping a per-match run whose output no file could hold (issue 24 item 7).
+
+``(A AS a)+ ; B`` over 9,999 short A events and one B has 2^9999 - 1 complex
+events, all ending at the B: the engine lists them one by one and never
+writes a line, while memory stays flat (so the memory guard never fires).
+When one event's step has listed many complex events, the guard counts them
+all with trend propagation (:func:`acel.engines.running.count_complex_events`,
+linear in the events, no listing) and, when the count is astronomically more
+than any output can hold, stops the run with the count and what to do
+instead (papers/io.md, "Hostile input").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from acel.lang.errors import AcelError
+
+STEP_RESULTS = 100_000
+"""A step that has listed this many complex events makes the guard count..."""
+STEP_SECONDS = 2.0
+"""...and so does one that has been listing them for this long."""
+MAX_COMPLEX_EVENTS = 10**12
+"""More complex events than this: no output can hold them (a terabyte at a byte each)."""
+
+
+def shown(count: int) -> str:
+    """A count as people read it: ``1,234,567``, or ``about 1.2·10^18`` when huge."""
+    if count < 10**15:
+        return f"{count:,}"
+    digits = str(count)
+    return f"about {digits[0]}.{digits[1]}·10^{len(digits) - 1}"
+
+
+class RunawayGuard:
+    """The runner's big-step hook (``big_step(found)`` of :mod:`acel.engines.running`):
+    counts once, when a step looks like a runaway, and raises if the count is too large.
+
+    ``count()`` is the number of complex events of the whole run, or ``None`` when it
+    cannot be counted without listing them (then the run goes on).
+    """
+
+    def __init__(self, count: Callable[[], int | None], limit: int | None = None) -> None:
+        self.count = count
+        self.limit = limit
+        self.counted: int | None = None
+        self.done = False
+        self.last_found = 2**62  # the first call starts a step
+        self.step_start = 0.0
+
+    def __call__(self, found: int) -> None:
+        if self.done:
+            return
+        now = time.perf_counter()
+        if found <= self.last_found:  # the first call of a new step
+            self.step_start = now
+        self.last_found = found
+        if found < STEP_RESULTS and now - self.step_start < STEP_SECONDS:
+            return
+        self.done = True
+        self.counted = self.count()
+        if self.counted is not None and self.counted > MAX_COMPLEX_EVENTS:
+            raise AcelError(self.message(self.counted))
+
+    def message(self, count: int) -> str:
+        """The one line that stops the run."""
+        advice = "aggregate them with RETURN (e.g. RETURN COUNT(*)) or bound them with WITHIN"
+        if self.limit is None:
+            advice = ("aggregate them with RETURN (e.g. RETURN COUNT(*)), bound them with "
+                      "WITHIN, or write only the first ones with --limit N")
+        return (f"this query has {shown(count)} complex events (counted without listing "
+                f"them), more than any output can hold: {advice}")
