@@ -111,3 +111,50 @@ def test_every_document_has_examples() -> None:
     assert {"pycon", "console"} <= languages["tour.md"]
     assert "pycon" in languages["README.md"]
     assert {"console", "python"} <= languages["conformance.md"]
+
+
+# ----------------------------------------------------------------- the architecture page
+
+
+def _import_graph_tool() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "tools" / "import_graph.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ARROW = re.compile(r'^  "([^"]+)" -> "([^"]+)"', re.M)
+
+
+def test_the_architecture_picture_shows_every_layer_and_arrow() -> None:
+    """docs/architecture.md's picture is the real import graph (issue 26 §4): the script
+    draws every layer and module, and the committed drawing has the same folders and
+    arrows (run ``python tools/import_graph.py`` when it does not)."""
+    tool = _import_graph_tool()
+    layers = tool.layers_module()
+    dot = tool.to_dot(layers)
+    for name, rank in layers.RANKS.items():
+        assert f"cluster_{rank}_{name}" in dot
+    for module, _path in layers.modules():
+        assert tool.short(module) in dot, module
+    committed = (ROOT / "docs" / "img" / "architecture.dot").read_text(encoding="utf-8")
+    assert sorted(ARROW.findall(committed)) == sorted(ARROW.findall(dot)), \
+        "docs/img/architecture.dot is stale: run python tools/import_graph.py"
+    svg = (ROOT / "docs" / "img" / "architecture.svg").read_text(encoding="utf-8")
+    assert svg.lstrip().startswith(("<?xml", "<svg")) and "acel/lang/" in svg
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "![" in page and "img/architecture.svg" in page
+    for where in ("An operator", "An aggregate", "An engine", "An input format"):
+        assert f"**{where}**" in page
+
+
+def test_the_import_graph_tool_checks_the_committed_drawing(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = _import_graph_tool()
+    stale = tmp_path / "architecture.dot"
+    stale.write_text("digraph architecture {}\n", encoding="utf-8")
+    monkeypatch.setattr(tool, "DOT", stale)
+    assert tool.main(["--check"]) == 1
