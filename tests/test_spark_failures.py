@@ -173,3 +173,56 @@ def test_the_command_line_retries_four_times_by_default_then_says_why_in_two_lin
     # are off too); what else is there are progress lines, one of them counting retries.
     assert not any(line.lstrip().startswith("at ") or "Exception" in line
                    or "Traceback" in line for line in lines), result.stderr
+
+
+# ----------------------------------------------------------------- Ctrl-C and SIGTERM
+
+
+def _spark_run_then_signal(tmp_path: Path, sig: int) -> tuple[int, list[str], Path]:
+    """``acel run --engine spark`` on a file, signalled once its Spark job is running."""
+    import time
+
+    data = tmp_path / "events.jsonl"
+    data.write_text("".join(json.dumps({"type": "AB"[i % 3 == 0], "k": i % 10, "v": i}) + "\n"
+                            for i in range(300_000)))
+    err = tmp_path / "err.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    with err.open("w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "acel", "run", "A AS a ; B AS b PARTITION BY k WITHIN 20 EVENTS",
+             "--data", str(data), "--engine", "spark", "--out", str(tmp_path / "out.jsonl")],
+            stdout=subprocess.DEVNULL, stderr=errors, env=env, cwd=tmp_path,
+        )
+        deadline = time.monotonic() + 280
+        while "tasks done" not in err.read_text() and time.monotonic() < deadline:
+            if process.poll() is not None:
+                break
+            time.sleep(0.5)
+        assert process.poll() is None, err.read_text()
+        assert list(tmp_path.glob(".acel-spark-*")), "the events' copy is beside the input"
+        process.send_signal(sig)
+        code = process.wait(120)
+    return code, err.read_text().splitlines(), data
+
+
+def test_ctrl_c_under_spark_is_one_line(tmp_path: Path) -> None:
+    """Issue 24 item 10: was 4 py4j/pyspark tracebacks (55 lines) before "interrupted"."""
+    import signal as signals
+
+    code, lines, _ = _spark_run_then_signal(tmp_path, signals.SIGINT)
+    assert code == 130, lines
+    assert lines[-1] == "acel run: interrupted", lines
+    assert not any("Traceback" in line or "py4j" in line or "ERROR" in line for line in lines), lines
+    assert not list(tmp_path.glob(".acel-spark-*"))
+
+
+def test_sigterm_under_spark_removes_the_copy_of_the_events(tmp_path: Path) -> None:
+    """Issue 24 item 11: SIGTERM left ``.acel-spark-*/events.parquet``, a full copy of the
+    events, beside the input."""
+    import signal as signals
+
+    code, lines, _ = _spark_run_then_signal(tmp_path, signals.SIGTERM)
+    assert code == 143, lines
+    assert lines[-1] == "acel run: terminated", lines
+    assert not any("Traceback" in line for line in lines), lines
+    assert not list(tmp_path.glob(".acel-spark-*")), "the copy of the events is left"

@@ -28,10 +28,12 @@ from acel.app.options import (
     load_query_text,
     load_schema,
 )
-from acel.app.reporting import eprint
+from acel.app.reporting import Terminated, eprint, terminate_as_interrupt
 from acel.lang.errors import AcelError, DataError, QueryError
 
 EXIT_USER_ERROR = 2
+EXIT_TERMINATED = 143
+"""128 + SIGTERM, what a shell reports for a process SIGTERM ended."""
 
 __all__ = ["COMMANDS", "Command", "UsageError", "add_command", "describe", "load_query_text",
            "main"]
@@ -268,7 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER_ERROR
     name = f"acel {args.command}"
     try:
-        return int(args.handler(args))
+        with terminate_as_interrupt():
+            return int(args.handler(args))
     except QueryError as error:
         eprint(f"{name}: query error: {error}")
     except DataError as error:
@@ -287,6 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         eprint(f"{name}: error: {where}{error.strerror or error}")
+    except Terminated:
+        eprint(f"{name}: terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         eprint(f"{name}: interrupted")
         return 130

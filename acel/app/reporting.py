@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from acel.lang.errors import AcelError
@@ -22,6 +25,79 @@ RATE_MIN_EVENTS = 1000
 """A summary shows events per second only from this many events on: below, the time
 is start-up (reading, compiling), and a rate such as "4 events/s" means nothing."""
 RATE_MIN_SECONDS = 0.1
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C, so that a run ends the same way:
+    partial output kept and said, temporary files (Spark's copy of the events) removed
+    (issue 24 item 11: the default action killed the process before any clean-up)."""
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """While this holds, SIGTERM raises :class:`Terminated` in the main thread (elsewhere,
+    where no handler can be installed, nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def spark_session(master: str | None) -> Iterator[Any]:
+    """The Spark session of a run, where Ctrl-C ends the run in one line (issue 24 item 10).
+
+    PySpark's own SIGINT handler cancels the jobs through py4j from inside the
+    py4j call the main thread is waiting on, which fails ("reentrant call"), and
+    py4j logs each failed call with its traceback on the root logger: 4 tracebacks,
+    55 lines.  Here Ctrl-C (and SIGTERM) raise in Python only, the JVM ending with
+    the process; py4j's log lines are dropped while the run lasts; and when the
+    clean-up of an interrupted call fails in turn ("Answer from Java side is
+    empty"), the run still ends as interrupted (or terminated), not as a Spark error.
+    """
+    import logging
+
+    from acel.spark_backend import get_session
+
+    caught: list[type[KeyboardInterrupt]] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        kind = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        caught.append(kind)
+        raise kind
+
+    root = logging.getLogger()
+    quiet = logging.NullHandler()  # a handler: no automatic basicConfig to stderr
+    root.addHandler(quiet)
+    main = threading.current_thread() is threading.main_thread()
+    previous = [(sig, signal.getsignal(sig)) for sig in (signal.SIGINT, signal.SIGTERM)] if main else []
+    try:
+        session = get_session(master)  # PySpark installs its SIGINT handler here
+        for sig, _ in previous:
+            signal.signal(sig, on_signal)
+        yield session
+    except BaseException as error:
+        if caught and not isinstance(error, caught[0]):
+            raise caught[0]() from None  # an interrupted call's clean-up failed
+        raise
+    finally:
+        for sig, handler in previous:
+            if handler is not None:
+                signal.signal(sig, handler)
+        root.removeHandler(quiet)
+
+
+def stopped_word(error: BaseException) -> str:
+    """How a run that did not finish ended: ``terminated`` or ``interrupted``."""
+    return "terminated" if isinstance(error, Terminated) else "interrupted"
 
 
 def eprint(message: str) -> None:
@@ -100,9 +176,11 @@ def write_groups(writer: Any, groups: Iterable[Any], add: Callable[[Any], None],
                 if writer.full:
                     break
             return int(writer.close())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         _end(groups, progress)
-        eprint(f"acel run: interrupted; {writer.abort()}")
+        eprint(f"acel run: {stopped_word(error)}; {writer.abort()}")
+        if isinstance(error, Terminated):
+            raise
         return None
     except BaseException:
         _end(groups, progress)

@@ -27,7 +27,17 @@ from acel.app.options import (
     positive,
     read_given_schema,
 )
-from acel.app.reporting import MemoryGuard, Progress, RunReport, eprint, summary, write_groups
+from acel.app.reporting import (
+    MemoryGuard,
+    Progress,
+    RunReport,
+    Terminated,
+    eprint,
+    spark_session,
+    stopped_word,
+    summary,
+    write_groups,
+)
 from acel.app.runaway import RunawayGuard
 from acel.io.formats import could_be_path
 from acel.lang.events import Event
@@ -211,10 +221,12 @@ def _run_spark(args: argparse.Namespace, progress: Progress) -> tuple[list[Any],
 
     query, given = _load_query(args)
     progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
-    results = run_to_results(query.ast, args.data, type_col=args.type_col, time_col=args.time_col,
-                             master=args.master, partitions=args.partitions, schema=given,
-                             progress=lambda line: progress.note(line, force=True))
-    return list(results), None
+    with spark_session(args.master) as session:
+        results = run_to_results(query.ast, args.data, type_col=args.type_col,
+                                 time_col=args.time_col, session=session,
+                                 partitions=args.partitions, schema=given,
+                                 progress=lambda line: progress.note(line, force=True))
+        return list(results), None
 
 
 def _setup_spark_stream(p: argparse.ArgumentParser) -> None:
@@ -269,11 +281,11 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
     progress.note(f"streaming {args.stream} -> {args.out} (checkpoint {checkpoint})", force=True)
     try:
         totals = ss.follow(running, lambda line: progress.note(line, force=True))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         running.stop()
-        eprint(f"acel run: interrupted; committed results are in {args.out}, the rest resumes "
-                f"from {checkpoint}")
-        return 130
+        eprint(f"acel run: {stopped_word(error)}; committed results are in {args.out}, the rest "
+               f"resumes from {checkpoint}")
+        return 143 if isinstance(error, Terminated) else 130
     found = len(ss.read_results(planned, args.out, fmt, session))
     state = "the stream ended" if ss.ended(running.lastProgress) else "the stream goes on"
     summary(args, progress, totals["events"],
@@ -292,9 +304,9 @@ def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | Non
         with interrupts_between_writes():
             writer.add(results)
             written = writer.close()
-    except KeyboardInterrupt:
-        eprint(f"acel run: interrupted; {writer.abort()}")
-        return 130
+    except KeyboardInterrupt as error:
+        eprint(f"acel run: {stopped_word(error)}; {writer.abort()}")
+        return 143 if isinstance(error, Terminated) else 130
     except BaseException:
         eprint(f"acel run: stopped; {writer.abort()}")
         raise

@@ -17,7 +17,15 @@ from typing import Any
 
 from acel.api import EmptyData, open_stream
 from acel.app.options import UsageError, describe, load_schema, no_events, read_given_schema
-from acel.app.reporting import MemoryGuard, Progress, RunReport, eprint, summary, write_groups
+from acel.app.reporting import (
+    MemoryGuard,
+    Progress,
+    RunReport,
+    eprint,
+    spark_session,
+    summary,
+    write_groups,
+)
 from acel.lang.schema import Schema
 from acel.workload import NamedQuery, check_workload, is_workload, workload_from_args
 
@@ -245,12 +253,13 @@ def _run_spark(args: argparse.Namespace, progress: Progress) -> int:
     workload, given = _load(args)
     _one_table(args, workload)
     progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
-    results = run_workload_to_results(
-        [(q.name, q.query) for q in workload], args.data, type_col=args.type_col,
-        time_col=args.time_col, master=args.master, partitions=args.partitions, schema=given,
-        progress=lambda line: progress.note(line, force=True),
-        check=lambda schema: check_workload(workload, schema),
-    )
+    with spark_session(args.master) as session:
+        results = run_workload_to_results(
+            [(q.name, q.query) for q in workload], args.data, type_col=args.type_col,
+            time_col=args.time_col, session=session, partitions=args.partitions, schema=given,
+            progress=lambda line: progress.note(line, force=True),
+            check=lambda schema: check_workload(workload, schema),
+        )
     writer = ResultWriter(args.out, limit=args.limit, workload=True)
     try:
         for name, found in results.items():
