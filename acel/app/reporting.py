@@ -25,6 +25,11 @@ RATE_MIN_EVENTS = 1000
 """A summary shows events per second only from this many events on: below, the time
 is start-up (reading, compiling), and a rate such as "4 events/s" means nothing."""
 RATE_MIN_SECONDS = 0.1
+EVERY = 1.0
+"""Seconds between two progress lines..."""
+FIRST_AFTER = 3.0
+"""...and before the first: a run of a few seconds needs none (and a small run slowed
+down by a loaded machine does not print one between its output and its summary)."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -106,7 +111,7 @@ def eprint(message: str) -> None:
 
 
 class Progress:
-    """Progress lines on stderr, at most one a second (the first phase is always silent).
+    """Progress lines on stderr, at most one a second, none in the first three seconds.
 
     After :meth:`finish` it says nothing more, so no late progress line (from a
     generator closed after an interruption, a timer) follows the last line.
@@ -123,7 +128,7 @@ class Progress:
         if self.finished:
             return
         now = time.perf_counter()
-        if force or now - self.last >= 1.0:
+        if force or (now - self.last >= EVERY and now - self.start >= FIRST_AFTER):
             eprint(f"{self.prefix}: {message} ({now - self.start:.1f} s)")
             self.last = now
 
