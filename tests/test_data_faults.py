@@ -694,6 +694,24 @@ def test_ctrl_c_with_out_leaves_only_a_partial_file(long_stream: Path, tmp_path:
         f"({out} was not written)\n")
 
 
+def test_sigterm_ends_a_run_as_ctrl_c_does(long_stream: Path, tmp_path: Path) -> None:
+    """Issue 24 item 11: SIGTERM killed the run before any clean-up; now it ends as an
+    interrupted run does (the partial file kept and said), with exit status 143."""
+    out = tmp_path / "out.jsonl"
+    partial = tmp_path / "out.jsonl.partial"
+    process = _acel("run", LONG_QUERY, "--data", long_stream, "--out", out,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _wait_for(lambda: partial.exists() and partial.stat().st_size > 100_000)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    count = partial.read_bytes().count(b"\n")
+    assert err.decode().endswith(
+        f"acel run: terminated; {count:,} results written to {partial}, which is incomplete "
+        f"({out} was not written)\n")
+    assert not out.exists()
+
+
 # ===================================================================== progress
 
 

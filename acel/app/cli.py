@@ -28,12 +28,10 @@ from acel.app.options import (
     load_query_text,
     load_schema,
 )
-from acel.app.reporting import Terminated, eprint, terminate_as_interrupt
+from acel.app.reporting import EXIT_TERMINATED, Terminated, eprint, terminate_as_interrupt
 from acel.lang.errors import AcelError, DataError, QueryError
 
 EXIT_USER_ERROR = 2
-EXIT_TERMINATED = 143
-"""128 + SIGTERM, what a shell reports for a process SIGTERM ended."""
 
 __all__ = ["COMMANDS", "Command", "UsageError", "add_command", "describe", "load_query_text",
            "main"]

@@ -38,6 +38,10 @@ class Terminated(KeyboardInterrupt):
     (issue 24 item 11: the default action killed the process before any clean-up)."""
 
 
+EXIT_TERMINATED = 143
+"""128 + SIGTERM, what a shell reports for a process SIGTERM ended."""
+
+
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """While this holds, SIGTERM raises :class:`Terminated` in the main thread (elsewhere,
@@ -185,7 +189,7 @@ def write_groups(writer: Any, groups: Iterable[Any], add: Callable[[Any], None],
         _end(groups, progress)
         eprint(f"acel run: {stopped_word(error)}; {writer.abort()}")
         if isinstance(error, Terminated):
-            raise
+            raise SystemExit(EXIT_TERMINATED) from None  # said in the line above
         return None
     except BaseException:
         _end(groups, progress)
