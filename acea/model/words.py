@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from acel.acea.model.automaton import ACEA, Transition
 from acel.acea.model.expressions import (
     TIME,
     Arith,
@@ -41,6 +41,9 @@ from acel.acea.model.expressions import (
     TrueP,
     names_in_pred,
 )
+
+if TYPE_CHECKING:  # only named in annotations: the automaton draws itself through render
+    from acel.acea.model.automaton import ACEA, Transition
 
 _BAG = re.compile(r"^(inc|dec|same)_(has|had|last\d*|prev\d*|ref)#")
 _STEM = re.compile(r"#\d*$")

@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from acel.app.cli import UsageError, _eprint, add_command, load_query_text
+from acel.app.cli import add_command
+from acel.app.options import UsageError, load_query_text
+from acel.app.reporting import eprint
 
 
 def _setup_stepper(p: argparse.ArgumentParser) -> None:
@@ -44,7 +46,7 @@ def cmd_stepper(args: argparse.Namespace) -> int:
     page = step_through(text, args.data, args.schema, expect=_positions(args.expect),
                         type_col=args.type_col, time_col=args.time_col)
     Path(args.out).write_text(page, encoding="utf-8")
-    _eprint(f"acel stepper: wrote {args.out} (open it in a browser; #step=N shows N events read)")
+    eprint(f"acel stepper: wrote {args.out} (open it in a browser; #step=N shows N events read)")
     return 0
 
 
