@@ -33,6 +33,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from acel.acea.engine.held import Held
+
 from acel.lang.clauses import Match, TrendAccumulator, TrendRow
 from acel.lang.errors import AcelError
 from acel.lang.events import ComplexEvent, Event
@@ -63,10 +65,8 @@ def _held_fields(held: Any) -> list[Any]:
 
 
 def _make_held(fields: list[Any], _ctx: Context) -> Any:
-    from acel.acea.engine.runner import _Held
-
     end, local, deadline, item, windows, status = fields
-    held = _Held(end, local, deadline, item, windows)
+    held = Held(end, local, deadline, item, windows)
     held.status = status
     return held
 
@@ -111,7 +111,7 @@ def _record(value: Any) -> tuple[str, list[Any]] | None:
         return "TrendRow", [value.key, value.window, value.values]
     if kind is TrendAccumulator:
         return "TrendAccumulator", [value.count, value.accs]
-    if kind.__name__ == "_Held" and kind.__module__ == "acel.acea.engine.runner":
+    if kind is Held:
         return "Held", _held_fields(value)
     return None
 

@@ -48,6 +48,7 @@ from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagato
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
 from acel.acea.engine.dag import Builder
 from acel.acea.engine.enumeration import Enumerator
+from acel.acea.engine.held import Held as _Held
 from acel.acea.engine.negation import Detector, blocked
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
 from acel.acea.engine.trend import Vec, identity_vector
@@ -79,25 +80,6 @@ def _least(a: Any, b: Any) -> Any:
 
 
 # ------------------------------------------------------------------ negation state
-
-
-class _Held:
-    """A result (or a RETURN contribution) waiting for its trailing-negation verdict."""
-
-    __slots__ = ("end", "local", "deadline", "item", "windows", "status")
-
-    def __init__(self, end: int, local: int, deadline: Any, item: Any, windows: list[Any]) -> None:
-        self.end = end
-        self.local = local
-        """``j``, the end inside the partition (a ψ match must start after it)."""
-        self.deadline = deadline
-        """The coordinate from which no ψ match can block it any more."""
-        self.item = item
-        """A Match (MATCHES), a ComplexEvent (COLLECT) or a trend vector (PROPAGATE)."""
-        self.windows = windows
-        """The SLIDE windows it still counts in (``[None]`` without SLIDE)."""
-        self.status: bool | None = None
-        """``True`` kept, ``False`` blocked, ``None`` undecided."""
 
 
 class _Negation:
