@@ -410,17 +410,19 @@ def open_stream(
     type_col: str = "type",
     time_col: str | None = None,
     max_delay: float | None = None,
+    idle_advance: float | None = None,
 ) -> EventStream:
     """The event stream of ``data``, with ``check(schema)`` called on the schema the run
     will use (given, or inferred from the data) before any event is run; ``watch``: the
-    attributes of ``WITHIN … ON attr`` windows.  One query: :func:`open_checked`; a
+    attributes of ``WITHIN … ON attr`` windows; ``max_delay``, ``idle_advance``: standard
+    input's reorder bound and quiet-time advance (:func:`acel.io.open_events`).  One query: :func:`open_checked`; a
     workload (:mod:`acel.workload`) checks each of its queries."""
     from acel.io import open_events
 
     if schema is not None:
         check(schema)  # names checked before any data is read
     stream = open_events(data, type_col=type_col, time_col=time_col, schema=schema,
-                         watch=list(watch), max_delay=max_delay)
+                         watch=list(watch), max_delay=max_delay, idle_advance=idle_advance)
     if schema is None:
         if stream.facts is not None and stream.facts.count == 0:
             raise EmptyData(stream.source)
@@ -438,11 +440,13 @@ def open_checked(
     type_col: str = "type",
     time_col: str | None = None,
     max_delay: float | None = None,
+    idle_advance: float | None = None,
 ) -> EventStream:
     """The event stream of ``data``, and ``query`` checked against its schema (given, or
     inferred from the data); nothing is run yet."""
     return open_stream(data, query.check, schema=schema, watch=_watch(query.ast),
-                       type_col=type_col, time_col=time_col, max_delay=max_delay)
+                       type_col=type_col, time_col=time_col, max_delay=max_delay,
+                       idle_advance=idle_advance)
 
 
 def run(

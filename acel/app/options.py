@@ -143,6 +143,17 @@ def positive(text: str) -> int:
     return value
 
 
+def positive_rate(text: str) -> float:
+    """An argparse type: a finite number ``> 0`` (``--idle-advance``'s time units a second)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of time units a second")
+    return value
+
+
 def check_run_options(args: argparse.Namespace) -> None:
     """The option combinations ``acel run`` refuses for one query and a workload alike."""
     if args.data is None:
@@ -157,3 +168,5 @@ def check_run_options(args: argparse.Namespace) -> None:
         raise UsageError("--data - (standard input) needs an engine that reads a stream, not spark")
     if args.max_delay is not None and (args.data != "-" or args.time_col is None):
         raise UsageError("--max-delay is for --data - with --time-col (a live stream's reorder bound)")
+    if args.idle_advance is not None and (args.data != "-" or args.time_col is None):
+        raise UsageError("--idle-advance is for --data - with --time-col (a live stream's event time)")

@@ -25,6 +25,7 @@ from acel.app.options import (
     no_events,
     non_negative,
     positive,
+    positive_rate,
     read_given_schema,
 )
 from acel.app.reporting import (
@@ -73,6 +74,11 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-delay", metavar="D", type=float,
                    help="with --data - and --time-col: how late (in time units) an event may "
                         "arrive after a later one; later ones are reported, never reordered silently")
+    p.add_argument("--idle-advance", metavar="RATE", type=positive_rate,
+                   help="with --data - and --time-col: while no line arrives, event time moves on "
+                        "at RATE time units a second (1: the column counts seconds, 1000: "
+                        "milliseconds), so results waiting for a window to close (NOT at the end, "
+                        "SLIDE rows) come out on time; a later event below it is late")
     p.add_argument("--max-memory", metavar="MIB", type=float,
                    help="stop with a message when the run uses more memory than this "
                         "(default: three quarters of the machine's memory)")
@@ -131,7 +137,8 @@ def open_data(args: argparse.Namespace, query: Query, given: Schema | None) -> A
     (:func:`acel.api.open_checked`, its errors in the command line's words)."""
     try:
         return open_checked(query, args.data, schema=given, type_col=args.type_col,
-                            time_col=args.time_col, max_delay=args.max_delay)
+                            time_col=args.time_col, max_delay=args.max_delay,
+                            idle_advance=args.idle_advance)
     except EmptyData:
         raise no_events(args.data) from None
 
@@ -255,6 +262,7 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
         raise UsageError("--stream DIR needs --out DIR (the results' folder)")
     unsupported = [flag for flag, value in (("--limit", args.limit), ("--max-events", args.max_events),
                                             ("--max-delay", args.max_delay), ("--sase", args.sase),
+                                            ("--idle-advance", args.idle_advance),
                                             ("--partitions", args.partitions),
                                             ("--max-memory", args.max_memory))
                    if value is not None]

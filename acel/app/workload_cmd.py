@@ -179,6 +179,7 @@ def _open(args: argparse.Namespace, workload: list[NamedQuery], given: Schema | 
         return open_stream(
             args.data, lambda schema: check_workload(workload, schema), schema=given,
             watch=watch, type_col=args.type_col, time_col=args.time_col, max_delay=args.max_delay,
+            idle_advance=args.idle_advance,
         )
     except EmptyData:
         raise no_events(args.data, "workload") from None

@@ -123,7 +123,9 @@ def result_groups(
         query, schema, monotone=monotone_hint(query, stream), build=build,
         watch=feed.watch if watching else None,
     )
-    yield from feed.groups(runner, stream, max_events)
+    within = query.within
+    on_time = within is not None and within.attr is not None and within.attr == stream.time_col
+    yield from feed.groups(runner, stream, max_events, advance=on_time)
 
 
 class Feed:
@@ -158,9 +160,16 @@ class Feed:
         if self.progress is not None:
             self.progress(self.read, self.found + found)
 
-    def groups(self, runner: Any, stream: EventStream, max_events: int | None) -> Iterator[list[Any]]:
-        """Every event of ``stream`` (at most ``max_events``) into ``runner``, then its end."""
+    def groups(self, runner: Any, stream: EventStream, max_events: int | None,
+               *, advance: bool = False) -> Iterator[list[Any]]:
+        """Every event of ``stream`` (at most ``max_events``) into ``runner``, then its end.
+
+        ``advance``: the runner's ``WITHIN … ON`` axis is the stream's time column, so a
+        batch that carries a watermark (a quiet live stream, :mod:`acel.io.watermark`)
+        also releases what the watermark makes final (``runner.advance``).
+        """
         from acel.acea.engine import paused_gc
+        from acel.io.watermark import watermark_of
 
         progress, memory_check, every = self.progress, self.memory_check, self.every
         try:
@@ -184,6 +193,12 @@ class Feed:
                                 memory_check()
                     if max_events is not None and self.read >= max_events:
                         break
+                    mark = watermark_of(batch) if advance else None
+                    if mark is not None:
+                        found = runner.advance(mark)
+                        if found:
+                            self.found += len(found)
+                            yield found
                 rest = runner.finish()
             self.found += len(rest)
             if rest:

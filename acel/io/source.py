@@ -51,6 +51,7 @@ from acel.io.values import (
     time_key,
     too_many_attributes,
 )
+from acel.io.watermark import TICK, Advance, IdleClock
 from acel.lang.errors import DataError
 from acel.lang.events import Event
 from acel.lang.schema import Schema, reserved_attribute, reserved_message
@@ -175,6 +176,7 @@ def open_events(
     max_delay: float | None = None,
     infer_lines: int = 1000,
     chunk: int = DEFAULT_CHUNK,
+    idle_advance: float | None = None,
 ) -> EventStream:
     """An :class:`EventStream` over a path, ``"-"`` (standard input), a list of
     dictionaries, a pandas DataFrame or a pyarrow Table.
@@ -183,11 +185,14 @@ def open_events(
     ``max_delay`` (standard input with a time column): how far, in time-column
     units, an event may arrive after a later one.  ``infer_lines`` (standard
     input without a schema): how many first lines fix the schema.
+    ``idle_advance`` (standard input with a time column): while no line arrives,
+    event time moves on at this many time units a second (:mod:`acel.io.watermark`).
     """
     if isinstance(data, (str, Path)):
         if str(data) == STDIN:
             return _stdin_stream(
-                sys.stdin.buffer, type_col, time_col, schema, max_delay, infer_lines
+                sys.stdin.buffer, type_col, time_col, schema, max_delay, infer_lines,
+                idle_advance,
             )
         return _file_stream(Path(data), type_col, time_col, schema, watch, chunk)
     if isinstance(data, list):
@@ -1023,6 +1028,7 @@ def _stdin_stream(
     schema: Schema | None,
     max_delay: float | None,
     infer_lines: int,
+    idle_advance: float | None = None,
 ) -> EventStream:
     """JSON Lines as they arrive on standard input (read once).
 
@@ -1055,7 +1061,16 @@ def _stdin_stream(
         problems = Problems(source)
         checker = RecordChecker(type_col=type_col, time_col=time_col, schema=final, problems=problems)
         reorder = _Reorder(max_delay, source) if time_col is not None else None
-        for row in _chain(head, lines.rows()):
+        clock = IdleClock(idle_advance) if idle_advance is not None and reorder is not None else None
+        for row in _chain(head, lines.ticking(None, TICK if clock is not None else None)):
+            if row is None:  # a quiet moment (only with a clock): event time moves on
+                assert clock is not None and reorder is not None
+                advanced = reorder.idle(clock.quiet())
+                if advanced is not None:
+                    yield advanced
+                continue
+            if clock is not None:
+                clock.arrived()
             checked = checker.check(row)
             if checked is None:
                 problem = problems.shown[-1]
@@ -1079,7 +1094,7 @@ def _stdin_stream(
     return EventStream(source, final, batches, None, time_col=time_col, sort=False, once=True)
 
 
-def _chain(head: list[Row], rest: Iterator[Row]) -> Iterator[Row]:
+def _chain(head: list[Row], rest: Iterator[Row | None]) -> Iterator[Row | None]:
     yield from head
     yield from rest
 
@@ -1100,10 +1115,11 @@ class _LiveLines:
         self.index = 0
         self.number = 0
         self.done = False
+        source = _private_reader(handle)
 
         def pump() -> None:
             try:
-                for line in iter(handle.readline, b""):
+                for line in iter(source.readline, b""):
                     self.queue.put(line)
             finally:
                 self.queue.put(None)
@@ -1112,15 +1128,27 @@ class _LiveLines:
 
     def rows(self, pause: float | None = None) -> Iterator[Row]:
         """Records in order; with ``pause``, stop when no line arrives for that long."""
+        for row in self.ticking(pause, None):
+            if row is None:
+                return
+            yield row
+
+    def ticking(self, pause: float | None, tick: float | None) -> Iterator[Row | None]:
+        """Records in order; ``None`` after ``pause`` seconds without a line (then stop),
+        or every ``tick`` seconds without one (then go on waiting)."""
         import queue
 
         from acel.io.formats import BOM, json_line_row
 
+        wait = pause if pause is not None else tick
         while not self.done:
             try:
-                line = self.queue.get(timeout=pause) if pause is not None else self.queue.get()
+                line = self.queue.get(timeout=wait) if wait is not None else self.queue.get()
             except queue.Empty:
-                return
+                yield None
+                if pause is not None:
+                    return
+                continue
             if line is None:
                 self.done = True
                 return
@@ -1131,6 +1159,22 @@ class _LiveLines:
                 continue
             self.number += 1
             yield json_line_row(self.number, self.index, line)
+
+
+def _private_reader(handle: IO[bytes]) -> IO[bytes]:
+    """A reader of its own on ``handle``'s file descriptor, when it has one.
+
+    The reading thread may be blocked inside ``readline`` when the run stops on an
+    error while the pipe is still open; had it locked ``sys.stdin.buffer``, closing
+    that at interpreter exit would abort the process (``_enter_buffered_busy``).
+    """
+    import io
+    import os
+
+    try:
+        return os.fdopen(os.dup(handle.fileno()), "rb")
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return handle
 
 
 class _Reorder:
@@ -1151,8 +1195,16 @@ class _Reorder:
         self.seq = 0
         self.high: Any = None
         self.released: Any = None
+        self.watermark: Any = None
+        """Where quiet time moved event time (``--idle-advance``): no later event may be below."""
 
     def push(self, key: Any, attrs: Attrs, row: Row) -> list[Attrs]:
+        if self.watermark is not None and key < self.watermark:
+            raise DataError(
+                f"{self.source}: {row.where()}: time {key!r} arrives after the input was quiet "
+                f"and event time had moved on to {round(self.watermark, 3)!r} (--idle-advance); raise "
+                "--max-delay or lower --idle-advance"
+            )
         if self.released is not None and key < self.released:
             raise DataError(
                 f"{self.source}: {row.where()}: time {key!r} arrives after events up to "
@@ -1170,6 +1222,22 @@ class _Reorder:
             self.released = k
             out.append(item)
         return out
+
+    def idle(self, quiet: float) -> Advance | None:
+        """No line for ``quiet`` time units: the watermark moves to ``high − delay + quiet``,
+        and the events at or below it leave the buffer (``None`` before the first event)."""
+        if self.high is None:
+            return None
+        mark = self.high - self.delay + quiet
+        if self.watermark is not None and mark <= self.watermark:
+            return None
+        self.watermark = mark
+        out: list[Attrs] = []
+        while self.heap and self.heap[0][0] <= mark:
+            k, _, item = self.heapq.heappop(self.heap)
+            self.released = k
+            out.append(item)
+        return Advance(out, mark)
 
     def drain(self) -> list[Attrs]:
         out = []
