@@ -21,6 +21,10 @@ from typing import Any
 
 import pytest
 from acel.acea import engine
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import queries, streams, trend_queries
+from test_runner_advance import SCHEMA_T, on_t
 
 from acel.engines import engine as engine_named
 from acel.engines.running import result_groups
@@ -28,6 +32,8 @@ from acel.io.records import Row
 from acel.io.results import to_json_lines
 from acel.io.source import EventStream, _Reorder
 from acel.io.watermark import Advance, IdleClock, watermark_of
+from acel.lang.ast import Query
+from acel.lang.clauses import TrendRow
 from acel.lang.events import Event
 from acel.lang.parser import parse_query
 from acel.lang.schema import Schema
@@ -189,6 +195,9 @@ def test_a_watermark_batch_releases_negation_and_slide_results_early_and_exactly
     events = [*EVENTS, {"type": "ORDER", "id": 3, "ts": 4.0}]
     expected = engine.run(parse_query(QUERY), [Event.make(k, e) for k, e in enumerate(events)], SCHEMA)
     assert [m for g in groups for m in g] == expected
+    # a watermark below the deadline releases nothing: a PAY at 2.9 still blocks order 1
+    pay = {"type": "PAY", "id": 1, "ts": 2.9}
+    assert _groups(QUERY, [EVENTS[:1], Advance([], 2.5), Advance([], 2.9), [pay]]) == []
     # SLIDE rows close with the watermark too
     slide = "RETURN COUNT(*) PATTERN ORDER WITHIN 2 ON ts SLIDE 2 ON ts"
     groups = _groups(slide, [EVENTS[:2], Advance([], 2.0)])
@@ -199,3 +208,55 @@ def test_a_watermark_on_another_axis_closes_nothing() -> None:
     other = "ORDER AS o ; NOT PAY PARTITION BY id WITHIN 3 ON id"
     groups = _groups(other, [EVENTS[:1], Advance([], 100.0)])
     assert [[m.event.end for m in g] for g in groups] == [[0]]  # only at the end
+
+
+# ------------------------------------------------------------------ generated
+
+
+@st.composite
+def quiet_stream(draw: Any) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Events with times out of order (by at most the delay 2), quiet moments between
+    them, as the live reader cuts them into batches; and the events in the order they
+    reach the engine.  Events the moved watermark would reject are not sent."""
+    events = draw(streams())
+    reorder = _Reorder(2, "<stdin>")
+    batches: list[list[dict[str, Any]]] = []
+    t = 0
+    for n, e in enumerate(events):
+        t += draw(st.sampled_from((0, 1, 1, 2, 5)))
+        key = t - draw(st.sampled_from((0, 0, 1, 2)))
+        if reorder.watermark is not None and key < reorder.watermark:
+            continue
+        batches.append(reorder.push(key, {**e.as_dict(), "t": key}, _row(n + 1)))
+        if draw(st.booleans()):
+            quiet = reorder.idle(draw(st.sampled_from((0.5, 1, 2, 3, 7))))
+            if quiet is not None:
+                batches.append(quiet)
+    batches.append(reorder.drain())
+    return batches, [e for b in batches for e in b]
+
+
+@given(queries(top_negation=True), quiet_stream())
+def test_quiet_moments_release_exactly_the_batch_complex_events(
+    query: Query, case: tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]
+) -> None:
+    query = on_t(query)
+    batches, order = case
+    stream = EventStream("<stdin>", SCHEMA_T, lambda: iter(batches), None, time_col="t",
+                         sort=False, once=True)
+    got = [m for g in result_groups(query, SCHEMA_T, stream, engine_named("optimized")) for m in g]
+    expected = engine.run(query, [Event.make(k, e) for k, e in enumerate(order)], SCHEMA_T)
+    assert to_json_lines(got) == to_json_lines(expected)
+
+
+@given(trend_queries(top_negation=True), quiet_stream())
+def test_quiet_moments_release_exactly_the_batch_rows(
+    query: Query, case: tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]
+) -> None:
+    query = on_t(query)
+    batches, order = case
+    stream = EventStream("<stdin>", SCHEMA_T, lambda: iter(batches), None, time_col="t",
+                         sort=False, once=True)
+    got = [r for g in result_groups(query, SCHEMA_T, stream, engine_named("optimized")) for r in g]
+    expected = engine.run(query, [Event.make(k, e) for k, e in enumerate(order)], SCHEMA_T)
+    assert sorted(got, key=TrendRow.sort_key) == expected
