@@ -317,7 +317,7 @@ SYNTAX_ERRORS = [
         "",
         1,
         1,
-        "found the end of the query but expected RETURN, PATTERN, a type name, '(', NEXT, PROJECT, AGG or NOT",
+        "found the end of the query but expected RETURN, SELECT, PATTERN, a type name, '(', NEXT, PROJECT, AGG or NOT",
     ),
     (
         "SELL ;",
@@ -378,7 +378,7 @@ SYNTAX_ERRORS = [
         "SELL WITHIN 3 EVENTS PARTITION BY k",
         1,
         22,
-        "found the keyword PARTITION but expected SLIDE or the end of the query",
+        "found the keyword PARTITION but expected SLIDE, AFTER or the end of the query",
     ),
     ("SELL FILTER SELL[INC(price) AND price > 1]", 1, 29, "found the keyword AND but expected ']'"),
 ]

@@ -572,15 +572,36 @@ class ReturnAttr:
 ReturnItem = Union[CountStar, ReturnAgg, ReturnAttr]
 
 
+SELECT_STRATEGIES: tuple[str, ...] = ("ALL", "STRICT", "NEXT", "LAST", "MAX")
+"""The selection strategies of spec §6.2 (``ALL``, the default, keeps everything)."""
+
+SkipKind = Literal["TO_NEXT_ROW", "PAST_LAST_ROW", "TO_FIRST", "TO_LAST"]
+"""The four after-match skips: ``AFTER MATCH SKIP TO NEXT ROW``, ``PAST LAST ROW``,
+``TO FIRST X`` and ``TO LAST X``."""
+
+
+@dataclass(frozen=True)
+class Skip:
+    """``AFTER MATCH SKIP …``: a sequential filter over a query's complex events in
+    output order (papers/semantics.md, "After-match skip"); ``var`` is ``X`` of
+    ``TO FIRST X`` / ``TO LAST X`` and ``None`` otherwise."""
+
+    kind: SkipKind
+    var: str | None = None
+
+
 @dataclass(frozen=True)
 class Query:
-    """A formula with the clauses of spec §6."""
+    """A formula with the clauses of spec §6 (``select``: §6.2; ``skip``: after-match
+    skip, ``None`` keeping every complex event)."""
 
     formula: Formula
     returns: tuple[ReturnItem, ...] | None = None
     partition_by: tuple[str, ...] = ()
     within: Window | None = None
     slide: Window | None = None
+    select: str = "ALL"
+    skip: Skip | None = None
 
 
 Node = Union[Formula, Filter, Pred, Expr, Query]
@@ -641,8 +662,11 @@ __all__ = [
     "ReturnAttr",
     "ReturnItem",
     "Running",
+    "SELECT_STRATEGIES",
     "Seq",
     "SeqNot",
+    "Skip",
+    "SkipKind",
     "TopNegation",
     "TrailingNot",
     "VarAttr",

@@ -213,6 +213,7 @@ class _Checker:
                 raise self.fail(f"PARTITION BY lists {attr!r} twice", q, f"partition_by.{index}")
         if q.returns is not None:
             self.returns(q, env)
+        self.strategy(q, env)
         if q.within is not None:
             self.window(q.within, "WITHIN")
         if q.slide is not None:
@@ -229,6 +230,19 @@ class _Checker:
                     q.slide,
                     "",
                 )
+
+    def strategy(self, q: A.Query, env: Env) -> None:
+        """SELECT names a strategy of spec §6.2; SKIP TO FIRST/LAST X names a variable."""
+        if q.select not in A.SELECT_STRATEGIES:
+            raise self.fail(
+                f"unknown selection strategy {q.select!r} (choose {_list(A.SELECT_STRATEGIES)})",
+                q,
+                "select",
+            )
+        if q.skip is not None and q.skip.kind in ("TO_FIRST", "TO_LAST"):
+            if q.skip.var is None:
+                raise self.fail("AFTER MATCH SKIP TO FIRST/LAST needs a variable", q, "skip")
+            self.variable(q.skip.var, env, q.skip, "var", "AFTER MATCH SKIP")
 
     def returns(self, q: A.Query, env: Env) -> None:
         assert q.returns is not None

@@ -31,6 +31,7 @@ from acel.lang.ast import (
 )
 from acel.lang.errors import AcelCheckError, DataError
 from acel.lang.events import ComplexEvent, Event, OptValue, Value, value_sort_key
+from acel.lang.selection import select, skip_filter
 
 Key = tuple[tuple[str, Value], ...]
 """A partition key as ``(attribute, value)`` pairs in PARTITION BY order."""
@@ -320,6 +321,10 @@ def run_query(
 ) -> list[Match] | list[TrendRow]:
     """Evaluate a query's clauses around ``evaluate`` (spec §6), outputs sorted (§12).
 
+    Per partition: the formula's complex events, the selection strategy (§6.2,
+    among those ending at each position), WITHIN, leading/trailing negation, the
+    after-match skip (in output order), then RETURN or the complex events.
+
     ``evaluate`` gets the body of the query's formula (the formula itself
     when it has no leading or trailing negation) and, on the same partition,
     each leading/trailing ``ψ`` (spec §3.1).
@@ -333,9 +338,12 @@ def run_query(
     for partition in partitions:
         events = partition.events
         negations = negations_of(query, events, evaluate)
-        kept = [ce for ce in evaluate(body, events) if within(query.within, events, ce)]
+        chosen = select(query.select, evaluate(body, events))
+        kept = [ce for ce in chosen if within(query.within, events, ce)]
         if negations is not None and query.slide is None:
             kept = [ce for ce in kept if not negations.blocks(ce)]
+        if query.skip is not None:
+            kept = skip_filter(query.skip, kept)
         if query.returns is not None:
             rows.extend(trend_rows(query, partition, kept, negations))
         else:

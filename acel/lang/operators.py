@@ -38,6 +38,8 @@ OPERATORS: dict[str, str] = {
     "WITHIN_ON": "WITHIN d ON attr, SLIDE d ON attr",
     "SLIDE": "SLIDE s (with RETURN and WITHIN)",
     "RETURN": "RETURN items PATTERN φ (trend aggregation across matches)",
+    "SELECT": "SELECT STRICT|NEXT|LAST|MAX φ (selection strategies, spec §6.2)",
+    "SKIP": "AFTER MATCH SKIP TO NEXT ROW|PAST LAST ROW|TO FIRST X|TO LAST X",
 }
 """Every name an engine can declare unsupported, with the syntax it stands for.
 An atom ``R`` is always supported.  Each formula node names its own entry
@@ -79,4 +81,8 @@ def operators_of(query: Query) -> frozenset[str]:
         used.add("SLIDE")
     if query.returns is not None:
         used.add("RETURN")
+    if query.select != "ALL":
+        used.add("SELECT")
+    if query.skip is not None:
+        used.add("SKIP")
     return frozenset(used)

@@ -24,6 +24,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from acel.lang.ast import (
+    SELECT_STRATEGIES,
     Agg,
     AggOutput,
     And,
@@ -69,6 +70,7 @@ from acel.lang.ast import (
     Running,
     Seq,
     SeqNot,
+    Skip,
     TrailingNot,
     VarAttr,
     VarPred,
@@ -81,7 +83,7 @@ from acel.lang.numbers import int_from_digits, literal_problem
 
 KEYWORDS: frozenset[str] = frozenset(
     """AS FILTER OR AND NOT IN PROJECT AGG NEXT RETURN PATTERN PARTITION BY WITHIN
-    SLIDE EVENTS ON TRUE FALSE SAME INC DEC""".split()
+    SLIDE EVENTS ON TRUE FALSE SAME INC DEC SELECT AFTER SKIP""".split()
 )
 """Reserved words (any case); they cannot be type, variable or attribute names."""
 
@@ -165,6 +167,7 @@ _QUANTIFIER_HINT = (
 # Order in which expected items are listed (anything else follows, sorted).
 _ORDER = [
     "RETURN",
+    "SELECT",
     "PATTERN",
     "NAME",
     "LPAR",
@@ -206,6 +209,7 @@ _ORDER = [
     "PARTITION",
     "WITHIN",
     "SLIDE",
+    "AFTER",
     "EVENTS",
     "ON",
     "BY",
@@ -472,10 +476,20 @@ class _Builder:
         returns: tuple[ReturnItem, ...] | None = None
         partition: list[Token] = []
         within = slide = None
+        select = "ALL"
+        skip: Skip | None = None
+        select_token: Token | None = None
+        skip_token: Token | None = None
         for child in qtree.children:
             if isinstance(child, Token):
                 continue  # PATTERN
-            if child.data == "return_clause":
+            if child.data == "select_clause":
+                select_token = _tokens(child.children)[1]
+                select = self.select(select_token)
+            elif child.data == "skip_clause":
+                skip_token = _tokens(child.children)[0]
+                skip = self.skip(_tokens(child.children))
+            elif child.data == "return_clause":
                 returns = tuple(self.return_item(c) for c in child.children if isinstance(c, Tree))
             elif child.data == "partition_clause":
                 partition = _names(child.children)
@@ -486,8 +500,12 @@ class _Builder:
             else:
                 formula = self.formula(child)
         assert formula is not None
-        query = Query(formula, returns, tuple(t.value for t in partition), within, slide)
+        query = Query(
+            formula, returns, tuple(t.value for t in partition), within, slide, select, skip
+        )
         self.at(query, qtree)
+        self.loc.set(query, "select", select_token)
+        self.loc.set(query, "skip", skip_token)
         for index, token in enumerate(partition):
             self.loc.set(query, f"partition_by.{index}", token)
         if within is not None:
@@ -495,6 +513,48 @@ class _Builder:
         if slide is not None:
             self.loc.set(query, "slide", self.loc.get(slide))
         return query
+
+    def select(self, token: Token) -> str:
+        """The strategy after SELECT (spec §6.2), any case."""
+        name = token.value.upper()
+        if name not in SELECT_STRATEGIES:
+            raise self.error(
+                f"unknown selection strategy {token.value!r}: write SELECT "
+                + ", ".join(SELECT_STRATEGIES[:-1])
+                + f" or {SELECT_STRATEGIES[-1]}",
+                token,
+            )
+        return name
+
+    def skip(self, tokens: list[Token]) -> Skip:
+        """``AFTER MATCH SKIP TO NEXT ROW | PAST LAST ROW | TO FIRST X | TO LAST X``."""
+        _after, match, _skip, *words = tokens
+        if match.value.upper() != "MATCH":
+            raise self.error(f"expected MATCH after AFTER, found {match.value!r}", match)
+        upper = [w.value.upper() for w in words]
+        if upper == ["TO", "NEXT", "ROW"]:
+            return Skip("TO_NEXT_ROW")
+        if upper == ["PAST", "LAST", "ROW"]:
+            return Skip("PAST_LAST_ROW")
+        if len(words) == 3 and upper[:2] in (["TO", "FIRST"], ["TO", "LAST"]):
+            var = words[2]
+            if var.type != "NAME":
+                raise self.error(f"expected a variable after TO {upper[1]}", var)
+            node = Skip("TO_FIRST" if upper[1] == "FIRST" else "TO_LAST", var.value)
+            self.loc.set(node, "var", var)
+            return node
+        expected = ["TO", "NEXT", "ROW"]
+        if upper and upper[0] == "PAST":
+            expected = ["PAST", "LAST", "ROW"]
+        elif len(upper) > 1 and upper[0] == "TO" and upper[1] in ("FIRST", "LAST"):
+            expected = upper[:2]
+        mismatch = [w for w, u, e in zip(words, upper, expected) if u != e]
+        extra = words[len(expected)] if len(words) > len(expected) else words[-1]
+        bad = mismatch[0] if mismatch else extra
+        raise self.error(
+            "expected AFTER MATCH SKIP TO NEXT ROW, PAST LAST ROW, TO FIRST X or TO LAST X",
+            bad,
+        )
 
     def return_item(self, tree: Tree) -> ReturnItem:
         names = _names(tree.children)
@@ -919,7 +979,7 @@ def _first_clause(query: Query, loc: Locations) -> Position | None:
     found: list[Position] = []
     for item in query.returns or ():
         found.extend(p for p in [loc.get(item)] if p is not None)
-    for part in ("partition_by.0", "within", "slide"):
+    for part in ("select", "partition_by.0", "within", "slide", "skip"):
         position = loc.positions.get((id(query), part))
         if position is not None:
             found.append(position)
@@ -932,7 +992,7 @@ def parse_formula_located(text: str) -> tuple[Formula, Locations]:
     if query != Query(query.formula):
         where = _first_clause(query, loc) or (1, 1)
         raise AcelSyntaxError(
-            "expected a formula only (no RETURN, PARTITION BY, WITHIN or SLIDE)",
+            "expected a formula only (no RETURN, SELECT, PARTITION BY, WITHIN, SLIDE or AFTER MATCH SKIP)",
             line=where[0],
             column=where[1],
             text=text,

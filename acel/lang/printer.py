@@ -343,21 +343,36 @@ def format_query(q: A.Query) -> str:
     """The canonical text of a query: one clause per line."""
     lines: list[str] = []
     formula = format_formula(q.formula)
+    select = "" if q.select == "ALL" else f"SELECT {q.select}\n"
     if q.returns is not None:
         if not q.returns:
             raise ValueError("a RETURN clause needs at least one item")
         items = ", ".join(format_return_item(i) for i in q.returns)
         lines.append(f"RETURN {items}")
-        lines.append(f"PATTERN {formula}")
+        lines.append(f"{select}PATTERN {formula}")
     else:
-        lines.append(formula)
+        lines.append(f"{select}{formula}")
     if q.partition_by:
         lines.append("PARTITION BY " + ", ".join(format_name(a) for a in q.partition_by))
     if q.within is not None:
         lines.append(f"WITHIN {format_window(q.within)}")
     if q.slide is not None:
         lines.append(f"SLIDE {format_window(q.slide)}")
+    if q.skip is not None:
+        lines.append(f"AFTER MATCH SKIP {format_skip(q.skip)}")
     return "\n".join(lines)
+
+
+def format_skip(skip: A.Skip) -> str:
+    """``TO NEXT ROW``, ``PAST LAST ROW``, ``TO FIRST X`` or ``TO LAST X``."""
+    if skip.kind == "TO_NEXT_ROW":
+        return "TO NEXT ROW"
+    if skip.kind == "PAST_LAST_ROW":
+        return "PAST LAST ROW"
+    if skip.var is None:
+        raise ValueError(f"AFTER MATCH SKIP {skip.kind} needs a variable")
+    word = "FIRST" if skip.kind == "TO_FIRST" else "LAST"
+    return f"TO {word} {format_name(skip.var)}"
 
 
 declare("printer.expression", "expression", _expr)
