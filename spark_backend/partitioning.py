@@ -53,6 +53,13 @@ def choose(query: Query, *, attr_monotone: bool | None = None) -> Strategy:
             "the query has neither PARTITION BY nor WITHIN, so it cannot be "
             "parallelised: it runs as one ordered partition",
         )
+    if query.skip is not None or query.select in ("NEXT", "LAST", "MAX"):
+        return Strategy(
+            "single",
+            "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events that start in "
+            "different time slices (the choice is made before WITHIN, the skip runs in output "
+            "order), so the stream cannot be sliced: it runs as one ordered partition",
+        )
     if query.within.attr is not None and not attr_monotone:
         return Strategy(
             "single",

@@ -87,8 +87,13 @@ def test_start_positions_keep_starts_in_range(
     assert part == [m for m in full if isinstance(m, Match) and m.event.start in starts]
 
 
+def _sliceable(query: Query) -> bool:
+    """Start-position slices keep per-complex-event filters only (STRICT, no skip)."""
+    return query.select in ("ALL", "STRICT") and query.skip is None
+
+
 @settings(max_examples=100)
-@given(trend_queries(), streams(), st.integers(0, 7), st.integers(0, 7))
+@given(trend_queries().filter(_sliceable), streams(), st.integers(0, 7), st.integers(0, 7))
 def test_start_positions_split_trend_counts(
     query: Query, stream: list[Event], cut: int, _unused: int
 ) -> None:

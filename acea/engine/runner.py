@@ -54,11 +54,12 @@ from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
 from acel.acea.engine.trend import Vec, identity_vector
 from acel.acea.engine.windows import Row, WindowRule
 
-from acel.lang.ast import Query, ReturnAgg, top_negation
+from acel.lang.ast import Query, ReturnAgg, Window, top_negation
 from acel.lang.clauses import Key, Match, TrendAccumulator, TrendRow
 from acel.lang.errors import AcelError, DataError
 from acel.lang.events import ComplexEvent
 from acel.lang.schema import Schema
+from acel.lang.selection import Skipper, select_at_end
 
 Result = Union[Match, TrendRow]
 Evaluator = Union[Enumerator, Propagator, TumblingPropagator]
@@ -150,12 +151,70 @@ class _LeadingRule(WindowRule):
 # ------------------------------------------------------------------ partitions
 
 
+class _Selection:
+    """SELECT (spec §6.2) and AFTER MATCH SKIP inside the runner.
+
+    The strategies choose among all the complex events ending at one position,
+    before WITHIN: with NEXT, LAST or MAX under WITHIN the enumerator keeps every
+    start (an unbounded window) and WITHIN is applied after the choice, so memory
+    grows with the sub-stream (papers/engine.md).  STRICT is a filter on each
+    complex event.  The skip is a filter in output order, per sub-stream.
+    """
+
+    __slots__ = ("select", "skip", "active", "widen", "within")
+
+    def __init__(self, query: Query, negated: bool, starts: range | None) -> None:
+        self.select = query.select
+        self.skip = query.skip
+        self.active = query.select != "ALL" or query.skip is not None
+        self.within = query.within
+        self.widen = query.select in ("NEXT", "LAST", "MAX") and query.within is not None
+        if starts is not None and (query.skip is not None or query.select in ("NEXT", "LAST", "MAX")):
+            raise AcelError(
+                "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events with different "
+                "starts: they cannot run on start-position slices"
+            )
+        if negated and query.skip is not None and query.returns is not None:
+            raise AcelError(
+                "AFTER MATCH SKIP with RETURN and a leading or trailing NOT is not supported by the "
+                "incremental engine (use the batch engines)"
+            )
+
+    def enumeration_rule(self, rule: WindowRule) -> WindowRule:
+        """The enumerator's window: unbounded when a strategy must see every start."""
+        if not self.widen:
+            return rule
+        assert self.within is not None
+        return WindowRule(Window(math.inf, self.within.attr), None, rule.monotone)
+
+    def chosen(self, found: list[ComplexEvent], evaluator: Enumerator, coord: Any) -> list[ComplexEvent]:
+        """This step's complex events (all ending here) after SELECT and WITHIN, in output order."""
+        if not found:
+            return found
+        kept = select_at_end(self.select, found)
+        if self.widen:
+            assert self.within is not None
+            size = self.within.size
+            kept = [ce for ce in kept if coord - evaluator.coord_of(ce.start) < size]
+        kept.sort(key=ComplexEvent.sort_key)
+        return kept
+
+    def skipped(self, part: Partition, found: list[ComplexEvent]) -> list[ComplexEvent]:
+        """The complex events the partition's after-match skip keeps (output order)."""
+        skipper = part.skipper
+        if skipper is None:
+            return found
+        return [ce for ce in found if skipper.keeps(ce)]
+
+
 class Partition:
     """One PARTITION BY sub-stream: its evaluator, its open windows, its accumulators."""
 
-    __slots__ = ("key", "evaluator", "local", "last", "open", "accs", "neg", "rule")
+    __slots__ = ("key", "evaluator", "local", "last", "open", "accs", "neg", "rule", "skipper")
 
     def __init__(self, key: Key, evaluator: Evaluator, rule: WindowRule, neg: _Negation | None) -> None:
+        self.skipper: Skipper | None = None
+        """AFTER MATCH SKIP: the resume point of this sub-stream."""
         self.key = key
         self.evaluator = evaluator
         self.rule = rule
@@ -232,12 +291,14 @@ class Runner:
         self.leading = [compiled_for(psi, schema)[1] for psi in top.leading]
         self.trailing = [compiled_for(psi, schema)[1] for psi in top.trailing]
         automaton, ca = compiled_for(self.body, schema)
+        self.selection = _Selection(query, self.negated, start_positions)
         self.items: tuple[TrendItem, ...] = ()
         if query.returns is None:
             self.mode = MATCHES
         elif (
             trend_mode == "auto"
             and not self.exact_negation
+            and not self.selection.active
             and propagation_applies(query, automaton)
         ):
             self.mode = PROPAGATE
@@ -248,7 +309,7 @@ class Runner:
         else:
             raise AcelError(f"unknown trend mode {trend_mode!r} (auto or enumerate)")
         self.ca: CompiledAutomaton = ca
-        self.build = build if self.mode == MATCHES else None
+        self.build = build if self.mode == MATCHES and not self.selection.active else None
         self.watch = watch
         self.dedupe = not unambiguous(automaton)
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
@@ -287,8 +348,13 @@ class Runner:
             neg.positions[position] = local
         evaluator = part.evaluator
         mode = self.mode
+        selection = self.selection
         if mode == MATCHES:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
+            if selection.active:
+                found = selection.chosen(found, evaluator, coord)  # type: ignore[arg-type]
+                if neg is None:
+                    found = selection.skipped(part, found)
             if neg is None:
                 if not found:
                     return []
@@ -305,6 +371,10 @@ class Runner:
                 self._hold_vectors(part, local, coord)
         else:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
+            if selection.active:
+                found = selection.chosen(found, evaluator, coord)  # type: ignore[arg-type]
+                if neg is None:
+                    found = selection.skipped(part, found)
             if neg is None:
                 for ce in found:
                     self._collect(part, ce, coord)
@@ -496,14 +566,17 @@ class Runner:
             )
             if self.mode == PROPAGATE:
                 rule = _LeadingRule(rule, neg, bool(self.trailing))
-        return Partition(key, self._evaluator(rule), rule, neg)
+        part = Partition(key, self._evaluator(rule), rule, neg)
+        if self.query.skip is not None:
+            part.skipper = Skipper(self.query.skip)
+        return part
 
     def _evaluator(self, rule: WindowRule) -> Evaluator:
         if self.mode == PROPAGATE:
             return propagator_for(self.ca, self.items, rule, starts=self.starts, seeds=self.seeds)
         return Enumerator(
             self.ca,
-            rule,
+            self.selection.enumeration_rule(rule),
             dedupe=self.dedupe,
             identity_coords=self.identity_coords,
             starts=self.starts,
@@ -740,10 +813,18 @@ class Runner:
         order = self.order
         while order and order[0].status is not None:
             entry = order.popleft()
-            if entry.status:
+            if entry.status and self._skip_keeps(entry.item):
                 out.append(entry.item)
         self.emitted += len(out)
         return out
+
+    def _skip_keeps(self, match: Match) -> bool:
+        """AFTER MATCH SKIP on a result released in output order (negation held it)."""
+        if self.query.skip is None:
+            return True
+        skipper = self.partitions[match.key].skipper
+        assert skipper is not None
+        return skipper.keeps(match.event)
 
     def _finish_matches(self) -> list[Result]:
         for part in self.partitions.values():

@@ -186,6 +186,7 @@ def save(runner: Runner) -> bytes:
                 "open": part.open,
                 "accs": part.accs,
                 "neg": neg_state,
+                "resume": None if part.skipper is None else part.skipper.resume,
                 "evaluator": _evaluator_state(part.evaluator),
             }
         )
@@ -246,6 +247,8 @@ def _load(runner: Runner, state: dict[str, Any]) -> None:
         part.last = saved["last"]
         part.open = saved["open"]
         part.accs = saved["accs"]
+        if part.skipper is not None:
+            part.skipper.resume = saved["resume"]
         _restore_evaluator(part.evaluator, saved["evaluator"])
         neg, neg_state = part.neg, saved["neg"]
         if neg is not None and neg_state is not None:

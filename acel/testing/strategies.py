@@ -42,6 +42,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from acel.lang.ast import (
+    SELECT_STRATEGIES,
     Agg,
     AggOutput,
     And,
@@ -84,12 +85,14 @@ from acel.lang.ast import (
     Running,
     Seq,
     SeqNot,
+    Skip,
     TrailingNot,
     VarAttr,
     VarPred,
     Window,
     neg,
 )
+from acel.lang.checker import formula_env
 from acel.lang.events import Event, Value
 from acel.lang.operators import OPERATORS, operator_names
 from acel.lang.schema import Schema
@@ -680,6 +683,27 @@ def _with_top_negation(
     return formula if filt is None else FilterF(formula, filt)
 
 
+@st.composite
+def _strategy_clauses(
+    draw: Any, formula: Formula, schema: Schema, ops: frozenset[str]
+) -> tuple[str, Skip | None]:
+    """A selection strategy (spec §6.2, ``ALL`` half of the time) and an after-match
+    skip (none half of the time), each only if ``ops`` has SELECT / SKIP."""
+    select = "ALL"
+    if "SELECT" in ops:
+        select = draw(st.sampled_from(("ALL",) * 4 + SELECT_STRATEGIES[1:]))
+    skip: Skip | None = None
+    if "SKIP" in ops:
+        kind = draw(st.sampled_from((None, None, None, "TO_NEXT_ROW", "PAST_LAST_ROW", "TO_FIRST", "TO_LAST")))
+        if kind in ("TO_NEXT_ROW", "PAST_LAST_ROW"):
+            skip = Skip(kind)
+        elif kind is not None:
+            variables = sorted(formula_env(formula, schema))
+            if variables:
+                skip = Skip(kind, draw(st.sampled_from(variables)))
+    return select, skip
+
+
 def _partition_attribute(schema: Schema) -> str | None:
     """``k`` when the schema has it (as the test schemas do), else the first shared attribute."""
     shared = set(schema.all_attributes()) - {"type"}
@@ -716,7 +740,8 @@ def queries(
     if top_negation and "TOP_NOT" in ops and "WITHIN" in ops and draw(st.booleans()):
         formula = draw(_with_top_negation(formula, schema, ops))
         within = within or draw(_windows(on=on))
-    return Query(formula, None, partition, within)
+    select, skip = draw(_strategy_clauses(formula, schema, ops))
+    return Query(formula, None, partition, within, None, select, skip)
 
 
 @st.composite
@@ -757,7 +782,8 @@ def trend_queries(
     slide = None
     if within is not None and "SLIDE" in ops and draw(st.booleans()):
         slide = Window(draw(st.integers(1, int(within.size))), within.attr)
-    return Query(formula, tuple(items), partition, within, slide)
+    select, skip = draw(_strategy_clauses(formula, schema, ops))
+    return Query(formula, tuple(items), partition, within, slide, select, skip)
 
 
 # ---------------------------------------------- arbitrary ASTs (round trip)
@@ -883,6 +909,11 @@ _raw_items: st.SearchStrategy[ReturnItem] = st.one_of(
 )
 _raw_windows = st.builds(Window, st.integers(-5, 100) | _floats, st.none() | _names)
 
+_raw_skips: st.SearchStrategy[Skip] = st.one_of(
+    st.sampled_from((Skip("TO_NEXT_ROW"), Skip("PAST_LAST_ROW"))),
+    st.builds(Skip, st.sampled_from(("TO_FIRST", "TO_LAST")), _names),
+)
+
 raw_queries: st.SearchStrategy[Query] = st.builds(
     Query,
     raw_formulas,
@@ -890,6 +921,8 @@ raw_queries: st.SearchStrategy[Query] = st.builds(
     _name_tuples,
     st.none() | _raw_windows,
     st.none() | _raw_windows,
+    st.sampled_from(SELECT_STRATEGIES),
+    st.none() | _raw_skips,
 )
 
 
