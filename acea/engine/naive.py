@@ -89,9 +89,11 @@ def run(query: Query, stream: Sequence[Event], schema: Schema) -> list[Match] | 
     compiled = compile_query(query, schema)
     top = top_negation(query.formula)
     negated = dict(zip(top.leading + top.trailing, compiled.leading + compiled.trailing))
+    # NEXT, LAST and MAX choose among all complex events ending together, before WITHIN (§6.2)
+    body = compiled.formula_automaton if query.select in ("NEXT", "LAST", "MAX") else compiled.automaton
 
     def on_substream(formula: Formula, events: Sequence[Event]) -> set[ComplexEvent]:
-        automaton = negated.get(formula, compiled.automaton)
+        automaton = negated.get(formula, body)
         return evaluate(automaton, events)
 
     return run_query(query, stream, on_substream)

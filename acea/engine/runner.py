@@ -151,6 +151,13 @@ class _LeadingRule(WindowRule):
 # ------------------------------------------------------------------ partitions
 
 
+def streams_selection(query: Query) -> bool:
+    """Whether the runner applies the query's SELECT and AFTER MATCH SKIP as it streams:
+    all but a skip under RETURN with leading/trailing negation (the batch
+    :func:`acel.acea.engine.run` filters enumerated complex events then)."""
+    return query.skip is None or query.returns is None or not top_negation(query.formula).negated
+
+
 class _Selection:
     """SELECT (spec §6.2) and AFTER MATCH SKIP inside the runner.
 
@@ -163,7 +170,7 @@ class _Selection:
 
     __slots__ = ("select", "skip", "active", "widen", "within")
 
-    def __init__(self, query: Query, negated: bool, starts: range | None) -> None:
+    def __init__(self, query: Query, starts: range | None) -> None:
         self.select = query.select
         self.skip = query.skip
         self.active = query.select != "ALL" or query.skip is not None
@@ -174,10 +181,10 @@ class _Selection:
                 "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events with different "
                 "starts: they cannot run on start-position slices"
             )
-        if negated and query.skip is not None and query.returns is not None:
+        if not streams_selection(query):
             raise AcelError(
-                "AFTER MATCH SKIP with RETURN and a leading or trailing NOT is not supported by the "
-                "incremental engine (use the batch engines)"
+                "AFTER MATCH SKIP with RETURN and a leading or trailing NOT does not stream "
+                "(the negation settles complex events out of output order): run it in batch"
             )
 
     def enumeration_rule(self, rule: WindowRule) -> WindowRule:
@@ -291,7 +298,7 @@ class Runner:
         self.leading = [compiled_for(psi, schema)[1] for psi in top.leading]
         self.trailing = [compiled_for(psi, schema)[1] for psi in top.trailing]
         automaton, ca = compiled_for(self.body, schema)
-        self.selection = _Selection(query, self.negated, start_positions)
+        self.selection = _Selection(query, start_positions)
         self.items: tuple[TrendItem, ...] = ()
         if query.returns is None:
             self.mode = MATCHES

@@ -1,0 +1,260 @@
+"""Selection strategies (spec §6.2) and the after-match skip: worked examples,
+syntax, checks, and every engine against the oracle (papers/semantics.md)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acel.acea.engine import Runner
+from acel.engines import engine
+from acel.lang.ast import Query, Skip
+from acel.lang.checker import check_query
+from acel.lang.clauses import Match
+from acel.lang.errors import AcelCheckError, AcelError, AcelSyntaxError
+from acel.lang.events import Event
+from acel.lang.operators import operators_of
+from acel.lang.parser import parse_query
+from acel.lang.printer import format_query
+from acel.lang.schema import Schema
+from acel.testing import TEST_SCHEMA, assert_conforms, cases, queries, streams, trend_queries
+
+SCHEMA = Schema.of({"A": ["k"], "B": ["k"], "C": ["k"]})
+ENGINES = ("oracle", "automaton", "optimized")
+
+
+def stream_of(types: str, keys: str | None = None) -> list[Event]:
+    """Events of the given types (one letter each), ``k`` from ``keys`` if given."""
+    return [
+        Event.make(i, {"type": t, "k": int(keys[i]) if keys else 0}) for i, t in enumerate(types)
+    ]
+
+
+def outcome(text: str, types: str, keys: str | None = None, name: str = "oracle") -> list[tuple[int, ...]]:
+    """The sorted positions of each output complex event, in output order."""
+    query = parse_query(text)
+    check_query(query, SCHEMA)
+    found = engine(name).batch(query, stream_of(types, keys), SCHEMA)
+    return [
+        tuple(sorted({e.time for _, bag in m.event.vars for e in bag}))
+        for m in found
+        if isinstance(m, Match)
+    ]
+
+
+# ------------------------------------------------------------- worked examples
+
+STRATEGY_EXAMPLES = [
+    # A ; B+ ; C on A0 A1 B2 B3 C4 (papers/semantics.md, "Selection strategies")
+    ("ALL", "A ; B+ ; C", "AABBC",
+     [(0, 2, 4), (0, 2, 3, 4), (0, 3, 4), (1, 2, 4), (1, 2, 3, 4), (1, 3, 4)]),
+    ("STRICT", "A ; B+ ; C", "AABBC", [(1, 2, 3, 4)]),
+    ("NEXT", "A ; B+ ; C", "AABBC", [(0, 2, 3, 4)]),
+    ("LAST", "A ; B+ ; C", "AABBC", [(1, 2, 3, 4)]),
+    ("MAX", "A ; B+ ; C", "AABBC", [(0, 2, 3, 4), (1, 2, 3, 4)]),
+    # A ; B ; C on A0 B1 B2 C3: NEXT takes the first B, LAST the last one
+    ("NEXT", "A ; B ; C", "ABBC", [(0, 1, 3)]),
+    ("LAST", "A ; B ; C", "ABBC", [(0, 2, 3)]),
+    ("MAX", "A ; B ; C", "ABBC", [(0, 1, 3), (0, 2, 3)]),
+    ("STRICT", "A ; B ; C", "ABBC", []),
+    # one choice per end: A ; B on A0 B1 B2
+    ("NEXT", "A ; B", "ABB", [(0, 1), (0, 2)]),
+    # an empty bag (PROJECT[]) loses against any non-empty one, and is never STRICT
+    ("MAX", "PROJECT[](A ; B) OR (A ; B)", "AB", [(0, 1)]),
+    ("NEXT", "PROJECT[](A ; B) OR (A ; B)", "AB", [(0, 1)]),
+    ("LAST", "PROJECT[](A ; B) OR (A ; B)", "AB", [(0, 1)]),
+    ("STRICT", "PROJECT[](A ; B)", "AB", []),
+]
+
+
+@pytest.mark.parametrize("strategy,formula,types,expected", STRATEGY_EXAMPLES)
+@pytest.mark.parametrize("name", ENGINES)
+def test_strategy_worked_examples(strategy: str, formula: str, types: str, expected, name: str) -> None:
+    assert outcome(f"SELECT {strategy} {formula}", types, name=name) == expected
+
+
+SKIP_EXAMPLES = [
+    # A ; B ; B ; C on A0 B1 A2 B3 B4 C5; in output order the complex events are
+    # {0,1,3,5}, {0,1,4,5}, {0,3,4,5}, {2,3,4,5}
+    ("", [(0, 1, 3, 5), (0, 1, 4, 5), (0, 3, 4, 5), (2, 3, 4, 5)]),
+    ("AFTER MATCH SKIP TO NEXT ROW", [(0, 1, 3, 5), (2, 3, 4, 5)]),
+    ("AFTER MATCH SKIP PAST LAST ROW", [(0, 1, 3, 5)]),
+    ("AFTER MATCH SKIP TO FIRST B", [(0, 1, 3, 5), (2, 3, 4, 5)]),
+    ("AFTER MATCH SKIP TO LAST B", [(0, 1, 3, 5)]),
+    ("AFTER MATCH SKIP TO FIRST A", [(0, 1, 3, 5), (0, 1, 4, 5), (0, 3, 4, 5), (2, 3, 4, 5)]),
+]
+
+
+@pytest.mark.parametrize("clause,expected", SKIP_EXAMPLES)
+@pytest.mark.parametrize("name", ENGINES)
+def test_skip_worked_examples(clause: str, expected, name: str) -> None:
+    assert outcome(f"A ; B ; B ; C {clause}", "ABABBC", name=name) == expected
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_skip_restarts_in_each_partition(name: str) -> None:
+    """The skip runs per sub-stream: key 1's match is not skipped by key 0's."""
+    text = "A ; B PARTITION BY k AFTER MATCH SKIP PAST LAST ROW"
+    assert outcome(text, "AABB", "0101", name) == [(0, 2), (1, 3)]
+    assert outcome(text.replace(" PARTITION BY k", ""), "AABB", "0101", name) == [(0, 2)]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_strategy_is_chosen_before_within(name: str) -> None:
+    """Spec §6.2: NEXT picks A0 (the earliest), then WITHIN drops it; A1 is not
+    chosen instead.  STRICT commutes with WITHIN."""
+    assert outcome("SELECT NEXT A ; B WITHIN 2 EVENTS", "AAB", name=name) == []
+    assert outcome("SELECT LAST A ; B WITHIN 2 EVENTS", "AAB", name=name) == [(1, 2)]
+    assert outcome("SELECT STRICT A ; B WITHIN 2 EVENTS", "AAB", name=name) == [(1, 2)]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_skip_comes_after_within(name: str) -> None:
+    """The skip filters the output: a complex event WITHIN drops skips nothing."""
+    assert outcome("A ; B WITHIN 2 EVENTS AFTER MATCH SKIP PAST LAST ROW", "AAB", name=name) == [(1, 2)]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_trend_counts_follow_the_strategy(name: str) -> None:
+    query = parse_query("RETURN COUNT(*) SELECT MAX PATTERN A ; B+ ; C")
+    rows = engine(name).batch(query, stream_of("AABBC"), SCHEMA)
+    assert rows[0].value("COUNT(*)") == 2
+    query = parse_query("RETURN COUNT(*) PATTERN A ; B+ ; C AFTER MATCH SKIP TO NEXT ROW")
+    assert engine(name).batch(query, stream_of("AABBC"), SCHEMA)[0].value("COUNT(*)") == 2
+
+
+# ------------------------------------------------------------------- syntax
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SELECT STRICT\nA ; B",
+        "SELECT NEXT\nNEXT(A) ; B",
+        "SELECT LAST\n(A OR B) ; C",
+        "RETURN COUNT(*)\nSELECT MAX\nPATTERN A ; B\nWITHIN 3 EVENTS\nAFTER MATCH SKIP PAST LAST ROW",
+        "A ; B\nPARTITION BY k\nAFTER MATCH SKIP TO NEXT ROW",
+        "A ; B AS X\nAFTER MATCH SKIP TO FIRST X",
+        "A ; B\nAFTER MATCH SKIP TO LAST A",
+    ],
+)
+def test_canonical_text_round_trips(text: str) -> None:
+    query = parse_query(text)
+    assert format_query(query) == text
+    assert parse_query(format_query(query)) == query
+
+
+def test_keywords_any_case_and_select_all_is_omitted() -> None:
+    query = parse_query("select all A after match skip to last A")
+    assert query.select == "ALL" and query.skip == Skip("TO_LAST", "A")
+    assert format_query(query) == "A\nAFTER MATCH SKIP TO LAST A"
+    assert parse_query("SELECT max A").select == "MAX"
+
+
+def test_max_and_last_stay_names() -> None:
+    """MAX, LAST, FIRST, MATCH, ROW are not reserved: they still name functions and types."""
+    query = parse_query("RETURN MAX(LAST.k) PATTERN LAST ; ROW")
+    assert query.select == "ALL" and query.skip is None
+
+
+@pytest.mark.parametrize(
+    "text,column,message",
+    [
+        ("SELECT FOO A", 8, "unknown selection strategy 'FOO'"),
+        ("A AFTER MATCHES SKIP TO NEXT ROW", 9, "expected MATCH after AFTER"),
+        ("A AFTER MATCH SKIP TO NEXT", 23, "expected AFTER MATCH SKIP TO NEXT ROW, PAST LAST ROW"),
+        ("A AFTER MATCH SKIP PAST ROW", 25, "expected AFTER MATCH SKIP TO NEXT ROW"),
+        ("A AFTER MATCH SKIP TO NEXT ROW X", 32, "expected AFTER MATCH SKIP TO NEXT ROW"),
+        ("A AFTER MATCH SKIP TO FIRST", 23, "expected AFTER MATCH SKIP TO NEXT ROW"),
+        ("A AFTER MATCH SKIP", 19, "expected a type name or NEXT"),
+        ("A AFTER MATCH SKIP TO NEXT ROW WITHIN 3 EVENTS", 32, "found the keyword WITHIN"),
+    ],
+)
+def test_syntax_errors_name_the_place(text: str, column: int, message: str) -> None:
+    with pytest.raises(AcelSyntaxError) as caught:
+        parse_query(text)
+    assert caught.value.column == column
+    assert message in caught.value.message
+
+
+def test_checker_needs_a_known_skip_variable() -> None:
+    text = "A ; B\nAFTER MATCH SKIP TO FIRST Z"
+    from acel.lang.checker import check_text
+
+    with pytest.raises(AcelCheckError) as caught:
+        check_text(text, SCHEMA)
+    assert "unknown variable 'Z' in AFTER MATCH SKIP" in caught.value.message
+    assert (caught.value.line, caught.value.column) == (2, 27)
+    with pytest.raises(AcelCheckError, match="unknown selection strategy"):
+        check_query(Query(parse_query("A").formula, select="ANY"), SCHEMA)
+
+
+def test_operator_names() -> None:
+    assert {"SELECT", "SKIP"} <= operators_of(parse_query("SELECT NEXT A AFTER MATCH SKIP TO NEXT ROW"))
+    assert not {"SELECT", "SKIP"} & operators_of(parse_query("SELECT ALL A"))
+    assert engine("sase").refuses(parse_query("SELECT MAX A")) == {"SELECT"}
+
+
+# ------------------------------------------------------------ incremental runner
+
+
+def test_runner_streams_and_restores_the_skip() -> None:
+    """Results come out as their end is read; a saved state keeps the resume point."""
+    query = parse_query("A ; B ; B ; C AFTER MATCH SKIP TO LAST B")
+    events = [dict(e.attrs) for e in stream_of("ABABBCABBC")]
+    whole = [m for m in engine("oracle").batch(query, stream_of("ABABBCABBC"), SCHEMA)]
+    runner = Runner(query, SCHEMA)
+    got = []
+    for attrs in events[:6]:
+        got.extend(runner.push(attrs))
+    assert [m.event.end for m in got] == [5]
+    restored = Runner.restore(query, SCHEMA, runner.save())
+    for attrs in events[6:]:
+        got.extend(restored.push(attrs))
+    got.extend(restored.finish())
+    assert got == whole and len(whole) == 2
+
+
+def test_runner_refuses_start_slices_for_cross_start_strategies() -> None:
+    with pytest.raises(AcelError, match="start-position slices"):
+        Runner(parse_query("SELECT NEXT A ; B"), SCHEMA, start_positions=range(3))
+    Runner(parse_query("SELECT STRICT A ; B"), SCHEMA, start_positions=range(3))
+
+
+# ---------------------------------------------------------------- properties
+
+_filtered = st.sampled_from(("STRICT", "NEXT", "LAST", "MAX"))
+
+
+def _with_strategy(query: Query) -> bool:
+    return query.select != "ALL" or query.skip is not None
+
+
+@settings(max_examples=150)
+@given(queries(top_negation=True).filter(_with_strategy), streams())
+def test_engines_agree_on_strategies(query: Query, stream: list[Event]) -> None:
+    expected = engine("oracle").batch(query, stream, TEST_SCHEMA)
+    assert engine("automaton").batch(query, stream, TEST_SCHEMA) == expected
+    assert engine("optimized").batch(query, stream, TEST_SCHEMA) == expected
+
+
+def test_engines_agree_on_strategy_trends() -> None:
+    """RETURN rows under a strategy or a skip (leading/trailing NOT too), through the kit."""
+    of = trend_queries(top_negation=True).filter(_with_strategy)
+    for name in ("optimized", "automaton"):
+        assert assert_conforms(name, strategy=cases(of=of), max_examples=100) == 100
+
+
+@settings(max_examples=100)
+@given(queries().filter(lambda q: q.select == "ALL" and q.skip is None), streams(), _filtered)
+def test_strategies_keep_a_subset_with_every_end(query: Query, stream: list[Event], strategy: str) -> None:
+    """A strategy keeps a subset of ALL, and (but STRICT) at least one complex event
+    per end that ALL has, before WITHIN."""
+    query = Query(query.formula, None, query.partition_by)
+    everything = engine("oracle").batch(query, stream, TEST_SCHEMA)
+    chosen = engine("oracle").batch(Query(query.formula, None, query.partition_by, select=strategy),
+                                    stream, TEST_SCHEMA)
+    assert set(chosen) <= set(everything)
+    if strategy != "STRICT":
+        assert {(m.key, m.event.end) for m in chosen} == {(m.key, m.event.end) for m in everything}
