@@ -285,10 +285,8 @@ def unit_run(
     at stream positions; ``owned`` (local indices) keeps the complex events, or
     trend contributions, that start in the slice.
     """
-    from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc, run, streams_selection
+    from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
 
-    if not streams_selection(query):  # RETURN rows only: no position in them
-        return list(run(query, unit_stream(table, spec)[0], spec.schema))
     runner = Runner(query, spec.schema, monotone=unit_monotone(table, query),
                     start_positions=owned, positions_given=True)
     out: list[Any] = []

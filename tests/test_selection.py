@@ -258,3 +258,10 @@ def test_strategies_keep_a_subset_with_every_end(query: Query, stream: list[Even
     assert set(chosen) <= set(everything)
     if strategy != "STRICT":
         assert {(m.key, m.event.end) for m in chosen} == {(m.key, m.event.end) for m in everything}
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_strict_counts_positions_inside_the_partition(name: str) -> None:
+    """Regression (Hypothesis): A(k=0) C(k=1) A(k=0) is contiguous in sub-stream k=0."""
+    assert outcome("SELECT STRICT A ; A PARTITION BY k", "ACA", "010", name) == [(0, 2)]
+    assert outcome("SELECT STRICT A ; A", "ACA", "010", name) == []

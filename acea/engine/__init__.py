@@ -32,21 +32,13 @@ from typing import Any
 from acel.acea.engine.closures import compile_automaton
 from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
-from acel.acea.engine.runner import (
-    COLLECT,
-    MATCHES,
-    PROPAGATE,
-    Result,
-    Runner,
-    streams_selection,
-)
+from acel.acea.engine.runner import COLLECT, MATCHES, PROPAGATE, Result, Runner
 from acel.acea.engine.windows import WindowRule
 from acel.acea.model.automaton import ACEA
 from acel.acea.model.graph import trim
 
-from acel.lang.ast import Formula, Query, Window
-from acel.lang.clauses import Match, TrendRow, key_sort_key, run_query
-from acel.lang.errors import AcelError
+from acel.lang.ast import Query, Window
+from acel.lang.clauses import Match, TrendRow, key_sort_key
 from acel.lang.events import ComplexEvent, Event
 from acel.lang.schema import Schema
 
@@ -63,7 +55,6 @@ __all__ = [
     "propagation_applies",
     "run",
     "sort_matches",
-    "streams_selection",
     "trend_items",
 ]
 
@@ -162,8 +153,6 @@ def run(
     events, for long runs on the command line.
     """
     report = progress or _silent
-    if not streams_selection(query):
-        return _filtered_run(query, stream, schema, start_positions)
     partitions = _partitions(stream, query.partition_by)
     runner = Runner(
         query,
@@ -187,22 +176,6 @@ def run(
     if query.returns is None:
         return sort_matches(results)
     return sorted(results, key=TrendRow.sort_key)
-
-
-def _filtered_run(
-    query: Query, stream: Sequence[Event], schema: Schema, start_positions: range | None
-) -> list[Match] | list[TrendRow]:
-    """A query whose SELECT/AFTER MATCH SKIP the runner cannot stream, as a filter over
-    enumerated complex events: the query driver of the oracle around this engine's
-    enumeration of each formula (no window inside: WITHIN comes after the strategy)."""
-    if start_positions is not None:
-        raise AcelError("AFTER MATCH SKIP cannot run on start-position slices")
-
-    def on_substream(formula: Formula, events: Sequence[Event]) -> set[ComplexEvent]:
-        return evaluate(compiled_for(formula, schema)[0], events)
-
-    with paused_gc():
-        return run_query(query, stream, on_substream)
 
 
 def sort_matches(matches: list[Match]) -> list[Match]:

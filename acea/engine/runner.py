@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Union
@@ -59,7 +59,7 @@ from acel.lang.clauses import Key, Match, TrendAccumulator, TrendRow
 from acel.lang.errors import AcelError, DataError
 from acel.lang.events import ComplexEvent
 from acel.lang.schema import Schema
-from acel.lang.selection import Skipper, select_at_end
+from acel.lang.selection import Skipper, positions, select_at_end
 
 Result = Union[Match, TrendRow]
 Evaluator = Union[Enumerator, Propagator, TumblingPropagator]
@@ -151,13 +151,6 @@ class _LeadingRule(WindowRule):
 # ------------------------------------------------------------------ partitions
 
 
-def streams_selection(query: Query) -> bool:
-    """Whether the runner applies the query's SELECT and AFTER MATCH SKIP as it streams:
-    all but a skip under RETURN with leading/trailing negation (the batch
-    :func:`acel.acea.engine.run` filters enumerated complex events then)."""
-    return query.skip is None or query.returns is None or not top_negation(query.formula).negated
-
-
 class _Selection:
     """SELECT (spec §6.2) and AFTER MATCH SKIP inside the runner.
 
@@ -165,12 +158,22 @@ class _Selection:
     before WITHIN: with NEXT, LAST or MAX under WITHIN the enumerator keeps every
     start (an unbounded window) and WITHIN is applied after the choice, so memory
     grows with the sub-stream (papers/engine.md).  STRICT is a filter on each
-    complex event.  The skip is a filter in output order, per sub-stream.
+    complex event, on positions inside the sub-stream: when the runner sees global
+    positions (PARTITION BY, positions given) each partition keeps the global
+    positions of its recent events (:attr:`Partition.seen`; the last ``n`` under
+    ``WITHIN n EVENTS``, all of them otherwise).  The skip is a filter in output
+    order, per sub-stream.
     """
 
-    __slots__ = ("select", "skip", "active", "widen", "within")
+    __slots__ = ("select", "skip", "active", "widen", "within", "strict_local", "keep")
 
-    def __init__(self, query: Query, starts: range | None) -> None:
+    def __init__(self, query: Query, starts: range | None, global_positions: bool) -> None:
+        self.strict_local = query.select == "STRICT" and global_positions
+        within = query.within
+        self.keep = (
+            int(within.size) + 1 if within is not None and within.attr is None else None
+        )
+        """How many recent positions a partition keeps for STRICT (``None``: all)."""
         self.select = query.select
         self.skip = query.skip
         self.active = query.select != "ALL" or query.skip is not None
@@ -181,11 +184,6 @@ class _Selection:
                 "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events with different "
                 "starts: they cannot run on start-position slices"
             )
-        if not streams_selection(query):
-            raise AcelError(
-                "AFTER MATCH SKIP with RETURN and a leading or trailing NOT does not stream "
-                "(the negation settles complex events out of output order): run it in batch"
-            )
 
     def enumeration_rule(self, rule: WindowRule) -> WindowRule:
         """The enumerator's window: unbounded when a strategy must see every start."""
@@ -194,11 +192,34 @@ class _Selection:
         assert self.within is not None
         return WindowRule(Window(math.inf, self.within.attr), None, rule.monotone)
 
-    def chosen(self, found: list[ComplexEvent], evaluator: Enumerator, coord: Any) -> list[ComplexEvent]:
+    def see(self, part: Partition, position: int) -> None:
+        """STRICT on global positions: note the partition's event at ``position``."""
+        seen = part.seen
+        seen.append(position)
+        if self.keep is not None and len(seen) > 2 * self.keep:
+            del seen[: len(seen) - self.keep]
+
+    @staticmethod
+    def strict(part: Partition, ce: ComplexEvent) -> bool:
+        """STRICT in the partition's own numbering: ``C``'s events are all the partition's
+        events from ``start(C)`` to ``end(C)`` (the event just read)."""
+        d = positions(ce)
+        if ce.start not in d or ce.end not in d:
+            return False
+        seen = part.seen
+        i = bisect_left(seen, ce.start)
+        return i < len(seen) and seen[i] == ce.start and len(d) == len(seen) - i
+
+    def chosen(
+        self, part: Partition, found: list[ComplexEvent], evaluator: Enumerator, coord: Any
+    ) -> list[ComplexEvent]:
         """This step's complex events (all ending here) after SELECT and WITHIN, in output order."""
         if not found:
             return found
-        kept = select_at_end(self.select, found)
+        if self.strict_local:
+            kept = [ce for ce in found if self.strict(part, ce)]
+        else:
+            kept = select_at_end(self.select, found)
         if self.widen:
             assert self.within is not None
             size = self.within.size
@@ -217,11 +238,15 @@ class _Selection:
 class Partition:
     """One PARTITION BY sub-stream: its evaluator, its open windows, its accumulators."""
 
-    __slots__ = ("key", "evaluator", "local", "last", "open", "accs", "neg", "rule", "skipper")
+    __slots__ = (
+        "key", "evaluator", "local", "last", "open", "accs", "neg", "rule", "skipper", "seen"
+    )
 
     def __init__(self, key: Key, evaluator: Evaluator, rule: WindowRule, neg: _Negation | None) -> None:
         self.skipper: Skipper | None = None
         """AFTER MATCH SKIP: the resume point of this sub-stream."""
+        self.seen: list[int] = []
+        """SELECT STRICT on global positions: those of the partition's recent events."""
         self.key = key
         self.evaluator = evaluator
         self.rule = rule
@@ -298,7 +323,9 @@ class Runner:
         self.leading = [compiled_for(psi, schema)[1] for psi in top.leading]
         self.trailing = [compiled_for(psi, schema)[1] for psi in top.trailing]
         automaton, ca = compiled_for(self.body, schema)
-        self.selection = _Selection(query, start_positions)
+        self.selection = _Selection(
+            query, start_positions, bool(query.partition_by) or positions_given
+        )
         self.items: tuple[TrendItem, ...] = ()
         if query.returns is None:
             self.mode = MATCHES
@@ -317,6 +344,12 @@ class Runner:
             raise AcelError(f"unknown trend mode {trend_mode!r} (auto or enumerate)")
         self.ca: CompiledAutomaton = ca
         self.build = build if self.mode == MATCHES and not self.selection.active else None
+        self.held_matches = (
+            self.mode == COLLECT and query.skip is not None and self.negated and query.slide is None
+        )
+        """RETURN with a skip and leading/trailing NOT (no SLIDE): complex events are held
+        and released in output order as in mode MATCHES (the skip needs that order),
+        then counted."""
         self.watch = watch
         self.dedupe = not unambiguous(automaton)
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
@@ -356,10 +389,12 @@ class Runner:
         evaluator = part.evaluator
         mode = self.mode
         selection = self.selection
+        if selection.strict_local:
+            selection.see(part, position)
         if mode == MATCHES:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
             if selection.active:
-                found = selection.chosen(found, evaluator, coord)  # type: ignore[arg-type]
+                found = selection.chosen(part, found, evaluator, coord)  # type: ignore[arg-type]
                 if neg is None:
                     found = selection.skipped(part, found)
             if neg is None:
@@ -379,8 +414,13 @@ class Runner:
         else:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
             if selection.active:
-                found = selection.chosen(found, evaluator, coord)  # type: ignore[arg-type]
-                if neg is None:
+                found = selection.chosen(part, found, evaluator, coord)  # type: ignore[arg-type]
+                if self.held_matches:
+                    self._fold_released(
+                        self._negated_matches(part, found, attrs, position, local, coord, count=False)
+                    )
+                    return []
+                if neg is None or rule.slide is not None:  # with SLIDE: skip, then NOT per window
                     found = selection.skipped(part, found)
             if neg is None:
                 for ce in found:
@@ -410,6 +450,8 @@ class Runner:
         if entered is None:
             return []
         part, local, coord = entered
+        if self.selection.strict_local:
+            self.selection.see(part, position)
         rule = self.rule
         if self.mode == MATCHES or rule.slide is None:
             return []
@@ -491,6 +533,8 @@ class Runner:
                 out.extend(self._close(part, rule.closed_before(coord)))
         if self.mode == MATCHES:
             out.extend(self._release())
+        elif self.held_matches:
+            self._fold_released(self._release(count=False))
         return out
 
     def next_deadline(self) -> Any:
@@ -518,6 +562,11 @@ class Runner:
         if self.mode == MATCHES:
             return self._finish_matches()
         out: list[Result] = []
+        if self.held_matches:
+            for part in self.partitions.values():
+                if part.neg is not None:
+                    self._settle_all(part)
+            self._fold_released(self._release(count=False))
         for part in self.partitions.values():
             if part.neg is not None:
                 self._settle_all(part)
@@ -703,7 +752,7 @@ class Runner:
         in every window that holds it (spec §3.1); windows ending at or before ``coord``
         keep it (their rows may not have been closed yet at this step)."""
         slide = self.rule.slide
-        if slide is None or self.mode == MATCHES:
+        if slide is None or self.mode == MATCHES or self.held_matches:
             if coord < entry.deadline:
                 entry.status = False
                 entry.windows = []
@@ -718,7 +767,7 @@ class Runner:
 
     def _keep(self, part: Partition, entry: _Held) -> None:
         entry.status = True
-        if self.mode == MATCHES:
+        if self.mode == MATCHES or self.held_matches:
             return
         self._credit(part, entry, entry.windows)
         entry.windows = []
@@ -768,7 +817,7 @@ class Runner:
         trailing = [span for d in neg.trailing for span in (d.spans or [])]
         for i, j, item in neg.found:
             start, end = coords[i], coords[j]
-            if self.mode == MATCHES:
+            if self.mode == MATCHES or self.held_matches:
                 if not blocked(start, end, i, j, leading, trailing, coords, within):
                     item.status = True
                 else:
@@ -788,7 +837,7 @@ class Runner:
 
     def _negated_matches(self, part: Partition, found: list[ComplexEvent],
                          attrs: dict[str, Any], position: int, local: int,
-                         coord: Any) -> list[Result]:
+                         coord: Any, count: bool = True) -> list[Result]:
         """Complex events under leading/trailing negation: filtered, held, released in order."""
         neg = part.neg
         assert neg is not None
@@ -812,18 +861,26 @@ class Runner:
             start = evaluator.coord_of(ce.start)  # type: ignore[union-attr]
             self.order.append(self._hold(part, local, position, start + size, match, [None]))
         self._detect(part, attrs, position, local, coord)
-        return self._release()
+        return self._release(count)
 
-    def _release(self) -> list[Result]:
-        """Held complex events whose verdict is in, up to the first undecided one."""
+    def _release(self, count: bool = True) -> list[Result]:
+        """Held complex events whose verdict is in, up to the first undecided one
+        (``count``: they are results handed back)."""
         out: list[Result] = []
         order = self.order
         while order and order[0].status is not None:
             entry = order.popleft()
             if entry.status and self._skip_keeps(entry.item):
                 out.append(entry.item)
-        self.emitted += len(out)
+        if count:
+            self.emitted += len(out)
         return out
+
+    def _fold_released(self, released: list[Result]) -> None:
+        """Mode COLLECT with :attr:`held_matches`: count the released complex events."""
+        for match in released:
+            assert isinstance(match, Match)
+            self._fold(self.partitions[match.key], match.event, [None])
 
     def _skip_keeps(self, match: Match) -> bool:
         """AFTER MATCH SKIP on a result released in output order (negation held it)."""

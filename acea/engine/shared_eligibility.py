@@ -13,6 +13,8 @@ def unshared_reason(query: Query, schema: Schema) -> str | None:
     """Why ``query`` cannot join a shared trend plan (``None``: it can)."""
     if query.returns is None:
         return "per-match query (complex events out)"
+    if query.select != "ALL" or query.skip is not None:
+        return "SELECT or AFTER MATCH SKIP (counts need enumeration)"
     if top_negation(query.formula).negated:
         return "leading/trailing NOT"
     within, slide = query.within, query.slide

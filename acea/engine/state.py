@@ -187,6 +187,7 @@ def save(runner: Runner) -> bytes:
                 "accs": part.accs,
                 "neg": neg_state,
                 "resume": None if part.skipper is None else part.skipper.resume,
+                "seen": part.seen,
                 "evaluator": _evaluator_state(part.evaluator),
             }
         )
@@ -249,6 +250,7 @@ def _load(runner: Runner, state: dict[str, Any]) -> None:
         part.accs = saved["accs"]
         if part.skipper is not None:
             part.skipper.resume = saved["resume"]
+        part.seen = saved["seen"]
         _restore_evaluator(part.evaluator, saved["evaluator"])
         neg, neg_state = part.neg, saved["neg"]
         if neg is not None and neg_state is not None:

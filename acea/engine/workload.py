@@ -80,6 +80,8 @@ def prefix_key(query: Query) -> tuple[Any, ...] | None:
     """Per-match queries with equal keys can share one merged automaton."""
     if query.returns is not None or top_negation(query.formula).negated:
         return None
+    if query.select != "ALL" or query.skip is not None:
+        return None  # the merged automaton's runs know no strategy
     return tuple(query.partition_by), query.within
 
 
