@@ -16,7 +16,11 @@ Three parts, each printed as a table and written to ``DIR/engine-bench.json``
 * **memory**: peak RSS of the engine enumerating Example 3.2 ``WITHIN 50
   EVENTS`` on 10^5 and 10^6 events, one subprocess per size;
 * **workload**: HAMLET's synthetic workload, shared plan vs each query
-  alone (``bench/workload_bench.py``; plot ``DIR/workload.png``).
+  alone (``bench/workload_bench.py``; plot ``DIR/workload.png``);
+* **select**: Example 3.2 under each selection strategy (spec §6.2) and
+  after-match skip: the engine's time against ``SELECT ALL`` on the same stream
+  (strategies filter the complex events of each step; NEXT, LAST and MAX choose
+  before WITHIN, so the engine keeps every start: their streams are shorter).
 
 Every time is wall-clock (``time.perf_counter``) and CPU (``time.process_time``)
 of the evaluation only (streams are built beforehand).  ``--quick`` keeps
@@ -210,6 +214,40 @@ def complex_part(quick: bool) -> list[dict[str, Any]]:
     return rows
 
 
+def select_part(quick: bool) -> list[dict[str, Any]]:
+    """Example 3.2 WITHIN 50 EVENTS under SELECT s / AFTER MATCH SKIP k, against ALL."""
+    from acel.acea import engine
+
+    from acel.lang.parser import parse_query
+
+    rows: list[dict[str, Any]] = []
+    clauses = [("SELECT STRICT", ""), ("", "AFTER MATCH SKIP PAST LAST ROW"),
+               ("", "AFTER MATCH SKIP TO NEXT ROW"), ("SELECT NEXT", ""), ("SELECT LAST", ""),
+               ("SELECT MAX", "")]
+    for select, skip in clauses:
+        widened = select in ("SELECT NEXT", "SELECT LAST", "SELECT MAX")
+        n = (500 if quick else 2_000) if widened else (10_000 if quick else 100_000)
+        stream = sell_stream(n)
+        base = parse_query(EXAMPLE_3_2)
+        query = parse_query(f"{select}\n{EXAMPLE_3_2}\n{skip}")
+        engine.run(query, sell_stream(20), SELL_SCHEMA)  # compile outside the timings
+        everything, all_wall, _ = timed(partial(engine.run, base, stream, SELL_SCHEMA))
+        kept, wall, cpu = timed(partial(engine.run, query, stream, SELL_SCHEMA))
+        row = {
+            "clause": (select + " " + skip).strip(),
+            "events": n,
+            "matches_all": len(everything),
+            "matches": len(kept),
+            "all_s": all_wall,
+            "engine_s": wall,
+            "engine_cpu_s": cpu,
+            "ratio": wall / max(all_wall, 1e-9),
+        }
+        rows.append(row)
+        _print_row("select", row)
+    return rows
+
+
 def memory_child(n: int) -> None:
     """Run in a subprocess: enumerate Example 3.2 on ``n`` events, print peak RSS (bytes)."""
     import resource
@@ -314,8 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="bench-out", help="output folder (default bench-out/)")
     parser.add_argument("--limit", type=float, default=60.0, help="baseline time limit (s)")
     parser.add_argument(
-        "--parts", default="trend,complex,memory,pipeline,workload",
-        help="comma-separated: trend,complex,memory,pipeline,workload,native (bench/pipeline.py: acel "
+        "--parts", default="trend,complex,memory,pipeline,workload,select",
+        help="comma-separated: trend,complex,memory,pipeline,workload,native,select (bench/pipeline.py: acel "
              "run end to end, reading, memory at 10^6/10^7, the flights query, negation; "
              "bench/workload_bench.py: HAMLET's workload, shared vs each query alone; "
              "bench/native_limit.py: acel run against exact C programmes on W0)",
@@ -353,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         native_limit.main((["--sizes", "20000"] if args.quick else []) + ["--out", args.out])
         with open(os.path.join(args.out, "native-limit.json")) as fh:
             report["native"] = json.load(fh)["rows"]
+    if "select" in parts:
+        report["select"] = select_part(args.quick)
     report["machine"]["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     with open(os.path.join(args.out, "engine-bench.json"), "w") as fh:
         json.dump(report, fh, indent=2)
