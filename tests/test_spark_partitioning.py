@@ -20,7 +20,7 @@ from acel.spark_backend.partitioning import Slicing, choose, slicing_for
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acel.lang.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, Seq, Window
+from acel.lang.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, Seq, Skip, Window
 from acel.lang.clauses import Match, TrendRow
 from acel.lang.events import Event
 from acel.lang.schema import Schema
@@ -84,7 +84,10 @@ def simulate(query: Query, stream: list[Event], schema: Schema, slicing: Slicing
 
 
 def _unpartitioned_windowed(query: Query, window: Window) -> Query:
-    return replace(query, partition_by=(), within=query.within or window)
+    """A query Spark slices: no PARTITION BY, a window, and no strategy that compares
+    complex events across starts (NEXT, LAST, MAX, a skip: ``choose`` never slices them)."""
+    select = query.select if query.select in ("ALL", "STRICT") else "ALL"
+    return replace(query, partition_by=(), within=query.within or window, select=select, skip=None)
 
 
 @given(
@@ -195,6 +198,11 @@ def test_strategy_choice() -> None:
     on_ts = Query(formula, within=Window(3, "ts"))
     assert choose(on_ts, attr_monotone=True).kind == "slice"
     assert choose(on_ts, attr_monotone=False).kind == "single"
+    for select in ("NEXT", "LAST", "MAX"):
+        assert choose(Query(formula, within=Window(3), select=select)).kind == "single"
+    assert choose(Query(formula, within=Window(3), select="STRICT")).kind == "slice"
+    assert choose(Query(formula, within=Window(3), skip=Skip("TO_NEXT_ROW"))).kind == "single"
+    assert choose(Query(formula, partition_by=("k",), within=Window(3), select="MAX")).kind == "partition"
 
 
 def test_slide_aligns_event_slices() -> None:
