@@ -4,10 +4,10 @@ syntax, checks, and every engine against the oracle (papers/semantics.md)."""
 from __future__ import annotations
 
 import pytest
+from acel.acea.engine import Runner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acel.acea.engine import Runner
 from acel.engines import engine
 from acel.lang.ast import Query, Skip
 from acel.lang.checker import check_query
@@ -265,3 +265,13 @@ def test_strict_counts_positions_inside_the_partition(name: str) -> None:
     """Regression (Hypothesis): A(k=0) C(k=1) A(k=0) is contiguous in sub-stream k=0."""
     assert outcome("SELECT STRICT A ; A PARTITION BY k", "ACA", "010", name) == [(0, 2)]
     assert outcome("SELECT STRICT A ; A", "ACA", "010", name) == []
+
+
+def test_sase_baseline_refuses_strategies() -> None:
+    """Its NFA^b applies WITHIN first, so it declares SELECT and SKIP and refuses them."""
+    from acel.reference.sase.two_step import NotInFragment
+
+    with pytest.raises(NotInFragment, match="SELECT and AFTER MATCH SKIP"):
+        engine("sase").batch(parse_query("SELECT MAX A ; B"), stream_of("AB"), SCHEMA)
+    with pytest.raises(NotInFragment):
+        engine("sase").batch(parse_query("A ; B AFTER MATCH SKIP TO NEXT ROW"), stream_of("AB"), SCHEMA)
