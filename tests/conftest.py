@@ -21,7 +21,7 @@ _COMMON = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 }
-settings.register_profile("ci", max_examples=150, **_COMMON)
+settings.register_profile("ci", max_examples=150, derandomize=True, **_COMMON)  # CI: the same examples every run
 settings.register_profile("dev", max_examples=300, **_COMMON)
 settings.register_profile("thorough", max_examples=3000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
