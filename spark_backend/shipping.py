@@ -61,10 +61,12 @@ def _walk(folder: Path, prefix: str) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for root, dirs, files in os.walk(folder):
         here = Path(root)
-        # Only packages (folders with an __init__.py) below the root: no stray folders.
+        # Only packages (folders with an __init__.py) and package-data folders (resources/)
+        # below the root: no stray folders.
         dirs[:] = sorted(
             d for d in dirs
-            if d not in _SKIPPED_DIRS and not d.startswith(".") and (here / d / "__init__.py").exists()
+            if d not in _SKIPPED_DIRS and not d.startswith(".")
+            and ((here / d / "__init__.py").exists() or d == "resources")
         )
         rel = here.relative_to(folder)
         for name in sorted(files):

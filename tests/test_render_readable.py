@@ -44,8 +44,22 @@ def example_queries() -> list[tuple[str, str, Path]]:
             for named in parse_workload(text, str(path)):
                 out.append((f"{path.stem}:{named.name}", format_query(named.query), schema))
             continue
+        if not schema.exists():  # examples/relate: queries over the flights or stocks data
+            schema = next(s for s in DATA_SCHEMAS if _checks(path.read_text(), s))
         out.append((path.relative_to(EXAMPLES).as_posix(), path.read_text(), schema))
     return out
+
+
+DATA_SCHEMAS = (EXAMPLES / "flights" / "schema.json", EXAMPLES / "stocks" / "schema.json")
+
+
+def _checks(text: str, schema: Path) -> bool:
+    """Whether the query checks against the schema file."""
+    try:
+        acel.check(text, schema)
+    except acel.AcelError:
+        return False
+    return True
 
 
 EXAMPLE_QUERIES = example_queries()
