@@ -81,7 +81,7 @@ def test_every_formula_node_declares_what_it_is() -> None:
         assert isinstance(cls.symbol, str) and isinstance(cls.level, A.Level), cls  # type: ignore[attr-defined]
     declared = {cls.operator for cls in A.FORMULA_TYPES} | {A.BagPred.operator}  # type: ignore[attr-defined]
     declared |= {cls.operator for cls in A.RELATING_TYPES}  # type: ignore[attr-defined]
-    clauses = {"PARTITION_BY", "WITHIN", "WITHIN_ON", "SLIDE", "RETURN"}
+    clauses = {"PARTITION_BY", "WITHIN", "WITHIN_ON", "SLIDE", "RETURN", "SELECT", "SKIP"}
     assert declared - {None} == set(OPERATORS) - clauses
     assert (A.Seq.symbol, A.Contig.symbol, A.Plus.symbol, A.ContigPlus.symbol) == (";", ":", "+", ":+")
     assert A.Or.level < A.And.level < A.Seq.level < A.Plus.level < A.Atom.level
