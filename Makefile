@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 graphviz:
 	@$(PYTHON) tools/ensure_graphviz.py
 
-$(STAMP): pyproject.toml | graphviz
+$(STAMP): pyproject.toml setup.py $(wildcard acea/engine/native/*.c acel/io/native/*.c) | graphviz
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test,data,bench]'
