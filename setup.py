@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 NATIVE = {
     # extension module                source(s), relative to this file
     "acel.acea.engine._native_core": ["acea/engine/native/core.c"],
+    "acel.acea.engine._native_enum": ["acea/engine/native/enumerate.c"],
     "acel.io._native_reader": ["acel/io/native/reader.c"],
     "acel.io._native_writer": ["acel/io/native/writer.c"],
 }
