@@ -16,7 +16,7 @@ from typing import Any
 from acel.acea import engine
 from acel.acea.engine.workload import WorkloadRunner, run_workload
 from acel.reference import oracle
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, queries, streams, trend_queries
 from test_engine_properties import rows_close
@@ -42,6 +42,7 @@ from acel.lang.ast import (
     Window,
 )
 from acel.lang.clauses import TrendRow
+from acel.lang.events import Event
 
 TYPES = ("A", "B", "C")
 
@@ -180,8 +181,29 @@ def test_generated_workload_equals_queries_alone(qs: list[Query], stream: list[A
     _check_alone(qs, stream)
 
 
+AMBIGUOUS_UNBOUNDED = 12
+"""Events kept when a query of the workload is ambiguous and has no window: it is
+enumerated alone, and ``(A AS s)+ : (A AS s)+ : (A AS t)+`` over 40 A events has
+more complex events than any run can list (a random seed drew it once)."""
+
+
+def _enumerates_unbounded(qs: list[Query]) -> bool:
+    runner = WorkloadRunner(_named(qs), TEST_SCHEMA)
+    windowless = {name for name, q in _named(qs) if q.within is None}
+    return any(lone.name in windowless for lone in runner.lone)
+
+
+_RUNAWAY = Query(
+    Contig(Contig(Plus(As(Atom("A"), "s")), Plus(As(Atom("A"), "s"))), Plus(As(Atom("A"), "t"))),
+    (CountStar(),),
+)
+
+
 @given(shared_workloads(), streams(max_len=40))
+@example([_RUNAWAY, _RUNAWAY], [Event(t, (("type", "A"), ("x", t % 4))) for t in range(40)])
 def test_shared_workload_equals_queries_alone(qs: list[Query], stream: list[Any]) -> None:
+    if _enumerates_unbounded(qs):
+        stream = stream[:AMBIGUOUS_UNBOUNDED]
     _check_alone(qs, stream)
 
 
