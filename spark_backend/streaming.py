@@ -34,6 +34,14 @@ What a stream must carry, and why:
   key evaluates what it holds and finishes (the RETURN rows without SLIDE,
   results waiting for a window that never closed).  Without it the stream
   never ends and such results stay in the state store.
+* **Ticks** (optional): a row whose type is ``#tick`` (``TICK_TYPE``) carries
+  only a time: it moves Spark's watermark like an event and is otherwise
+  skipped (no position, never a result, never counted).  With
+  ``idle_advance=RATE`` the driver writes such ticks itself while the stream
+  is quiet (:class:`Ticker`): event time follows the wall clock from the last
+  event's time at ``RATE`` units a second, so results waiting for a window to
+  close (a trailing NOT, SLIDE rows) come out on time, as ``--idle-advance``
+  does for a live standard input (:mod:`acel.io.watermark`).
 
 Results are emitted once, when final; the state store and the sink's commit
 log (a file sink with a checkpoint) make each micro-batch exactly once across
@@ -44,6 +52,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -83,6 +93,15 @@ ENDED_MS = 6 * 10**12
 """A watermark at or past this (ms) means the end row has been read; real times
 must stay below ``ENDED_MS - SHIFT``."""
 
+TICK_TYPE = "#tick"
+"""The type of a row that only moves event time (not an ACEL name, so no query sees it)."""
+
+TICK_POS = -2
+"""The position a tick row is staged with: no event has it, so the keys skip it."""
+
+TICK_EVERY = 1.0
+"""Seconds of quiet between two ticks the driver writes (``idle_advance``)."""
+
 POS = "__acel_pos"
 ET_MS = "__acel_et_ms"
 ET = "__acel_et"
@@ -105,6 +124,16 @@ class StreamSpec:
 
 
 @dataclass(frozen=True)
+class IdleTicks:
+    """How the driver moves a quiet stream's event time (``idle_advance``): tick files
+    of ``{"ms": event time}`` in ``folder``, ``rate`` time units a second of quiet."""
+
+    rate: float
+    folder: str
+    delay_ms: int
+
+
+@dataclass(frozen=True)
 class PlannedStream:
     """A planned stream: the streaming result frame and how to read its rows back."""
 
@@ -112,6 +141,7 @@ class PlannedStream:
     query: Query
     layout: Layout
     schema: Schema
+    ticks: IdleTicks | None = None
 
 
 # ------------------------------------------------------------------ one key
@@ -241,6 +271,8 @@ def handler(spec: StreamSpec) -> Any:
                 if et_ms >= ENDED_MS:
                     ended = True  # the end row: its event time moves the watermark
                     continue
+                if pos == TICK_POS:
+                    continue  # a tick: its event time moved the watermark, nothing else
                 rows.append((int(pos), int(et_ms), text))
         if not rows and not state.exists and not (ended and spec.contiguous):
             return  # the end row's own group (its PARTITION BY key is NULL)
@@ -271,6 +303,8 @@ def plan_stream(
     type_col: str = "type",
     time_col: str | None = None,
     delay: float = 0,
+    idle_advance: float | None = None,
+    ticks: str | None = None,
 ) -> PlannedStream:
     """The streaming result frame of ``query`` over the streaming DataFrame ``data``.
 
@@ -278,11 +312,22 @@ def plan_stream(
     them from up front).  ``pos_col``: each event's 0-based stream position;
     ``time_col``: the event-time column the positions follow (default: the
     positions); ``delay``: how late, in that column's units, an event may arrive
-    (Spark's watermark delay).  See the module doc.
+    (Spark's watermark delay).  ``idle_advance``: while the stream is quiet,
+    event time moves on at this many ``time_col`` units a second (ticks the
+    driver writes to the folder ``ticks``, a new temporary one by default, once
+    :func:`start` runs the query; papers/spark.md, "Deadlines on a quiet
+    stream").  See the module doc.
     """
+    if idle_advance is not None:
+        if not (isinstance(idle_advance, (int, float)) and 0 < idle_advance < math.inf):
+            raise AcelError(f"idle_advance must be a positive number of time units a second, "
+                            f"not {idle_advance!r}")
+        if time_col is None:
+            raise AcelError("idle_advance needs the stream's time column (time_col): it moves "
+                            "event time, not positions")
     with spark_errors():
         return _plan_stream(query, data, schema=schema, pos_col=pos_col, type_col=type_col,
-                            time_col=time_col, delay=delay)
+                            time_col=time_col, delay=delay, idle_advance=idle_advance, ticks=ticks)
 
 
 def _plan_stream(
@@ -294,6 +339,8 @@ def _plan_stream(
     type_col: str,
     time_col: str | None,
     delay: float,
+    idle_advance: float | None = None,
+    ticks: str | None = None,
 ) -> PlannedStream:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -340,11 +387,13 @@ def _plan_stream(
             col = F.when(F.isnan(col), F.lit(None)).otherwise(col)
         attr_cols.append(col.alias(field.name))
     end = F.col("type") == F.lit(END_TYPE)
+    tick = F.col("type") == F.lit(TICK_TYPE)
     source = F.col(f"`{time_col or pos_col}`").cast("double")
     et_ms = F.when(end, F.lit(END_MS)).otherwise(
         (F.floor(source) + F.lit(SHIFT)).cast("long")
     )
-    position = F.col(f"`{pos_col}`").cast("long")
+    # a tick row has no position: TICK_POS marks it for the keys to skip
+    position = F.when(tick, F.lit(TICK_POS)).otherwise(F.col(f"`{pos_col}`")).cast("long")
     lowest, highest = -SHIFT, ENDED_MS - SHIFT - 1
     missing = F.when(
         ~end & (position.isNull() | source.isNull() | F.isnan(source)),
@@ -365,6 +414,10 @@ def _plan_stream(
         F.to_json(F.struct(*attr_cols)).alias(ATTRS),
         missing.alias("__acel_check"),
     )
+    idle = None
+    if idle_advance is not None:
+        idle = IdleTicks(float(idle_advance), _tick_folder(ticks), math.ceil(delay))
+        staged = staged.unionByName(_tick_rows(spark, idle.folder, staged))
     if keys:
         # Events lacking a key attribute join no partition (spec §6): they are left
         # out before the watermark, the end row is kept (its key is NULL: a group of
@@ -375,7 +428,8 @@ def _plan_stream(
             present = present & col.isNotNull()
             if kinds.get(k) == "float":
                 present = present & ~F.isnan(col)
-        staged = staged.filter(present | (F.col(ET_MS) == F.lit(END_MS)))
+        staged = staged.filter(present | (F.col(ET_MS) == F.lit(END_MS))
+                               | (F.col(POS) == F.lit(TICK_POS)))
         group_cols = [F.col(f"`{k}`") for k in keys]
     else:
         staged = staged.withColumn(KEY, F.lit(0))
@@ -410,7 +464,36 @@ def _plan_stream(
         handler(spec), struct, STATE, "append", GroupStateTimeout.EventTimeTimeout
     )
     layout = Layout(mode, keys, items, item_kinds, window_kind)  # type: ignore[arg-type]
-    return PlannedStream(result, parsed, layout, schema)
+    return PlannedStream(result, parsed, layout, schema, idle)
+
+
+def _tick_folder(ticks: str | None) -> str:
+    """The folder the driver's ticks land in (made here; a temporary one by default)."""
+    import tempfile
+    from pathlib import Path
+
+    if ticks is None:
+        return tempfile.mkdtemp(prefix="acel-ticks-")
+    Path(ticks).mkdir(parents=True, exist_ok=True)
+    return str(Path(ticks).resolve())
+
+
+def _tick_rows(spark: SparkSession, folder: str, staged: DataFrame) -> DataFrame:
+    """The driver's tick files as staged rows (no key, no position, no attributes):
+    a second source whose rows only move the watermark.  Read files are deleted."""
+    from pyspark.sql import functions as F
+
+    ticks = (spark.readStream.schema("ms long").option("cleanSource", "delete")
+             .json(folder))
+    columns = []
+    for field in staged.schema.fields:
+        if field.name == POS:
+            columns.append(F.lit(TICK_POS).cast("long").alias(POS))
+        elif field.name == ET_MS:
+            columns.append(F.col("ms").cast("long").alias(ET_MS))
+        else:
+            columns.append(F.lit(None).cast(field.dataType).alias(field.name))
+    return ticks.select(*columns)
 
 
 def stream(
@@ -424,6 +507,9 @@ def stream(
     delay: float = 0,
 ) -> DataFrame:
     """Run an ACEL query on a streaming DataFrame: a streaming DataFrame of results.
+
+    (``idle_advance`` needs the driver's ticks, which :func:`start` writes: use
+    :func:`plan_stream` and :func:`start` for it.)
 
     The columns are those of :func:`acel.spark_backend.run` (complex events:
     PARTITION BY columns, ``start``, ``end``, ``vars``; RETURN: PARTITION BY
@@ -465,7 +551,117 @@ def start(
             writer = writer.queryName(name)
         if once:
             writer = writer.trigger(availableNow=True)
-        return writer.start()
+        running = writer.start()
+    if planned.ticks is not None and not once:
+        Ticker(planned.ticks, running).start()
+    return running
+
+
+# ------------------------------------------------------------------ ticks on a quiet stream
+
+
+def progress_ms(progress: dict[str, Any], field: str) -> int | None:
+    """An event-time field (``max``, ``watermark``) of a micro-batch's progress, in ms."""
+    from datetime import datetime
+
+    text = (progress.get("eventTime") or {}).get(field)
+    if not text:
+        return None
+    return round(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _started(progress: dict[str, Any]) -> float:
+    """When a micro-batch started (wall clock, seconds since the epoch)."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(progress["timestamp"].replace("Z", "+00:00")).timestamp()
+
+
+class TickClock:
+    """The driver's view of a quiet stream: the largest event time the data brought
+    (``high``, ms), since when no data came (wall clock), and the tick that moves
+    event time on at ``rate`` units (ms) a second of quiet: ``high + rate·quiet``,
+    so Spark's watermark is ``high − delay + rate·quiet``, as the live reader's
+    (papers/streaming.md).  Pure: the tests drive it with made-up progress."""
+
+    def __init__(self, ticks: IdleTicks, every: float = TICK_EVERY) -> None:
+        self.ticks = ticks
+        self.every = every
+        self.high: int | None = None
+        self.since = 0.0
+        self.last_tick = 0.0
+        self.ticked = -1
+        """The largest tick time written (ms)."""
+        self.written: set[int] = set()
+
+    def saw(self, progress: dict[str, Any]) -> None:
+        """A micro-batch completed: data in it starts the quiet again from its start."""
+        if not data_rows(progress, self.ticks):
+            return
+        self.since = max(self.since, _started(progress))
+        top = progress_ms(progress, "max")
+        if top is not None and top not in self.written and top < ENDED_MS:
+            self.high = top if self.high is None else max(self.high, top)  # a real event's time
+
+    def due(self, now: float) -> int | None:
+        """The tick to write now (its event time, ms), or ``None`` (no data yet, not
+        quiet long enough, no move, or past the range of real times)."""
+        if self.high is None or now - self.since < self.every or now - self.last_tick < self.every:
+            return None
+        tick = min(self.high + math.floor(self.ticks.rate * (now - self.since)), ENDED_MS - SHIFT - 1)
+        return tick if tick > max(self.ticked, self.high) else None
+
+    def wrote(self, tick: int, now: float) -> None:
+        """A tick with this event time was written at ``now``."""
+        self.ticked = max(self.ticked, tick)
+        self.written.add(tick)
+        self.last_tick = now
+
+
+def write_tick(folder: str, ms: int) -> None:
+    """One tick file (``{"ms": …}``), written beside and renamed in: never read half-written."""
+    import os
+    from pathlib import Path
+
+    name = f"tick-{time.time_ns()}-{ms}.json"
+    scratch = Path(folder) / f".{name}"
+    scratch.write_text(json.dumps({"ms": ms}) + "\n")
+    os.rename(scratch, Path(folder) / name)
+
+
+class Ticker(threading.Thread):
+    """The driver's side of ``idle_advance``: while the running query is active, it
+    follows its micro-batches and, when the stream has been quiet for a
+    ``TICK_EVERY`` and no micro-batch is under way, writes a tick (a daemon thread;
+    it stops with the query)."""
+
+    def __init__(self, ticks: IdleTicks, query: StreamingQuery, every: float = TICK_EVERY) -> None:
+        super().__init__(name="acel-idle-ticks", daemon=True)
+        self.clock = TickClock(ticks, every)
+        self.query = query
+        self.seen = -1
+
+    def run(self) -> None:
+        try:
+            while self.query.isActive:
+                self.look()
+                time.sleep(0.1)
+        except Exception:  # the query stopped under us (its error is the query's to report)
+            return
+
+    def look(self) -> None:
+        """Read the new micro-batches' progress; write a tick if one is due."""
+        for p in self.query.recentProgress:
+            if p["batchId"] > self.seen:
+                self.seen = p["batchId"]
+                self.clock.saw(p)
+        if self.query.status.get("isTriggerActive"):
+            return  # a micro-batch may be reading new data: wait for its progress
+        now = time.time()
+        tick = self.clock.due(now)
+        if tick is not None:
+            write_tick(self.clock.ticks.folder, tick)
+            self.clock.wrote(tick, now)
 
 
 def read_results(
@@ -489,13 +685,7 @@ def end_row(columns: dict[str, Any] | None = None, *, type_col: str = "type") ->
 
 def watermark_ms(progress: dict[str, Any] | None) -> int | None:
     """The watermark a micro-batch used (from ``StreamingQuery.lastProgress``), in ms."""
-    from datetime import datetime
-
-    text = ((progress or {}).get("eventTime") or {}).get("watermark")
-    if not text:
-        return None
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return round(moment.timestamp() * 1000)
+    return progress_ms(progress or {}, "watermark")
 
 
 def ended(progress: dict[str, Any] | None) -> bool:
@@ -517,7 +707,7 @@ def await_end(query: StreamingQuery, timeout: float = 600.0) -> None:
         deadline = time.monotonic() + timeout
         while not ended(query.lastProgress):
             if query.exception() is not None or not query.isActive:
-                query.awaitTermination(0)
+                query.awaitTermination(0.001)  # pyspark 4 refuses 0: raises the query's error
                 if not ended(query.lastProgress):
                     raise AcelError("the streaming query stopped before the end row was processed")
                 return
@@ -526,13 +716,20 @@ def await_end(query: StreamingQuery, timeout: float = 600.0) -> None:
             time.sleep(0.1)
 
 
-def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True) -> dict[str, int]:
+def data_rows(progress: dict[str, Any], ticks: IdleTicks | None = None) -> int:
+    """A micro-batch's input rows, the driver's ticks left out (they are not events)."""
+    return sum(int(s.get("numInputRows") or 0) for s in progress.get("sources") or []
+               if ticks is None or ticks.folder not in str(s.get("description", "")))
+
+
+def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True,
+           ticks: IdleTicks | None = None) -> dict[str, int]:
     """Report each micro-batch as it completes (``report(line)``) until the query stops,
     or the end row has been processed (``stop_at_end``: then stop it).  Returns totals.
 
-    Each line gives the batch, its input rows, the keys in the state store, the
-    rows Spark dropped as later than the watermark delay, and how long the batch
-    took (read to committed output).
+    Each line gives the batch, its input rows (``ticks``: the driver's ticks left
+    out), the keys in the state store, the rows Spark dropped as later than the
+    watermark, and how long the batch took (read to committed output).
     """
     import time
 
@@ -548,11 +745,13 @@ def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True) -> d
             seen = p["batchId"]
             operators = p.get("stateOperators") or [{}]
             dropped = int(operators[0].get("numRowsDroppedByWatermark", 0) or 0)
+            rows = data_rows(p, ticks)
             totals["batches"] += 1
-            totals["events"] += int(p.get("numInputRows", 0))
+            totals["events"] += rows
             totals["dropped"] += dropped
-            late = f", {dropped:,} late rows dropped (raise --delay)" if dropped else ""
-            report(f"batch {p['batchId']}: {int(p.get('numInputRows', 0)):,} rows in, "
+            fix = "raise --delay" + (" or lower --idle-advance" if ticks is not None else "")
+            late = f", {dropped:,} late rows dropped ({fix})" if dropped else ""
+            report(f"batch {p['batchId']}: {rows:,} rows in, "
                    f"{int(operators[0].get('numRowsTotal', 0)):,} keys in state{late}, "
                    f"{p['durationMs'].get('triggerExecution', 0) / 1000:.2f} s")
         if stop_at_end and progress and ended(progress[-1]):
@@ -561,7 +760,7 @@ def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True) -> d
             return totals
         if not active:
             with spark_errors():
-                query.awaitTermination(0)
+                query.awaitTermination(0.001)  # pyspark 4 refuses 0: raises the query's error
             return totals
         time.sleep(0.2)
 
@@ -622,7 +821,7 @@ def folder_stream(
         for path in present:
             found = open_events(path, type_col=type_col).schema
             for name, attrs in found.types:
-                if name != END_TYPE:
+                if name not in (END_TYPE, TICK_TYPE):
                     types.setdefault(name, [])
                     types[name] += [a for a in attrs if a not in types[name]]
             value_kinds.update(dict(found.kinds))
@@ -636,5 +835,6 @@ def folder_stream(
         return stream_reader.format(fmt).load(folder), schema
 
 
-__all__ = ["END_TYPE", "KeyStream", "PlannedStream", "await_end", "end_row", "ended", "folder_stream", "follow",
-           "plan_stream", "read_results", "start", "stream", "watermark_ms"]
+__all__ = ["END_TYPE", "TICK_TYPE", "IdleTicks", "KeyStream", "PlannedStream", "TickClock", "Ticker",
+           "await_end", "end_row", "ended", "folder_stream", "follow", "plan_stream", "read_results",
+           "start", "stream", "watermark_ms"]

@@ -73,9 +73,11 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="use only the first N events of the stream (after sorting)")
     p.add_argument("--max-delay", metavar="D", type=float,
                    help="with --data - and --time-col: how late (in time units) an event may "
-                        "arrive after a later one; later ones are reported, never reordered silently")
+                        "arrive after a later one; later ones are reported, never reordered silently "
+                        "(with --stream: the same as --delay)")
     p.add_argument("--idle-advance", metavar="RATE", type=positive_rate,
-                   help="with --data - and --time-col: while no line arrives, event time moves on "
+                   help="with --data - (or --stream DIR) and --time-col: while no line (file) "
+                        "arrives, event time moves on "
                         "at RATE time units a second (1: the column counts seconds, 1000: "
                         "milliseconds), so results waiting for a window to close (NOT at the end, "
                         "SLIDE rows) come out on time; a later event below it is late")
@@ -246,8 +248,10 @@ def _setup_spark_stream(p: argparse.ArgumentParser) -> None:
                         "resumes from it, with no result lost or repeated")
     g.add_argument("--pos-col", metavar="C", default="pos",
                    help="each event's 0-based position in the whole stream (default: pos)")
-    g.add_argument("--delay", metavar="D", type=float, default=0.0,
-                   help="how late an event may arrive, in units of --time-col (default 0)")
+    g.add_argument("--delay", metavar="D", type=float,
+                   help="how late an event may arrive, in units of --time-col (default 0; "
+                        "--max-delay is the same); with --idle-advance RATE, while no file "
+                        "comes, event time moves on at RATE units a second")
     g.add_argument("--once", action="store_true",
                    help="process the files present and stop (the state waits for the next run)")
 
@@ -261,8 +265,7 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
     if not args.out:
         raise UsageError("--stream DIR needs --out DIR (the results' folder)")
     unsupported = [flag for flag, value in (("--limit", args.limit), ("--max-events", args.max_events),
-                                            ("--max-delay", args.max_delay), ("--sase", args.sase),
-                                            ("--idle-advance", args.idle_advance),
+                                            ("--sase", args.sase),
                                             ("--partitions", args.partitions),
                                             ("--max-memory", args.max_memory))
                    if value is not None]
@@ -273,6 +276,7 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
         raise UsageError(f"--stream writes a folder of JSON Lines (--out DIR.jsonl) or Parquet "
                          f"(--out DIR or DIR.parquet) files, not {suffix!r}")
     fmt = "jsonl" if suffix in (".jsonl", ".json") else "parquet"
+    delay = _stream_delay(args)
     from acel.spark_backend import get_session
     from acel.spark_backend import streaming as ss
 
@@ -282,13 +286,15 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
     frame, schema = ss.folder_stream(session, args.stream, type_col=args.type_col, schema=given)
     if given is None:
         query.check(schema)
-    planned = ss.plan_stream(query.ast, frame, schema=schema, pos_col=args.pos_col,
-                             type_col=args.type_col, time_col=args.time_col, delay=args.delay)
     checkpoint = args.checkpoint or args.out.rstrip("/") + ".checkpoint"
+    planned = ss.plan_stream(query.ast, frame, schema=schema, pos_col=args.pos_col,
+                             type_col=args.type_col, time_col=args.time_col, delay=delay,
+                             idle_advance=args.idle_advance,
+                             ticks=str(Path(checkpoint) / "acel-ticks") if args.idle_advance else None)
     running = ss.start(planned, args.out, checkpoint=checkpoint, fmt=fmt, once=args.once)
     progress.note(f"streaming {args.stream} -> {args.out} (checkpoint {checkpoint})", force=True)
     try:
-        totals = ss.follow(running, lambda line: progress.note(line, force=True))
+        totals = ss.follow(running, lambda line: progress.note(line, force=True), ticks=planned.ticks)
     except KeyboardInterrupt as error:
         running.stop()
         eprint(f"acel run: {stopped_word(error)}; committed results are in {args.out}, the rest "
@@ -300,6 +306,23 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
              f"{found:,} results in {totals['batches']} micro-batches ({state}"
              + (f"; {totals['dropped']:,} late rows dropped" if totals["dropped"] else "") + ")")
     return 0
+
+
+def _stream_delay(args: argparse.Namespace) -> float:
+    """The stream's watermark delay: ``--delay`` or its live-reader name ``--max-delay``;
+    and ``--idle-advance`` checked against the other stream options."""
+    if args.max_delay is not None and args.delay is not None:
+        raise UsageError("give either --delay or --max-delay (the same bound) with --stream")
+    delay = args.max_delay if args.max_delay is not None else (args.delay or 0.0)
+    if not 0 <= delay < float("inf"):
+        raise UsageError(f"the watermark delay must be a non-negative number, not {delay}")
+    if args.idle_advance is not None:
+        if args.time_col is None:
+            raise UsageError("--idle-advance with --stream needs --time-col (it moves event time)")
+        if args.once:
+            raise UsageError("--idle-advance cannot be used with --once (a --once run does not "
+                             "wait for time to pass)")
+    return delay
 
 
 def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | None,
