@@ -126,11 +126,13 @@ class StreamSpec:
 @dataclass(frozen=True)
 class IdleTicks:
     """How the driver moves a quiet stream's event time (``idle_advance``): tick files
-    of ``{"ms": event time}`` in ``folder``, ``rate`` time units a second of quiet."""
+    of ``{"ms": event time}`` in ``folder``, ``rate`` time units a second of quiet,
+    one each ``every`` seconds of quiet at most."""
 
     rate: float
     folder: str
     delay_ms: int
+    every: float = TICK_EVERY
 
 
 @dataclass(frozen=True)
@@ -305,6 +307,7 @@ def plan_stream(
     delay: float = 0,
     idle_advance: float | None = None,
     ticks: str | None = None,
+    tick_every: float = TICK_EVERY,
 ) -> PlannedStream:
     """The streaming result frame of ``query`` over the streaming DataFrame ``data``.
 
@@ -315,7 +318,8 @@ def plan_stream(
     (Spark's watermark delay).  ``idle_advance``: while the stream is quiet,
     event time moves on at this many ``time_col`` units a second (ticks the
     driver writes to the folder ``ticks``, a new temporary one by default, once
-    :func:`start` runs the query; papers/spark.md, "Deadlines on a quiet
+    :func:`start` runs the query, one each ``tick_every`` seconds of quiet:
+    each costs two micro-batches; papers/spark.md, "Deadlines on a quiet
     stream").  See the module doc.
     """
     if idle_advance is not None:
@@ -325,9 +329,12 @@ def plan_stream(
         if time_col is None:
             raise AcelError("idle_advance needs the stream's time column (time_col): it moves "
                             "event time, not positions")
+        if not (isinstance(tick_every, (int, float)) and 0 < tick_every < math.inf):
+            raise AcelError(f"tick_every must be a positive number of seconds, not {tick_every!r}")
     with spark_errors():
         return _plan_stream(query, data, schema=schema, pos_col=pos_col, type_col=type_col,
-                            time_col=time_col, delay=delay, idle_advance=idle_advance, ticks=ticks)
+                            time_col=time_col, delay=delay, idle_advance=idle_advance, ticks=ticks,
+                            tick_every=tick_every)
 
 
 def _plan_stream(
@@ -341,6 +348,7 @@ def _plan_stream(
     delay: float,
     idle_advance: float | None = None,
     ticks: str | None = None,
+    tick_every: float = TICK_EVERY,
 ) -> PlannedStream:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -416,7 +424,7 @@ def _plan_stream(
     )
     idle = None
     if idle_advance is not None:
-        idle = IdleTicks(float(idle_advance), _tick_folder(ticks), math.ceil(delay))
+        idle = IdleTicks(float(idle_advance), _tick_folder(ticks), math.ceil(delay), float(tick_every))
         staged = staged.unionByName(_tick_rows(spark, idle.folder, staged))
     if keys:
         # Events lacking a key attribute join no partition (spec §6): they are left
@@ -553,8 +561,26 @@ def start(
             writer = writer.trigger(availableNow=True)
         running = writer.start()
     if planned.ticks is not None and not once:
-        Ticker(planned.ticks, running).start()
+        ticker = Ticker(planned.ticks, running)
+        ticker.clock.resume(checkpoint_watermark(checkpoint), time.time())
+        ticker.start()
     return running
+
+
+def checkpoint_watermark(checkpoint: str) -> int | None:
+    """The watermark (ms) of the last micro-batch a checkpoint planned, ``None`` for a
+    new checkpoint (Spark's offset log: a version line, then the batch's metadata)."""
+    from pathlib import Path
+
+    logs = [p for p in (Path(checkpoint) / "offsets").glob("*") if p.name.isdigit()]
+    if not logs:
+        return None
+    try:
+        lines = max(logs, key=lambda p: int(p.name)).read_text().splitlines()
+        mark = json.loads(lines[1]).get("batchWatermarkMs")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
+    return mark if isinstance(mark, int) and mark > 0 else None
 
 
 # ------------------------------------------------------------------ ticks on a quiet stream
@@ -584,15 +610,22 @@ class TickClock:
     so Spark's watermark is ``high − delay + rate·quiet``, as the live reader's
     (papers/streaming.md).  Pure: the tests drive it with made-up progress."""
 
-    def __init__(self, ticks: IdleTicks, every: float = TICK_EVERY) -> None:
+    def __init__(self, ticks: IdleTicks) -> None:
         self.ticks = ticks
-        self.every = every
+        self.every = ticks.every
         self.high: int | None = None
         self.since = 0.0
         self.last_tick = 0.0
         self.ticked = -1
         """The largest tick time written (ms)."""
         self.written: set[int] = set()
+
+    def resume(self, watermark_ms: int | None, now: float) -> None:
+        """A query restarted from a checkpoint whose watermark is ``watermark_ms``: event
+        time moves on from there (it never moves back) once quiet from ``now``."""
+        if watermark_ms is not None and self.high is None and watermark_ms < ENDED_MS:
+            self.high = watermark_ms + self.ticks.delay_ms
+            self.since = now
 
     def saw(self, progress: dict[str, Any]) -> None:
         """A micro-batch completed: data in it starts the quiet again from its start."""
@@ -631,13 +664,13 @@ def write_tick(folder: str, ms: int) -> None:
 
 class Ticker(threading.Thread):
     """The driver's side of ``idle_advance``: while the running query is active, it
-    follows its micro-batches and, when the stream has been quiet for a
-    ``TICK_EVERY`` and no micro-batch is under way, writes a tick (a daemon thread;
+    follows its micro-batches and, when the stream has been quiet for ``every``
+    seconds (``TICK_EVERY``) and no micro-batch is under way, writes a tick (a daemon thread;
     it stops with the query)."""
 
-    def __init__(self, ticks: IdleTicks, query: StreamingQuery, every: float = TICK_EVERY) -> None:
+    def __init__(self, ticks: IdleTicks, query: StreamingQuery) -> None:
         super().__init__(name="acel-idle-ticks", daemon=True)
-        self.clock = TickClock(ticks, every)
+        self.clock = TickClock(ticks)
         self.query = query
         self.seen = -1
 
@@ -707,7 +740,7 @@ def await_end(query: StreamingQuery, timeout: float = 600.0) -> None:
         deadline = time.monotonic() + timeout
         while not ended(query.lastProgress):
             if query.exception() is not None or not query.isActive:
-                query.awaitTermination(0.001)  # pyspark 4 refuses 0: raises the query's error
+                query.awaitTermination(1)  # stopped: raises its error at once (pyspark 4 refuses 0)
                 if not ended(query.lastProgress):
                     raise AcelError("the streaming query stopped before the end row was processed")
                 return
@@ -760,7 +793,7 @@ def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True,
             return totals
         if not active:
             with spark_errors():
-                query.awaitTermination(0.001)  # pyspark 4 refuses 0: raises the query's error
+                query.awaitTermination(1)  # stopped: raises its error at once (pyspark 4 refuses 0)
             return totals
         time.sleep(0.2)
 

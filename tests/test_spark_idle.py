@@ -21,11 +21,6 @@ from typing import Any
 import pandas as pd
 import pytest
 from acel.acea import engine
-
-from acel.io.results import to_json_lines
-from acel.lang.events import Event
-from acel.lang.parser import parse_query
-from acel.lang.schema import Schema
 from acel.spark_backend.streaming import (
     ATTRS,
     ENDED_MS,
@@ -41,15 +36,20 @@ from acel.spark_backend.streaming import (
     handler,
 )
 
+from acel.io.results import to_json_lines
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
+
 QUERY = "ORDER AS o ; NOT PAY PARTITION BY id WITHIN 3 ON ts"
 SCHEMA = Schema.of({"ORDER": ["id", "ts", "pos"], "PAY": ["id", "ts", "pos"]},
                    {"id": "int", "ts": "int", "pos": "int"})
-EVENTS = [
+EVENTS: list[dict[str, Any]] = [
     {"type": "ORDER", "id": 1, "ts": 0, "pos": 0},
     {"type": "ORDER", "id": 2, "ts": 1, "pos": 1},
     {"type": "PAY", "id": 2, "ts": 2, "pos": 2},
 ]
-LATE = {"type": "PAY", "id": 1, "ts": 2, "pos": 3}
+LATE: dict[str, Any] = {"type": "PAY", "id": 1, "ts": 2, "pos": 3}
 """Would have paid order 1, but arrives after quiet time moved event time past ts 3."""
 
 def _batch(events: list[dict[str, Any]]) -> list[str]:
@@ -91,7 +91,7 @@ def _progress(batch: int, started: float, data: int, ticks: int = 0, top: int | 
 
 
 def test_ticks_follow_the_wall_clock_from_the_last_events_time() -> None:
-    clock = TickClock(TICKS, every=1.0)
+    clock = TickClock(TICKS)
     assert clock.due(1000.0) is None  # no event yet: nothing to move on from
     clock.saw(_progress(0, 100.0, data=3, top=SHIFT + 7))
     assert clock.high == SHIFT + 7 and clock.since == 100.0
@@ -115,7 +115,7 @@ def test_ticks_follow_the_wall_clock_from_the_last_events_time() -> None:
 
 
 def test_a_tick_never_reaches_the_end_rows_range() -> None:
-    clock = TickClock(IdleTicks(rate=1e15, folder="/t", delay_ms=0), every=1.0)
+    clock = TickClock(IdleTicks(rate=1e15, folder="/t", delay_ms=0))
     clock.saw(_progress(0, 0.0, data=1, top=SHIFT))
     tick = clock.due(10.0)
     assert tick is not None and tick < ENDED_MS - SHIFT
@@ -150,31 +150,31 @@ class _State:
         self.blob = None
 
 
-def test_tick_rows_are_skipped_by_the_keys_and_only_move_time() -> None:
+def test_tick_rows_are_skipped_by_the_keys_and_only_move_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """A key's rows with ticks among them give what the rows alone give."""
+    import acel.spark_backend.streaming as streaming
     from test_streaming_keys import _spec
 
+    captured: list[Any] = []
+
+    def keep(_spec: Any, results: list[Any]) -> Any:
+        captured.extend(results)
+        return pd.DataFrame()
+
+    monkeypatch.setattr(streaming, "_pandas", keep)
     spec = _spec(parse_query(QUERY), SCHEMA, axis=True)
     rows = [(e["pos"], SHIFT + e["ts"], json.dumps(e)) for e in EVENTS if e["id"] == 1]  # key 1
     ticks = [(TICK_POS, SHIFT + 5, None), (TICK_POS, SHIFT + 9, None)]
-    got: list[Any] = []
-    seen: list[Any] = []
-    for with_ticks, out in ((True, got), (False, seen)):
+    outputs = []
+    for extra in (ticks, []):
+        captured.clear()
         state = _State(watermark=SHIFT + 8)
-        frame = pd.DataFrame([*rows, *(ticks if with_ticks else [])], columns=[POS, ET_MS, ATTRS])
-        captured: list[Any] = []
-        import acel.spark_backend.streaming as streaming
-
-        original = streaming._pandas
-        streaming._pandas = lambda _spec, results: captured.append(results) or pd.DataFrame()
-        try:
-            list(handler(spec)(0, iter([frame]), state))
-        finally:
-            streaming._pandas = original
-        out.extend(r for batch in captured for r in batch)
+        frame = pd.DataFrame([*rows, *extra], columns=[POS, ET_MS, ATTRS])
+        list(handler(spec)(0, iter([frame]), state))
         assert state.blob is not None
         assert KeyStream(spec, state.blob).last == 0  # the ticks took no position
-    assert to_json_lines(got) == to_json_lines(seen) == _batch(EVENTS)
+        outputs.append(to_json_lines(captured))
+    assert outputs[0] == outputs[1] == _batch(EVENTS)
 
 
 # ------------------------------------------------------------------ on Spark
@@ -244,3 +244,52 @@ def test_a_deadline_passes_on_a_quiet_stream_and_the_result_comes_out(
     assert "stream ended; 1 late rows dropped" in err
     assert to_json_lines(read_results(control, str(out), "jsonl")) == _batch(EVENTS)
     assert to_json_lines(read_results(control, str(control_out), "jsonl")) == _batch([*EVENTS, LATE]) == []
+
+
+def test_a_restarted_query_ticks_on_from_its_checkpoints_watermark(tmp_path: Path) -> None:
+    """After a restart no micro-batch may run until data comes: the checkpoint's last
+    watermark (plus the delay) is where event time moves on from."""
+    from acel.spark_backend.streaming import checkpoint_watermark
+
+    assert checkpoint_watermark(str(tmp_path)) is None
+    (tmp_path / "offsets").mkdir()
+    (tmp_path / "offsets" / "2").write_text('v1\n{"batchWatermarkMs":5,"conf":{}}\n{"logOffset":0}\n')
+    (tmp_path / "offsets" / "10").write_text(f'v1\n{{"batchWatermarkMs":{SHIFT + 40},"conf":{{}}}}\n')
+    (tmp_path / "offsets" / ".10.crc").write_text("x")
+    assert checkpoint_watermark(str(tmp_path)) == SHIFT + 40
+    clock = TickClock(TICKS)
+    clock.resume(checkpoint_watermark(str(tmp_path)), 50.0)
+    assert clock.due(50.5) is None and clock.due(52.0) == SHIFT + 41 + 4
+    (tmp_path / "offsets" / "11").write_text("v1\nnot json\n")
+    assert checkpoint_watermark(str(tmp_path)) is None
+
+
+@pytest.mark.spark
+@pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+def test_a_producers_own_tick_row_moves_event_time_and_is_no_event(spark: Any, tmp_path: Path) -> None:
+    """A ``#tick`` row (a time, no position) written by the producer: the whole stream as
+    one key (no PARTITION BY) gets order 0's result without a later event or the end."""
+    from acel.spark_backend.streaming import TICK_TYPE, plan_stream, read_results, start
+
+    query = "ORDER AS o ; NOT PAY WITHIN 3 ON ts"
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _land(folder, "part-0.jsonl", [EVENTS[0]])
+    source = spark.readStream.schema("type string, id long, ts long, pos long").json(str(folder))
+    planned = plan_stream(query, source, schema=SCHEMA, time_col="ts")
+    out = tmp_path / "out.jsonl"
+    running = start(planned, str(out), checkpoint=str(tmp_path / "ck"), fmt="jsonl")
+    try:
+        running.processAllAvailable()
+        assert not _sink_lines(out)  # its window is open as far as the stream knows
+        _land(folder, "part-1.jsonl", [{"type": TICK_TYPE, "ts": 10}])
+        deadline = time.monotonic() + 120
+        while not _sink_lines(out):
+            assert time.monotonic() < deadline, "the tick row did not close order 0's window"
+            time.sleep(0.1)
+        rows = sum(int(p["numInputRows"]) for p in running.recentProgress)
+    finally:
+        running.stop()
+    want = engine.run(parse_query(query), [Event.make(0, EVENTS[0])], SCHEMA)
+    assert to_json_lines(read_results(planned, str(out), "jsonl")) == to_json_lines(want) != []
+    assert rows == 2  # the event and the tick (Spark counts rows, not events)
