@@ -293,3 +293,20 @@ def test_a_producers_own_tick_row_moves_event_time_and_is_no_event(spark: Any, t
     want = engine.run(parse_query(query), [Event.make(0, EVENTS[0])], SCHEMA)
     assert to_json_lines(read_results(planned, str(out), "jsonl")) == to_json_lines(want) != []
     assert rows == 2  # the event and the tick (Spark counts rows, not events)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--idle-advance", "1"], "--idle-advance with --stream needs --time-col"),
+    (["--time-col", "ts", "--idle-advance", "1", "--once"], "--idle-advance cannot be used with --once"),
+    (["--delay", "1", "--max-delay", "1"], "give either --delay or --max-delay"),
+    (["--max-delay", "-1"], "must be a non-negative number"),
+])
+def test_the_stream_checks_its_time_options_before_spark_starts(
+    flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from acel.app.cli import main
+
+    code = main(["run", QUERY, "--engine", "spark", "--stream", str(tmp_path),
+                 "--out", str(tmp_path / "out"), *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err, err
