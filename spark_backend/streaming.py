@@ -675,12 +675,22 @@ class Ticker(threading.Thread):
         self.seen = -1
 
     def run(self) -> None:
+        import sys
+
         try:
             while self.query.isActive:
                 self.look()
                 time.sleep(0.1)
-        except Exception:  # the query stopped under us (its error is the query's to report)
-            return
+        except Exception as error:
+            if self._active():  # else the query stopped under us: its error is its own to report
+                print(f"acel: the idle ticks stopped ({type(error).__name__}: {error}); event time "
+                      "now moves only with the data", file=sys.stderr)
+
+    def _active(self) -> bool:
+        try:
+            return bool(self.query.isActive)
+        except Exception:
+            return False
 
     def look(self) -> None:
         """Read the new micro-batches' progress; write a tick if one is due."""

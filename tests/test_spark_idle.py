@@ -310,3 +310,18 @@ def test_the_stream_checks_its_time_options_before_spark_starts(
                  "--out", str(tmp_path / "out"), *flags])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err, err
+
+
+def test_a_ticker_that_cannot_write_says_so_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tick folder that is gone: one line on stderr, not a silent stop or a traceback."""
+    from acel.spark_backend.streaming import Ticker
+
+    class Query:
+        isActive = True
+        status = {"isTriggerActive": False}
+        recentProgress = [_progress(0, time.time() - 5, data=1, top=SHIFT + 1)]
+
+    ticker = Ticker(IdleTicks(rate=1.0, folder=str(tmp_path / "gone"), delay_ms=0), Query())  # type: ignore[arg-type]
+    ticker.run()
+    err = capsys.readouterr().err
+    assert err.startswith("acel: the idle ticks stopped (FileNotFoundError") and err.count("\n") == 1
