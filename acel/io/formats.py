@@ -169,16 +169,29 @@ def json_line_row(number: int, line_number: int, line: bytes) -> Row:
     return Row(number, line_number, {}, f"expected a JSON object, found {type(value).__name__}")
 
 
+def line_row(number: int, index: int, line: bytes) -> Row:
+    """One non-blank JSON Lines line (its newline included) as a record: the common case
+    (orjson parses an object whose keys are distinct and whose numbers fit) at once, every
+    other line checked by :func:`json_line_row`."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json_line_row(number, index, line)
+    if type(value) is dict and line.count(b'":') == len(value) <= _WIDEST and not (
+        float in set(map(type, value.values())) and _big_float(value)
+    ):
+        return Row(number, index, value)
+    return json_line_row(number, index, line)
+
+
 def json_line_rows(handle: Iterable[bytes], first_line: int = 1, batch: int = BATCH) -> Iterator[list[Row]]:
     """JSON Lines from a binary handle, in batches of ``batch`` (blank lines skipped).
 
     Rows are numbered from 1 over non-blank lines; lines are physical lines
     (split on ``\n`` only: U+2028 inside a string is data).  The common case
-    (orjson parses an object whose keys are distinct and whose numbers fit) is
-    inlined here: this loop runs once per event of every JSON Lines file.
+    is :func:`line_row`'s (the native reader, :mod:`acel.io.native_jsonl`, hands
+    it every line it leaves).
     """
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
     number = 0
     out: list[Row] = []
     for index, line in enumerate(handle, start=first_line):
@@ -187,17 +200,7 @@ def json_line_rows(handle: Iterable[bytes], first_line: int = 1, batch: int = BA
         if not line.strip():
             continue
         number += 1
-        try:
-            value = loads(line)
-        except decode_error:
-            out.append(json_line_row(number, index, line))
-        else:
-            if type(value) is dict and line.count(b'":') == len(value) <= _WIDEST and not (
-                float in set(map(type, value.values())) and _big_float(value)
-            ):
-                out.append(Row(number, index, value))
-            else:
-                out.append(json_line_row(number, index, line))
+        out.append(line_row(number, index, line))
         if len(out) >= batch:
             yield out
             out = []

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from acel.io import native_jsonl
 from acel.io.formats import (
     BATCH,
     csv_cells,
@@ -72,6 +73,8 @@ class Facts:
     """Every value was a plain JSON value (no conversion needed on the second pass)."""
     monotone: dict[str, bool] = field(default_factory=dict)
     """Watched attribute → whether it never decreases along the file (NULLs ignored)."""
+    int64: bool = False
+    """Every int of the stream is known to fit 64 bits (so Arrow's int64 holds it exactly)."""
 
 
 class _Order:
@@ -113,6 +116,7 @@ class EventStream:
         sort: bool,
         chunk: int = DEFAULT_CHUNK,
         once: bool = False,
+        arrow: Callable[[], Iterator[Any]] | None = None,
     ) -> None:
         names = schema.all_attributes()
         if len(names) > MAX_ATTRIBUTES + 1:
@@ -126,6 +130,7 @@ class EventStream:
         self.time_col = time_col
         self._batches = batches
         self._once = once
+        self._arrow = arrow
         self._used = False
         self.read = 0
         """Events handed out so far."""
@@ -147,6 +152,32 @@ class EventStream:
         self._used = True
         for batch in self._batches():
             self.read += len(batch)
+            yield batch
+
+    def arrow_batches(self) -> Iterator[Any] | None:
+        """The events as ``pyarrow.RecordBatch`` columns, in stream order (issue 23).
+
+        The same events as :meth:`batches` (same checks and errors): one column per
+        attribute of ``schema.all_attributes()``, int64 / float64 / string / bool
+        (string for an attribute that is only ever NULL), NULL where an event lacks the
+        attribute.  ``None`` when the stream cannot promise such columns: a live
+        stream, or one whose ints are not known to fit 64 bits (``Facts.int64``: the
+        native JSON Lines reader and Arrow sources know it); use :meth:`batches` then.
+        """
+        from acel.io.columns import arrow_schema, as_record_batches
+
+        if self._once or self.facts is None or not self.facts.int64:
+            return None
+        schema = arrow_schema(self.schema)
+        if self._arrow is not None:
+            if self._used:
+                raise DataError(f"{self.source}: the stream can be read only once")
+            return self._counted(self._arrow())
+        return as_record_batches(self.batches(), schema)
+
+    def _counted(self, batches: Iterator[Any]) -> Iterator[Any]:
+        for batch in batches:
+            self.read += batch.num_rows
             yield batch
 
     def __iter__(self) -> Iterator[Attrs]:
@@ -284,6 +315,9 @@ def _file_stream(
     if path.is_dir():
         raise IsADirectoryError(21, "Is a directory", source)
     if fmt == "jsonl":
+        native = native_jsonl.reader() if schema is None else None
+        if native is not None and native_jsonl.is_lines_file(path):
+            return _native_lines_stream(path, native, type_col, time_col, watch, chunk)
         return _rows_stream(source, lambda: json_rows(path), type_col, time_col, schema, watch, chunk)
     if fmt == "csv":
         return _csv_stream(path, type_col, time_col, schema, watch, chunk)
@@ -384,7 +418,16 @@ def _infer(
     time_col: str | None,
     watch: Sequence[str],
 ) -> tuple[Schema, Facts]:
-    """The first pass: schema, problems (raised), order facts.
+    """The first pass: schema, problems (raised), order facts (see :class:`_FirstPass`)."""
+    first = _FirstPass(source, type_col, time_col, watch)
+    for batch in batches:
+        for row in batch:
+            first.row(row)
+    return first.result()
+
+
+class _FirstPass:
+    """The first pass, one record at a time: schema, problems, order facts.
 
     A record whose *signature* (type, attribute names in order, value kinds)
     was already seen in a good record tells the schema nothing new, so only
@@ -392,50 +435,66 @@ def _infer(
     tuple and one set lookup.  ``Facts.plain`` says whether every value was a
     plain JSON value (so the second pass can skip the conversions).
     """
-    problems = Problems(source)
-    checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
-    inference = Inference(type_col=type_col, time_col=time_col)
-    order = _Order(watch)
-    known: set[tuple[Any, ...]] = set()
-    plain = True
-    timed = time_col is not None or bool(watch)
-    for batch in batches:
-        for row in batch:
-            values = row.values
-            if row.failure is None and type(values.get(type_col)) in _SCALARS:
-                kinds = tuple(map(type, values.values()))
-                signature = (values.get(type_col), tuple(values), kinds)
-                if signature in known and not (float in kinds and _infinite(values)):
-                    inference.count += 1
-                    if timed:
-                        try:
-                            key = time_key(values.get(time_col)) if time_col is not None else 0  # type: ignore[arg-type]
-                        except ValueError:
-                            pass
-                        else:
-                            order.note(values, key)
-                            continue
-                    else:
-                        order.facts.count += 1
-                        continue
-            else:
-                signature = None
-            before = problems.count
-            checked = checker.check(row)
-            if checked is None:
-                continue
-            attrs, key = checked
-            inference.add(row, attrs)
-            order.note(attrs, key)
-            if signature is not None and problems.count == before:
-                if not _PLAIN.issuperset(signature[2]):
-                    plain = False
-                elif not any(type(v) is float and v != v for v in values.values()):
-                    known.add(signature)
-    schema = inference.schema(problems)
-    problems.raise_if_any()
-    order.facts.plain = plain
-    return schema, order.facts
+
+    def __init__(self, source: str, type_col: str, time_col: str | None, watch: Sequence[str]) -> None:
+        self.problems = Problems(source)
+        self.checker = RecordChecker(type_col=type_col, time_col=time_col, problems=self.problems)
+        self.inference = Inference(type_col=type_col, time_col=time_col)
+        self.order = _Order(watch)
+        self.known: set[tuple[Any, ...]] = set()
+        self.plain = True
+        self.type_col = type_col
+        self.time_col = time_col
+        self.timed = time_col is not None or bool(watch)
+
+    def row(self, row: Row) -> bool:
+        """Note one record; whether its signature is now known (a later record of the same
+        signature then needs only :meth:`counted` and the order notes)."""
+        values = row.values
+        type_col, time_col, order, known = self.type_col, self.time_col, self.order, self.known
+        if row.failure is None and type(values.get(type_col)) in _SCALARS:
+            kinds = tuple(map(type, values.values()))
+            signature = (values.get(type_col), tuple(values), kinds)
+            if signature in known and not (float in kinds and _infinite(values)):
+                self.inference.count += 1
+                if not self.timed:
+                    order.facts.count += 1
+                    return True
+                try:
+                    key = time_key(values.get(time_col)) if time_col is not None else 0  # type: ignore[arg-type]
+                except ValueError:
+                    pass
+                else:
+                    order.note(values, key)
+                    return True
+        else:
+            signature = None
+        before = self.problems.count
+        checked = self.checker.check(row)
+        if checked is None:
+            return False
+        attrs, key = checked
+        self.inference.add(row, attrs)
+        order.note(attrs, key)
+        if signature is not None and self.problems.count == before:
+            if not _PLAIN.issuperset(signature[2]):
+                self.plain = False
+            elif not any(type(v) is float and v != v for v in values.values()):
+                known.add(signature)
+                return True
+        return False
+
+    def counted(self, n: int) -> None:
+        """``n`` records of known signatures whose order was noted elsewhere (the native pass)."""
+        self.inference.count += n
+        self.order.facts.count += n
+
+    def result(self) -> tuple[Schema, Facts]:
+        """The schema and the order facts; every problem found is raised here."""
+        schema = self.inference.schema(self.problems)
+        self.problems.raise_if_any()
+        self.order.facts.plain = self.plain
+        return schema, self.order.facts
 
 
 _INFINITIES = (math.inf, -math.inf)
@@ -471,17 +530,7 @@ def _checked(
         for batch in batches:
             out: list[tuple[Any, Attrs]] = []
             for row in batch:
-                attrs: dict[str, Any] = row.values  # type: ignore[assignment]
-                if type(attrs) is not dict:
-                    attrs = dict(attrs)
-                if type_col != "type":
-                    attrs["type"] = attrs.pop(type_col)
-                for column, value in attrs.items():
-                    if type(value) is float and value != value:
-                        attrs[column] = None
-                for column in floats:
-                    if type(attrs.get(column)) is int:
-                        attrs[column] = float(attrs[column])
+                attrs = _plain_event(row.values, type_col, floats)
                 out.append((time_key(attrs.get(time_col)) if time_col is not None else 0, attrs))
             if out:
                 yield out
@@ -533,6 +582,61 @@ def _checked(
         if out:
             yield out
     problems.raise_if_any()
+
+
+def _plain_event(values: Mapping[str, Any], type_col: str, floats: Sequence[str]) -> Attrs:
+    """A record of a trusted, plain stream as its event: NaN is NULL, ints of float
+    attributes become floats, the type column is ``type`` (the record's dict is reused)."""
+    attrs: Attrs = values if type(values) is dict else dict(values)
+    if type_col != "type":
+        attrs["type"] = attrs.pop(type_col)
+    for column, value in attrs.items():
+        if type(value) is float and value != value:
+            attrs[column] = None
+    for column in floats:
+        if type(attrs.get(column)) is int:
+            attrs[column] = float(attrs[column])
+    return attrs
+
+
+def _native_lines_stream(
+    path: Path,
+    native: Any,
+    type_col: str,
+    time_col: str | None,
+    watch: Sequence[str],
+    chunk: int,
+) -> EventStream:
+    """A JSON Lines file without a schema through the C scanner (``acel.io.native_jsonl``):
+    the same two passes as :func:`_rows_stream`, the lines it leaves read by Python."""
+    source = str(path)
+    first = _FirstPass(source, type_col, time_col, watch)
+    wide = False
+
+    def on_row(row: Row) -> bool:
+        nonlocal wide
+        if not native_jsonl.fits_int64(row.values):
+            wide = True
+        return first.row(row)
+
+    first.counted(native_jsonl.first_pass(native, path, type_col, time_col, watch, first.order, on_row))
+    schema, facts = first.result()
+    facts.int64 = not wide
+    sort = time_col is not None and not facts.sorted_by_time
+    floats = tuple(a for a, k in schema.kinds if k == "float")
+
+    def batches() -> Iterator[list[Attrs]]:
+        if not facts.plain or type_col != "type":
+            checked = _checked(source, json_rows(path), type_col, time_col, schema, True, facts.plain)
+            return _ordered(checked, sort, chunk)
+        lines = native_jsonl.events(native, path, floats, lambda row: _plain_event(row.values, type_col, floats))
+        if not sort:
+            return lines
+        column = time_col or "type"
+        keyed = ([(time_key(a.get(column)), a) for a in batch] for batch in lines)
+        return _ordered(keyed, sort, chunk)
+
+    return EventStream(source, schema, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
 
 
 _KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}

@@ -1,0 +1,485 @@
+/* acel.io._native_reader: the JSON Lines scanner of the readers' native path (issue 23).
+ *
+ * Reads flat JSON objects (string keys without escapes; values that are strings without
+ * escapes or control characters, integers of at most 18 digits, finite floats below
+ * 9.2e18 in magnitude, true, false, null) straight from a buffer of lines.  Any other
+ * line -- nested values, escapes, long integers, duplicate keys, bad UTF-8, anything that
+ * is not such an object -- is handed back to the pure-Python reader, which stays the
+ * reference: it reads the line and reports its problems with their exact messages.
+ *
+ *   first_pass(...)  the schema pass: lines whose shape (type value, keys, value kinds)
+ *                    is already known are only counted and their order noted;
+ *   emit(...)        the event pass: one dict per line, ints of float attributes as floats.
+ * See papers/io.md ("The native JSON Lines reader").
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <string.h>
+
+#define MAXF 64     /* more keys than this: the Python reader */
+#define MAXNUM 64   /* a longer number literal: the Python reader */
+#define BIG 9.2e18  /* floats this large may be integers (see formats._BIG) */
+
+typedef struct {
+    const char *k;
+    Py_ssize_t klen;
+    char kind; /* s i d t f n */
+    const char *v;
+    Py_ssize_t vlen;
+    long long ival;
+    double fval;
+} Field;
+
+static inline int json_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static inline int py_ws(char c) { return json_ws(c) || c == '\v' || c == '\f'; }
+static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int blank(const char *s, const char *e) {
+    for (; s < e; s++)
+        if (!py_ws(*s)) return 0;
+    return 1;
+}
+
+static int cont(const unsigned char *s, Py_ssize_t i, Py_ssize_t n) {
+    return i < n && (s[i] & 0xC0) == 0x80;
+}
+
+/* Strict UTF-8 (no overlong forms, no surrogates, at most U+10FFFF), as Python decodes. */
+static int utf8_ok(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) { i++; continue; }
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (!cont(s, i + 1, n)) return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (!cont(s, i + 1, n) || !cont(s, i + 2, n)) return 0;
+            if (c == 0xE0 && s[i + 1] < 0xA0) return 0;
+            if (c == 0xED && s[i + 1] > 0x9F) return 0;
+            i += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (!cont(s, i + 1, n) || !cont(s, i + 2, n) || !cont(s, i + 3, n)) return 0;
+            if (c == 0xF0 && s[i + 1] < 0x90) return 0;
+            if (c == 0xF4 && s[i + 1] > 0x8F) return 0;
+            i += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A string body from p (after the opening quote); returns the closing quote or NULL. */
+static const char *string_end(const char *p, const char *e, int *high) {
+    for (; p < e; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') return p;
+        if (c == '\\' || c < 0x20) return NULL;
+        if (c >= 0x80) *high = 1;
+    }
+    return NULL;
+}
+
+static const char *number(const char *p, const char *e, Field *f) {
+    const char *start = p;
+    int real = 0;
+    if (p < e && *p == '-') p++;
+    if (p >= e) return NULL;
+    if (*p == '0') {
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        while (p < e && is_digit(*p)) p++;
+    } else {
+        return NULL;
+    }
+    if (p < e && *p == '.') {
+        p++;
+        if (p >= e || !is_digit(*p)) return NULL;
+        while (p < e && is_digit(*p)) p++;
+        real = 1;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        if (p >= e || !is_digit(*p)) return NULL;
+        while (p < e && is_digit(*p)) p++;
+        real = 1;
+    }
+    Py_ssize_t len = p - start;
+    if (len >= MAXNUM) return NULL;
+    if (!real) {
+        const char *q = start;
+        int neg = 0;
+        if (*q == '-') { neg = 1; q++; }
+        if (p - q > 18) return NULL;
+        long long v = 0;
+        for (; q < p; q++) v = v * 10 + (*q - '0');
+        f->kind = 'i';
+        f->ival = neg ? -v : v;
+        return p;
+    }
+    char buf[MAXNUM];
+    memcpy(buf, start, (size_t)len);
+    buf[len] = '\0';
+    char *end = NULL;
+    double d = PyOS_string_to_double(buf, &end, NULL);
+    if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return NULL; }
+    if (end != buf + len || !isfinite(d) || d >= BIG || d <= -BIG) return NULL;
+    f->kind = 'd';
+    f->fval = d;
+    return p;
+}
+
+/* The fields of a flat JSON object spanning [s, e); -1: not one (the Python reader decides). */
+static int parse_line(const char *s, const char *e, Field *f) {
+    const char *p = s;
+    int n = 0, high = 0;
+    while (p < e && json_ws(*p)) p++;
+    if (p >= e || *p != '{') return -1;
+    p++;
+    while (p < e && json_ws(*p)) p++;
+    if (p < e && *p == '}') {
+        p++;
+        goto end;
+    }
+    for (;;) {
+        if (n >= MAXF || p >= e || *p != '"') return -1;
+        const char *k = ++p;
+        p = string_end(p, e, &high);
+        if (p == NULL) return -1;
+        f[n].k = k;
+        f[n].klen = p - k;
+        p++;
+        while (p < e && json_ws(*p)) p++;
+        if (p >= e || *p != ':') return -1;
+        p++;
+        while (p < e && json_ws(*p)) p++;
+        if (p >= e) return -1;
+        char c = *p;
+        if (c == '"') {
+            const char *v = ++p;
+            p = string_end(p, e, &high);
+            if (p == NULL) return -1;
+            f[n].kind = 's';
+            f[n].v = v;
+            f[n].vlen = p - v;
+            p++;
+        } else if (c == 't' && e - p >= 4 && memcmp(p, "true", 4) == 0) {
+            f[n].kind = 't';
+            p += 4;
+        } else if (c == 'f' && e - p >= 5 && memcmp(p, "false", 5) == 0) {
+            f[n].kind = 'f';
+            p += 5;
+        } else if (c == 'n' && e - p >= 4 && memcmp(p, "null", 4) == 0) {
+            f[n].kind = 'n';
+            p += 4;
+        } else if (c == '-' || is_digit(c)) {
+            p = number(p, e, &f[n]);
+            if (p == NULL) return -1;
+        } else {
+            return -1;
+        }
+        for (int j = 0; j < n; j++)
+            if (f[j].klen == f[n].klen && memcmp(f[j].k, f[n].k, (size_t)f[n].klen) == 0) return -1;
+        n++;
+        while (p < e && json_ws(*p)) p++;
+        if (p < e && *p == ',') {
+            p++;
+            while (p < e && json_ws(*p)) p++;
+            continue;
+        }
+        if (p < e && *p == '}') {
+            p++;
+            break;
+        }
+        return -1;
+    }
+end:
+    while (p < e && json_ws(*p)) p++;
+    if (p != e) return -1;
+    if (high && !utf8_ok((const unsigned char *)s, e - s)) return -1;
+    return n;
+}
+
+static int find(const Field *f, int n, const char *key, Py_ssize_t klen) {
+    for (int i = 0; i < n; i++)
+        if (f[i].klen == klen && memcmp(f[i].k, key, (size_t)klen) == 0) return i;
+    return -1;
+}
+
+/* A field's value as a Python object (a new reference; NULL with an exception set). */
+static PyObject *value(const Field *f, int as_float) {
+    switch (f->kind) {
+    case 's': return PyUnicode_DecodeUTF8(f->v, f->vlen, NULL);
+    case 'i': return as_float ? PyFloat_FromDouble((double)f->ival) : PyLong_FromLongLong(f->ival);
+    case 'd': return PyFloat_FromDouble(f->fval);
+    case 't': Py_RETURN_TRUE;
+    case 'f': Py_RETURN_FALSE;
+    default: Py_RETURN_NONE;
+    }
+}
+
+static char kind_code(char kind) { return kind == 't' || kind == 'f' ? 'b' : kind; }
+
+/* The shape of a record: its type value, keys in order and value kinds (formats' signature). */
+static Py_ssize_t shape(const Field *f, int n, const char *tkey, Py_ssize_t tlen, char *buf, Py_ssize_t cap) {
+    Py_ssize_t len = 0;
+    int t = find(f, n, tkey, tlen);
+    if (t < 0) {
+        buf[len++] = '\x01';
+    } else {
+        const Field *tf = &f[t];
+        buf[len++] = kind_code(tf->kind);
+        if (tf->kind == 's') {
+            if (len + tf->vlen + 1 > cap) return -1;
+            memcpy(buf + len, tf->v, (size_t)tf->vlen);
+            len += tf->vlen;
+        } else if (tf->kind == 'i' || tf->kind == 'd') {
+            if (len + 8 + 1 > cap) return -1;
+            if (tf->kind == 'i') memcpy(buf + len, &tf->ival, 8);
+            else memcpy(buf + len, &tf->fval, 8);
+            len += 8;
+        }
+    }
+    buf[len++] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (len + f[i].klen + 2 > cap) return -1;
+        memcpy(buf + len, f[i].k, (size_t)f[i].klen);
+        len += f[i].klen;
+        buf[len++] = '\0';
+        buf[len++] = kind_code(f[i].kind);
+    }
+    return len;
+}
+
+/* Next line in [p, e): sets *next past its newline (or to e). */
+static const char *line_end(const char *p, const char *e, const char **next) {
+    const char *nl = memchr(p, '\n', (size_t)(e - p));
+    if (nl == NULL) { *next = e; return e; }
+    *next = nl + 1;
+    return nl + 1;
+}
+
+/* Note a numeric value of a known-shape line: the time key's order, a watched attribute's. */
+static int note_time(PyObject *key, int *sorted, PyObject **last_key) {
+    if (*sorted) {
+        if (*last_key != Py_None) {
+            int lt = PyObject_RichCompareBool(key, *last_key, Py_LT);
+            if (lt < 0) return -1;
+            if (lt) *sorted = 0;
+        }
+        Py_INCREF(key);
+        Py_SETREF(*last_key, key);
+    }
+    return 0;
+}
+
+static int note_watch(PyObject *name, PyObject *v, PyObject *last, PyObject *monotone) {
+    PyObject *before = PyDict_GetItemWithError(last, name);
+    if (before == NULL && PyErr_Occurred()) return -1;
+    if (before != NULL && before != Py_None) {
+        int lt = PyObject_RichCompareBool(v, before, Py_LT);
+        if (lt < 0) return -1;
+        if (lt && PyDict_SetItem(monotone, name, Py_False) < 0) return -1;
+    }
+    return PyDict_SetItem(last, name, v);
+}
+
+/* first_pass(data, pos, index, number, type_key, time_key|None, watch_keys, watch_names,
+ *            shapes, last, monotone, last_key, sorted)
+ * -> (status, pos, next, index, number, counted, last_key, sorted, shape|None)
+ * status 0: every line up to the end of data is read (pos = end);
+ * status 1: the line [pos, next) (number ``number``, line ``index``) is the Python reader's:
+ *           not a plain flat object, or of a shape not yet in ``shapes`` (then ``shape`` is
+ *           its key, to be added when the Python pass finds it well-formed). */
+static PyObject *first_pass(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t pos, index, number;
+    const char *tkey;
+    Py_ssize_t tlen;
+    PyObject *time_obj, *wkeys, *wnames, *shapes, *last, *monotone, *last_key;
+    int sorted;
+    if (!PyArg_ParseTuple(args, "y*nnny#OO!O!O!O!O!Op", &data, &pos, &index, &number, &tkey, &tlen,
+                          &time_obj, &PyTuple_Type, &wkeys, &PyTuple_Type, &wnames, &PyDict_Type,
+                          &shapes, &PyDict_Type, &last, &PyDict_Type, &monotone, &last_key, &sorted))
+        return NULL;
+    const char *base = (const char *)data.buf;
+    const char *e = base + data.len;
+    const char *p = base + pos;
+    const char *timekey = NULL;
+    Py_ssize_t timelen = 0;
+    if (time_obj != Py_None) {
+        if (PyBytes_AsStringAndSize(time_obj, (char **)&timekey, &timelen) < 0) goto fail_early;
+    }
+    Py_ssize_t nwatch = PyTuple_GET_SIZE(wkeys);
+    int timed = timekey != NULL || nwatch > 0;
+    Py_INCREF(last_key);
+    Field f[MAXF];
+    char buf[4096];
+    Py_ssize_t counted = 0;
+    int status = 0;
+    const char *next = e;
+    PyObject *shape_obj = Py_None;
+    Py_INCREF(shape_obj);
+    PyObject *zero = PyLong_FromLong(0);
+    if (zero == NULL) goto fail;
+    while (p < e) {
+        const char *le = line_end(p, e, &next);
+        if (blank(p, le)) { p = next; index++; continue; }
+        number++;
+        int n = parse_line(p, le, f);
+        if (n < 0) { status = 1; break; }
+        Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
+        if (slen < 0) { status = 1; break; }
+        PyObject *key = PyBytes_FromStringAndSize(buf, slen);
+        if (key == NULL) goto fail;
+        int known = PyDict_Contains(shapes, key);
+        if (known < 0) { Py_DECREF(key); goto fail; }
+        if (!known) { Py_SETREF(shape_obj, key); status = 1; break; }
+        Py_DECREF(key);
+        if (timed) {
+            PyObject *tk;
+            if (timekey != NULL) {
+                int t = find(f, n, timekey, timelen);
+                if (t < 0 || (f[t].kind != 'i' && f[t].kind != 'd')) { status = 1; break; }
+                tk = value(&f[t], 0);
+                if (tk == NULL) goto fail;
+            } else {
+                tk = zero;
+                Py_INCREF(tk);
+            }
+            int r = note_time(tk, &sorted, &last_key);
+            Py_DECREF(tk);
+            if (r < 0) goto fail;
+            for (Py_ssize_t w = 0; w < nwatch; w++) {
+                PyObject *wk = PyTuple_GET_ITEM(wkeys, w);
+                int i = find(f, n, PyBytes_AS_STRING(wk), PyBytes_GET_SIZE(wk));
+                if (i < 0 || (f[i].kind != 'i' && f[i].kind != 'd')) continue;
+                PyObject *v = value(&f[i], 0);
+                if (v == NULL) goto fail;
+                r = note_watch(PyTuple_GET_ITEM(wnames, w), v, last, monotone);
+                Py_DECREF(v);
+                if (r < 0) goto fail;
+            }
+        }
+        counted++;
+        p = next;
+        index++;
+    }
+    Py_DECREF(zero);
+    PyBuffer_Release(&data);
+    if (status == 0) next = e;
+    PyObject *out = Py_BuildValue("(innnnnNON)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base),
+                                  index, number, counted, last_key, sorted ? Py_True : Py_False, shape_obj);
+    return out;
+fail:
+    Py_XDECREF(zero);
+    Py_DECREF(last_key);
+    Py_DECREF(shape_obj);
+fail_early:
+    PyBuffer_Release(&data);
+    return NULL;
+}
+
+typedef struct {
+    const char *k;
+    Py_ssize_t klen;
+    PyObject *name;
+    int as_float;
+} Key;
+
+#define MAXKEYS 256
+
+/* emit(data, pos, index, number, float_keys, limit) -> (status, pos, next, index, number, events)
+ * status 0: end of data; 1: the line [pos, next) is the Python reader's; 2: ``limit`` events. */
+static PyObject *emit(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    Py_ssize_t pos, index, number, limit;
+    PyObject *floats;
+    if (!PyArg_ParseTuple(args, "y*nnnO!n", &data, &pos, &index, &number, &PyTuple_Type, &floats, &limit))
+        return NULL;
+    const char *base = (const char *)data.buf;
+    const char *e = base + data.len;
+    const char *p = base + pos;
+    const char *next = e;
+    Key keys[MAXKEYS];
+    int nkeys = 0;
+    Field f[MAXF];
+    int status = 0;
+    PyObject *events = PyList_New(0);
+    if (events == NULL) goto fail;
+    while (p < e) {
+        if (PyList_GET_SIZE(events) >= limit) { status = 2; break; }
+        const char *le = line_end(p, e, &next);
+        if (blank(p, le)) { p = next; index++; continue; }
+        int n = parse_line(p, le, f);
+        if (n < 0) { status = 1; number++; break; }
+        PyObject *d = _PyDict_NewPresized(n);
+        if (d == NULL) goto fail;
+        for (int i = 0; i < n; i++) {
+            Key *k = NULL;
+            for (int j = 0; j < nkeys; j++)
+                if (keys[j].klen == f[i].klen && memcmp(keys[j].k, f[i].k, (size_t)f[i].klen) == 0) {
+                    k = &keys[j];
+                    break;
+                }
+            Key fresh;
+            if (k == NULL) {
+                fresh.k = f[i].k;
+                fresh.klen = f[i].klen;
+                fresh.name = PyUnicode_DecodeUTF8(f[i].k, f[i].klen, NULL);
+                if (fresh.name == NULL) { Py_DECREF(d); goto fail; }
+                PyUnicode_InternInPlace(&fresh.name);
+                fresh.as_float = 0;
+                for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(floats); w++) {
+                    PyObject *fk = PyTuple_GET_ITEM(floats, w);
+                    if (PyBytes_GET_SIZE(fk) == f[i].klen &&
+                        memcmp(PyBytes_AS_STRING(fk), f[i].k, (size_t)f[i].klen) == 0)
+                        fresh.as_float = 1;
+                }
+                if (nkeys < MAXKEYS) {
+                    keys[nkeys] = fresh;
+                    k = &keys[nkeys++];
+                } else {
+                    k = &fresh;
+                }
+            }
+            PyObject *v = value(&f[i], k->as_float);
+            int r = v == NULL ? -1 : PyDict_SetItem(d, k->name, v);
+            Py_XDECREF(v);
+            if (k == &fresh) Py_DECREF(fresh.name);
+            if (r < 0) { Py_DECREF(d); goto fail; }
+        }
+        int r = PyList_Append(events, d);
+        Py_DECREF(d);
+        if (r < 0) goto fail;
+        number++;
+        p = next;
+        index++;
+    }
+    for (int j = 0; j < nkeys; j++) Py_DECREF(keys[j].name);
+    PyBuffer_Release(&data);
+    if (status != 1) next = p;
+    return Py_BuildValue("(innnnN)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base), index,
+                         number, events);
+fail:
+    for (int j = 0; j < nkeys; j++) Py_DECREF(keys[j].name);
+    Py_XDECREF(events);
+    PyBuffer_Release(&data);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"first_pass", first_pass, METH_VARARGS, "The schema pass over a buffer of JSON Lines."},
+    {"emit", emit, METH_VARARGS, "The event pass over a buffer of JSON Lines: one dict per line."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native_reader",
+    "The native JSON Lines scanner of acel.io (issue 23); acel.io.native_jsonl drives it.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native_reader(void) { return PyModule_Create(&module); }

@@ -1,0 +1,137 @@
+"""The native JSON Lines path: the C scanner ``acel.io._native_reader`` driven over a file.
+
+The scanner reads the plain flat objects that make up nearly every event file; each
+other line (nested values, escapes, long integers, a key twice, bad UTF-8, not an
+object) is handed, with its row and line numbers, to the pure-Python reader, which
+stays the reference and reports every problem with today's message (issue 23,
+``papers/io.md``, "The native JSON Lines reader").  ``ACEL_NATIVE`` chooses the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from acel.io import native_switch
+from acel.io.formats import BATCH, BOM, line_row
+from acel.io.records import Row
+
+BLOCK = 1 << 20
+"""Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def reader() -> Any | None:
+    """The C scanner when ``ACEL_NATIVE`` wants it and it was built, else ``None``."""
+    try:
+        from acel.io import _native_reader  # type: ignore[attr-defined]
+    except ImportError:
+        module = None
+    else:
+        module = _native_reader
+    why = "the C reader acel.io._native_reader is not built (pip install -e . needs a C compiler)"
+    return module if native_switch.wanted(module is not None, why) else None
+
+
+def is_lines_file(path: Path) -> bool:
+    """Whether a ``.json``/``.jsonl`` file holds lines (not one JSON array, read as a whole)."""
+    with open(path, "rb") as handle:
+        head = handle.read(64)
+    stripped = head[3:] if head.startswith(BOM) else head
+    return not stripped.lstrip().startswith(b"[")
+
+
+def blocks(path: Path) -> Iterator[bytes]:
+    """The file in blocks of whole lines (the last may lack its newline); a BOM dropped."""
+    with open(path, "rb") as handle:
+        rest = handle.read(BLOCK)
+        if rest.startswith(BOM):
+            rest = rest[3:]
+        while True:
+            chunk = handle.read(BLOCK)
+            if not chunk:
+                if rest:
+                    yield rest
+                return
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield data[:cut]
+                data = data[cut:]
+            rest = data
+
+
+def fits_int64(values: Any) -> bool:
+    """Whether every int among a record's values fits 64 bits (Arrow's int64)."""
+    low, high = _INT64
+    return all(type(v) is not int or low <= v <= high for v in values.values())
+
+
+def first_pass(
+    native: Any,
+    path: Path,
+    type_col: str,
+    time_col: str | None,
+    watch: Sequence[str],
+    order: Any,
+    on_row: Callable[[Row], bool],
+) -> int:
+    """The schema pass: lines of a known shape are counted and their order noted in C
+    (into ``order``, an ``acel.io.source._Order``); every other line goes to ``on_row``,
+    which says whether its shape is now known.  Returns how many lines C counted."""
+    shapes: dict[bytes, None] = {}
+    type_key = type_col.encode()
+    time_key = time_col.encode() if time_col is not None else None
+    watch_keys = tuple(w.encode() for w in watch)
+    names = tuple(watch)
+    facts = order.facts
+    index, number, counted = 1, 0, 0
+    for data in blocks(path):
+        pos = 0
+        while True:
+            status, pos, after, index, number, n, order.last_key, facts.sorted_by_time, shape = (
+                native.first_pass(
+                    data, pos, index, number, type_key, time_key, watch_keys, names, shapes,
+                    order.last, facts.monotone, order.last_key, facts.sorted_by_time,
+                )
+            )
+            counted += n
+            if status == 0:
+                break
+            if on_row(line_row(number, index, data[pos:after])) and shape is not None:
+                shapes[shape] = None
+            pos, index = after, index + 1
+    return counted
+
+
+def events(
+    native: Any, path: Path, floats: Sequence[str], on_row: Callable[[Row], dict[str, Any]]
+) -> Iterator[list[dict[str, Any]]]:
+    """The event pass (a trusted, plain stream whose type column is ``type``): one dict per
+    line, ints of ``floats`` attributes as floats, in batches of :data:`BATCH`; a line the
+    scanner leaves is turned into its event by ``on_row``."""
+    float_keys = tuple(f.encode() for f in floats)
+    out: list[dict[str, Any]] = []
+    index, number = 1, 0
+    for data in blocks(path):
+        pos = 0
+        while True:
+            status, pos, after, index, number, got = native.emit(
+                data, pos, index, number, float_keys, BATCH - len(out)
+            )
+            if out:
+                out.extend(got)
+            else:
+                out = got
+            if status == 1:
+                out.append(on_row(line_row(number, index, data[pos:after])))
+                pos, index = after, index + 1
+            if len(out) >= BATCH:
+                yield out
+                out = []
+            if status == 0:
+                break
+    if out:
+        yield out
