@@ -31,3 +31,23 @@ def as_record_batches(batches: Iterable[list[dict[str, Any]]], schema: Any) -> I
 
     for batch in batches:
         yield pa.RecordBatch.from_pylist(batch, schema=schema)
+
+
+def as_columns(batch: Any, type_col: str, schema: Any) -> Any:
+    """A clean Arrow batch (NaN already NULL) laid out as ``schema``: the type column as
+    ``type``, absent attributes NULL, each column cast to its kind (ints to float64 with
+    round-to-nearest, as Python's ``float(int)``)."""
+    import pyarrow as pa
+
+    names = batch.schema.names
+    arrays = []
+    for target in schema:
+        column = type_col if target.name == "type" else target.name
+        if column not in names:
+            arrays.append(pa.nulls(batch.num_rows, target.type))
+            continue
+        array = batch.column(column)
+        if array.type != target.type:
+            array = array.cast(target.type, safe=not pa.types.is_floating(target.type))
+        arrays.append(array)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)

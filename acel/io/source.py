@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from acel.io import native_jsonl
+from acel.io import native_scan
 from acel.io.formats import (
     BATCH,
     csv_cells,
@@ -315,8 +315,8 @@ def _file_stream(
     if path.is_dir():
         raise IsADirectoryError(21, "Is a directory", source)
     if fmt == "jsonl":
-        native = native_jsonl.reader() if schema is None else None
-        if native is not None and native_jsonl.is_lines_file(path):
+        native = native_scan.reader() if schema is None else None
+        if native is not None and native_scan.is_lines_file(path):
             return _native_lines_stream(path, native, type_col, time_col, watch, chunk)
         return _rows_stream(source, lambda: json_rows(path), type_col, time_col, schema, watch, chunk)
     if fmt == "csv":
@@ -606,20 +606,27 @@ def _native_lines_stream(
     time_col: str | None,
     watch: Sequence[str],
     chunk: int,
+    *,
+    make_row: Callable[[int, int, bytes], Row] = native_scan.json_row,
+    pure_rows: Callable[[], Iterator[list[Row]]] | None = None,
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> EventStream:
-    """A JSON Lines file without a schema through the C scanner (``acel.io.native_jsonl``):
-    the same two passes as :func:`_rows_stream`, the lines it leaves read by Python."""
+    """A file without a schema through the C scanner (``acel.io.native_scan``): the same
+    two passes as :func:`_rows_stream`, the lines it leaves made into records by
+    ``make_row`` (JSON Lines by default; ``csv`` for a CSV file, whose ``pure_rows`` read
+    a second pass the scanner cannot take)."""
     source = str(path)
     first = _FirstPass(source, type_col, time_col, watch)
     wide = False
 
-    def on_row(row: Row) -> bool:
+    def on_row(number: int, index: int, line: bytes) -> bool:
         nonlocal wide
-        if not native_jsonl.fits_int64(row.values):
+        row = make_row(number, index, line)
+        if not native_scan.fits_int64(row.values):
             wide = True
         return first.row(row)
 
-    first.counted(native_jsonl.first_pass(native, path, type_col, time_col, watch, first.order, on_row))
+    first.counted(native_scan.first_pass(native, path, type_col, time_col, watch, first.order, on_row, csv))
     schema, facts = first.result()
     facts.int64 = not wide
     sort = time_col is not None and not facts.sorted_by_time
@@ -627,9 +634,14 @@ def _native_lines_stream(
 
     def batches() -> Iterator[list[Attrs]]:
         if not facts.plain or type_col != "type":
-            checked = _checked(source, json_rows(path), type_col, time_col, schema, True, facts.plain)
+            rows = pure_rows() if pure_rows is not None else json_rows(path)
+            checked = _checked(source, rows, type_col, time_col, schema, True, facts.plain)
             return _ordered(checked, sort, chunk)
-        lines = native_jsonl.events(native, path, floats, lambda row: _plain_event(row.values, type_col, floats))
+
+        def event(number: int, index: int, line: bytes) -> Attrs:
+            return _plain_event(make_row(number, index, line).values, type_col, floats)
+
+        lines = native_scan.events(native, path, floats, event, csv)
         if not sort:
             return lines
         column = time_col or "type"
@@ -727,6 +739,12 @@ def _csv_stream(
     source = str(path)
     header = csv_header(path)
     _require_columns(source, header, type_col, time_col)
+    native = native_scan.reader() if schema is None else None
+    if native is not None:
+        try:
+            return _native_csv_stream(path, native, header, type_col, time_col, watch, chunk)
+        except native_scan.NotSimple:
+            pass  # the Python reader reads the file (and reports what is wrong with it)
     given = dict(schema.kinds) if schema is not None else {}
     unknown = [i for i, name in enumerate(header) if name != type_col and name not in given]
     scanned: dict[int, str] = {}
@@ -756,27 +774,64 @@ def _csv_stream(
             schema, time_col, schema.type_names(), [kinds[header.index(time_col)]]
         )
 
-    def rows() -> Iterator[list[Row]]:
-        for batch in csv_cells(path, len(header)):
-            out: list[Row] = []
-            for number, line, cells in batch:
-                if isinstance(cells, str):
-                    out.append(Row(number, line, {}, cells))
-                    continue
-                values: dict[str, object] = {}
-                failure = column = None
-                for name, kind, cell in zip(header, kinds, cells):
-                    if cell == "":
-                        continue
-                    try:
-                        values[name] = parse_cell(cell, kind)
-                    except ValueError as error:
-                        failure, column = f"{error}, but the schema says {kind}", name
-                        break
-                out.append(Row(number, line, values, failure, column))
-            yield out
+    return _rows_stream(
+        source, lambda: _csv_rows(path, header, kinds), type_col, time_col, schema, watch, chunk
+    )
 
-    return _rows_stream(source, rows, type_col, time_col, schema, watch, chunk)
+
+def _csv_rows(path: Path, header: list[str], kinds: list[str]) -> Iterator[list[Row]]:
+    """The records of a CSV file, each cell read as its column's kind."""
+    for batch in csv_cells(path, len(header)):
+        yield [
+            Row(number, line, {}, cells) if isinstance(cells, str) else _csv_row(number, line, cells, header, kinds)
+            for number, line, cells in batch
+        ]
+
+
+def _csv_row(number: int, line: int, cells: list[str], header: list[str], kinds: list[str]) -> Row:
+    """One CSV record of the right width: empty cells are not mentioned, the others read
+    as their column's kind (a cell that is not one fails the record)."""
+    values: dict[str, object] = {}
+    for name, kind, cell in zip(header, kinds, cells):
+        if cell == "":
+            continue
+        try:
+            values[name] = parse_cell(cell, kind)
+        except ValueError as error:
+            return Row(number, line, values, f"{error}, but the schema says {kind}", name)
+    return Row(number, line, values)
+
+
+def _native_csv_stream(
+    path: Path,
+    native: Any,
+    header: list[str],
+    type_col: str,
+    time_col: str | None,
+    watch: Sequence[str],
+    chunk: int,
+) -> EventStream:
+    """A CSV file without a schema through the C scanner; ``NotSimple`` when a line is not
+    simple (see ``acel.io.native_scan``): the Python reader then reads the file."""
+    import csv
+
+    first = native_scan.csv_data_start(path)
+    try:
+        if [h.strip() for h in next(csv.reader([first.decode("utf-8")]))] != header:
+            raise native_scan.NotSimple(str(path))  # a header over several lines
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        raise native_scan.NotSimple(str(path)) from None
+    kinds = native_scan.csv_kinds(native, path, len(header))
+    kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
+
+    def make_row(number: int, index: int, line: bytes) -> Row:
+        text = line.decode("utf-8").removesuffix("\n").removesuffix("\r")
+        return _csv_row(number, index, text.split(","), header, kinds)
+
+    return _native_lines_stream(
+        path, native, type_col, time_col, watch, chunk, make_row=make_row,
+        pure_rows=lambda: _csv_rows(path, header, kinds), csv=native_scan.csv_spec(header, kinds),
+    )
 
 
 # ------------------------------------------------------------------ Arrow
@@ -858,7 +913,26 @@ def _arrow_stream(
 
         return _ordered(keyed(), sort, chunk)
 
-    return EventStream(source, inferred, fast_batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+    facts.int64 = all(_fits_int64(t) for t in columns.values())
+    final = inferred
+
+    def arrow() -> Iterator[Any]:
+        from acel.io.columns import arrow_schema, as_columns, as_record_batches
+
+        target = arrow_schema(final)
+        if sort:
+            return as_record_batches(_fast_converted(), target)
+        return (as_columns(_normalised(batch), type_col, target) for batch in batches())
+
+    return EventStream(source, inferred, fast_batches, facts, time_col=time_col, sort=sort, chunk=chunk,
+                       arrow=arrow)
+
+
+def _fits_int64(arrow_type: Any) -> bool:
+    """Whether every value of an Arrow type is an int64 when an int (uint64 may not be)."""
+    import pyarrow as pa
+
+    return not pa.types.is_unsigned_integer(arrow_type) or arrow_type.bit_width < 64
 
 
 def _columns_fit(given: Schema, found: Schema, time_col: str | None) -> Schema | None:

@@ -203,6 +203,240 @@ end:
     return n;
 }
 
+static const char *line_end(const char *p, const char *e, const char **next);
+
+/* ---------------------------------------------------------------- CSV
+ * A CSV line is simple when it holds no quote, no carriage return but its line end, no
+ * NUL, valid UTF-8 (non-ASCII only in text cells), exactly one cell per column, and each
+ * non-empty cell reads as its column's kind the way acel.io.values.parse_cell reads it
+ * (ints of at most 18 digits, finite floats).  A file with a line that is not simple is
+ * read by the Python reader from the start (it owns every message about such lines). */
+
+typedef struct {
+    Py_ssize_t ncols;
+    const char *keys[MAXF];
+    Py_ssize_t klens[MAXF];
+    const char *kinds; /* per column: s i d b */
+} Csv;
+
+/* str.strip()'s ASCII whitespace */
+static inline int str_ws(char c) {
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
+}
+
+static int csv_blank(const char *s, const char *e) {
+    return (e - s == 1 && s[0] == '\n') || (e - s == 2 && s[0] == '\r' && s[1] == '\n');
+}
+
+static const char *csv_body_end(const char *s, const char *e) {
+    if (e > s && e[-1] == '\n') e--;
+    if (e > s && e[-1] == '\r') e--;
+    return e;
+}
+
+static int digits(const char *p, const char *e) {
+    const char *s = p;
+    while (p < e && is_digit(*p)) p++;
+    return p == e && p > s;
+}
+
+/* values._INT: [+-]?\d+ */
+static int int_text(const char *p, const char *e) {
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    return digits(p, e);
+}
+
+/* values._FLOAT: [+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)? */
+static int float_text(const char *p, const char *e) {
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    const char *q = p;
+    while (q < e && is_digit(*q)) q++;
+    int whole = q > p;
+    if (q < e && *q == '.') {
+        q++;
+        const char *r = q;
+        while (q < e && is_digit(*q)) q++;
+        if (!whole && q == r) return 0;
+    } else if (!whole) {
+        return 0;
+    }
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < e && (*q == '+' || *q == '-')) q++;
+        return digits(q, e);
+    }
+    return q == e;
+}
+
+static int lower_is(const char *p, const char *e, const char *word) {
+    size_t n = strlen(word);
+    if ((size_t)(e - p) != n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != word[i]) return 0;
+    }
+    return 1;
+}
+
+/* values._SPECIAL_FLOAT: [+-]?(inf|infinity|nan), any case */
+static int special_text(const char *p, const char *e) {
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    return lower_is(p, e, "inf") || lower_is(p, e, "infinity") || lower_is(p, e, "nan");
+}
+
+static void strip(const char **p, const char **e) {
+    while (*p < *e && str_ws(**p)) (*p)++;
+    while (*e > *p && str_ws((*e)[-1])) (*e)--;
+}
+
+/* The cells of a simple line, split (no field values read); -1: not simple. */
+static Py_ssize_t split_cells(const char *s, const char *e, Py_ssize_t ncols, const char **cs, const char **ce,
+                              int *high) {
+    Py_ssize_t n = 0;
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (p == e || *p == ',') {
+            if (n >= ncols) return -1;
+            cs[n] = start;
+            ce[n] = p;
+            n++;
+            if (p == e) break;
+            start = p + 1;
+            continue;
+        }
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\r' || c == '\0' || c == '\n') return -1;
+        if (c >= 0x80) *high = 1;
+    }
+    return n == ncols ? n : -1;
+}
+
+static int parse_csv(const char *s, const char *e, Field *f, const Csv *csv) {
+    const char *cs[MAXF], *ce[MAXF];
+    int high = 0;
+    e = csv_body_end(s, e);
+    if (split_cells(s, e, csv->ncols, cs, ce, &high) < 0) return -1;
+    if (high && !utf8_ok((const unsigned char *)s, e - s)) return -1;
+    int n = 0;
+    for (Py_ssize_t i = 0; i < csv->ncols; i++) {
+        const char *p = cs[i], *q = ce[i];
+        if (p == q) continue;
+        char kind = csv->kinds[i];
+        f[n].k = csv->keys[i];
+        f[n].klen = csv->klens[i];
+        if (kind == 's') {
+            f[n].kind = 's';
+            f[n].v = p;
+            f[n].vlen = q - p;
+            n++;
+            continue;
+        }
+        for (const char *r = p; r < q; r++)
+            if ((unsigned char)*r >= 0x80) return -1;
+        strip(&p, &q);
+        if (kind == 'i') {
+            if (!int_text(p, q)) return -1;
+            int neg = *p == '-';
+            if (*p == '+' || *p == '-') p++;
+            if (q - p > 18) return -1;
+            long long v = 0;
+            for (; p < q; p++) v = v * 10 + (*p - '0');
+            f[n].kind = 'i';
+            f[n].ival = neg ? -v : v;
+        } else if (kind == 'd') {
+            if (!float_text(p, q) || q - p >= MAXNUM) return -1;
+            char buf[MAXNUM];
+            memcpy(buf, p, (size_t)(q - p));
+            buf[q - p] = '\0';
+            char *end = NULL;
+            double d = PyOS_string_to_double(buf, &end, NULL);
+            if (d == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
+            if (end != buf + (q - p) || !isfinite(d)) return -1;
+            f[n].kind = 'd';
+            f[n].fval = d;
+        } else if (kind == 'b') {
+            if (lower_is(p, q, "true")) f[n].kind = 't';
+            else if (lower_is(p, q, "false")) f[n].kind = 'f';
+            else return -1;
+        } else {
+            return -1;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* csv spec (keys tuple of bytes, kinds bytes) → Csv; 0 on success */
+static int csv_spec(PyObject *spec, Csv *csv) {
+    PyObject *keys, *kinds;
+    if (!PyArg_ParseTuple(spec, "O!O!", &PyTuple_Type, &keys, &PyBytes_Type, &kinds)) return -1;
+    csv->ncols = PyTuple_GET_SIZE(keys);
+    if (csv->ncols > MAXF || PyBytes_GET_SIZE(kinds) != csv->ncols) {
+        PyErr_SetString(PyExc_ValueError, "too many columns for the native CSV reader");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < csv->ncols; i++) {
+        PyObject *k = PyTuple_GET_ITEM(keys, i);
+        if (!PyBytes_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "column names must be bytes");
+            return -1;
+        }
+        csv->keys[i] = PyBytes_AS_STRING(k);
+        csv->klens[i] = PyBytes_GET_SIZE(k);
+    }
+    csv->kinds = PyBytes_AS_STRING(kinds);
+    return 0;
+}
+
+/* csv_kinds(data, ncols, flags) -> 0, or 3 when a line is not simple.  ``flags`` holds
+ * 4 bytes a column (is_int, is_float, is_bool, numeric: acel.io.source._ColumnKind). */
+static PyObject *csv_kinds(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data, flags;
+    Py_ssize_t ncols;
+    if (!PyArg_ParseTuple(args, "y*nw*", &data, &ncols, &flags)) return NULL;
+    const char *p = (const char *)data.buf, *e = p + data.len, *next;
+    unsigned char *fl = (unsigned char *)flags.buf;
+    int status = 0;
+    if (ncols > MAXF || flags.len != 4 * ncols) status = 3;
+    const char *cs[MAXF], *ce[MAXF];
+    while (status == 0 && p < e) {
+        const char *le = line_end(p, e, &next);
+        if (csv_blank(p, le)) { p = next; continue; }
+        int high = 0;
+        const char *be = csv_body_end(p, le);
+        if (split_cells(p, be, ncols, cs, ce, &high) < 0 ||
+            (high && !utf8_ok((const unsigned char *)p, be - p))) {
+            status = 3;
+            break;
+        }
+        for (Py_ssize_t i = 0; i < ncols; i++) {
+            const char *a = cs[i], *b = ce[i];
+            if (a == b) continue;
+            unsigned char *c = fl + 4 * i;
+            int ascii = 1;
+            for (const char *r = a; r < b; r++)
+                if ((unsigned char)*r >= 0x80) ascii = 0;
+            if (!ascii) {
+                if (c[0] || c[1] || c[2]) { status = 3; break; } /* Unicode spaces and digits: Python's */
+                continue;
+            }
+            strip(&a, &b);
+            if (c[0] && !int_text(a, b)) c[0] = 0;
+            if (c[1]) {
+                if (float_text(a, b)) c[3] = 1;
+                else if (!special_text(a, b)) c[1] = 0;
+            }
+            if (c[2] && !lower_is(a, b, "true") && !lower_is(a, b, "false")) c[2] = 0;
+        }
+        p = next;
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&flags);
+    return PyLong_FromLong(status);
+}
+
 static int find(const Field *f, int n, const char *key, Py_ssize_t klen) {
     for (int i = 0; i < n; i++)
         if (f[i].klen == klen && memcmp(f[i].k, key, (size_t)klen) == 0) return i;
@@ -295,16 +529,24 @@ static int note_watch(PyObject *name, PyObject *v, PyObject *last, PyObject *mon
  *           not a plain flat object, or of a shape not yet in ``shapes`` (then ``shape`` is
  *           its key, to be added when the Python pass finds it well-formed). */
 static PyObject *first_pass(PyObject *self, PyObject *args) {
+    (void)self;
     Py_buffer data;
     Py_ssize_t pos, index, number;
     const char *tkey;
     Py_ssize_t tlen;
     PyObject *time_obj, *wkeys, *wnames, *shapes, *last, *monotone, *last_key;
     int sorted;
-    if (!PyArg_ParseTuple(args, "y*nnny#OO!O!O!O!O!Op", &data, &pos, &index, &number, &tkey, &tlen,
+    PyObject *spec = Py_None;
+    Csv csv;
+    if (!PyArg_ParseTuple(args, "y*nnny#OO!O!O!O!O!Op|O", &data, &pos, &index, &number, &tkey, &tlen,
                           &time_obj, &PyTuple_Type, &wkeys, &PyTuple_Type, &wnames, &PyDict_Type,
-                          &shapes, &PyDict_Type, &last, &PyDict_Type, &monotone, &last_key, &sorted))
+                          &shapes, &PyDict_Type, &last, &PyDict_Type, &monotone, &last_key, &sorted, &spec))
         return NULL;
+    int is_csv = spec != Py_None;
+    if (is_csv && csv_spec(spec, &csv) < 0) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
     const char *base = (const char *)data.buf;
     const char *e = base + data.len;
     const char *p = base + pos;
@@ -327,10 +569,10 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
     if (zero == NULL) goto fail;
     while (p < e) {
         const char *le = line_end(p, e, &next);
-        if (blank(p, le)) { p = next; index++; continue; }
+        if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
         number++;
-        int n = parse_line(p, le, f);
-        if (n < 0) { status = 1; break; }
+        int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
+        if (n < 0) { status = is_csv ? 3 : 1; break; }
         Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
         if (slen < 0) { status = 1; break; }
         PyObject *key = PyBytes_FromStringAndSize(buf, slen);
@@ -393,13 +635,22 @@ typedef struct {
 #define MAXKEYS 256
 
 /* emit(data, pos, index, number, float_keys, limit) -> (status, pos, next, index, number, events)
- * status 0: end of data; 1: the line [pos, next) is the Python reader's; 2: ``limit`` events. */
+ * status 0: end of data; 1: the line [pos, next) is the Python reader's; 2: ``limit`` events;
+ * 3 (CSV): the line [pos, next) is not simple.  With ``csv`` (first_pass too), lines are CSV. */
 static PyObject *emit(PyObject *self, PyObject *args) {
+    (void)self;
     Py_buffer data;
     Py_ssize_t pos, index, number, limit;
-    PyObject *floats;
-    if (!PyArg_ParseTuple(args, "y*nnnO!n", &data, &pos, &index, &number, &PyTuple_Type, &floats, &limit))
+    PyObject *floats, *spec = Py_None;
+    Csv csv;
+    if (!PyArg_ParseTuple(args, "y*nnnO!n|O", &data, &pos, &index, &number, &PyTuple_Type, &floats, &limit,
+                          &spec))
         return NULL;
+    int is_csv = spec != Py_None;
+    if (is_csv && csv_spec(spec, &csv) < 0) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
     const char *base = (const char *)data.buf;
     const char *e = base + data.len;
     const char *p = base + pos;
@@ -413,9 +664,9 @@ static PyObject *emit(PyObject *self, PyObject *args) {
     while (p < e) {
         if (PyList_GET_SIZE(events) >= limit) { status = 2; break; }
         const char *le = line_end(p, e, &next);
-        if (blank(p, le)) { p = next; index++; continue; }
-        int n = parse_line(p, le, f);
-        if (n < 0) { status = 1; number++; break; }
+        if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
+        int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
+        if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
         PyObject *d = _PyDict_NewPresized(n);
         if (d == NULL) goto fail;
         for (int i = 0; i < n; i++) {
@@ -473,13 +724,15 @@ fail:
 
 static PyMethodDef methods[] = {
     {"first_pass", first_pass, METH_VARARGS, "The schema pass over a buffer of JSON Lines."},
+    {"csv_kinds", csv_kinds, METH_VARARGS, "The kind scan of simple CSV lines."},
     {"emit", emit, METH_VARARGS, "The event pass over a buffer of JSON Lines: one dict per line."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_native_reader",
-    "The native JSON Lines scanner of acel.io (issue 23); acel.io.native_jsonl drives it.", -1, methods,
+    "The native JSON Lines and CSV scanner of acel.io (issue 23); acel.io.native_scan drives it.", -1,
+    methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__native_reader(void) { return PyModule_Create(&module); }

@@ -1,10 +1,13 @@
-"""The native JSON Lines path: the C scanner ``acel.io._native_reader`` driven over a file.
+"""The native readers' path: the C scanner ``acel.io._native_reader`` driven over a file.
 
-The scanner reads the plain flat objects that make up nearly every event file; each
-other line (nested values, escapes, long integers, a key twice, bad UTF-8, not an
-object) is handed, with its row and line numbers, to the pure-Python reader, which
-stays the reference and reports every problem with today's message (issue 23,
-``papers/io.md``, "The native JSON Lines reader").  ``ACEL_NATIVE`` chooses the path.
+JSON Lines: the scanner reads the plain flat objects that make up nearly every event
+file; each other line (nested values, escapes, long integers, a key twice, bad UTF-8,
+not an object) is handed, with its row and line numbers, to the pure-Python reader,
+which stays the reference and reports every problem with today's message.  CSV: the
+scanner reads files whose lines are all simple (no quotes, one cell a column, each cell
+of its column's kind); at the first other line the whole file goes to the Python reader
+(:class:`NotSimple`).  ``ACEL_NATIVE`` chooses the path (issue 23, ``papers/io.md``,
+"The native readers").
 """
 
 from __future__ import annotations
@@ -21,6 +24,39 @@ BLOCK = 1 << 20
 """Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
 
 _INT64 = (-(2**63), 2**63 - 1)
+
+CSV_KINDS = {"str": "s", "int": "i", "float": "d", "bool": "b"}
+"""A column kind as the scanner's code."""
+
+
+class NotSimple(Exception):
+    """A CSV line the scanner does not read: the Python reader reads the file."""
+
+
+def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, ...], bytes]:
+    """The scanner's description of a CSV file's columns."""
+    return tuple(h.encode() for h in header), "".join(CSV_KINDS[k] for k in kinds).encode()
+
+
+def csv_kinds(native: Any, path: Path, width: int) -> list[str]:
+    """Each column's kind, as :class:`acel.io.source._ColumnKind` infers it over the whole
+    column (``NotSimple`` for a file the scanner does not read)."""
+    flags = bytearray(b"\x01\x01\x01\x00" * width)
+    for data in blocks(path, header=True):
+        if native.csv_kinds(data, width, flags):
+            raise NotSimple(str(path))
+    kinds = []
+    for i in range(width):
+        is_int, is_float, is_bool, numeric = flags[4 * i : 4 * i + 4]
+        kinds.append("int" if is_int else "float" if is_float and numeric else "bool" if is_bool else "str")
+    return kinds
+
+
+def csv_data_start(path: Path) -> bytes:
+    """The header line of a CSV file (a BOM dropped), as the scanner skips it."""
+    with open(path, "rb") as handle:
+        first = handle.readline()
+    return first[3:] if first.startswith(BOM) else first
 
 
 def reader() -> Any | None:
@@ -43,11 +79,14 @@ def is_lines_file(path: Path) -> bool:
     return not stripped.lstrip().startswith(b"[")
 
 
-def blocks(path: Path) -> Iterator[bytes]:
-    """The file in blocks of whole lines (the last may lack its newline); a BOM dropped."""
+def blocks(path: Path, header: bool = False) -> Iterator[bytes]:
+    """The file in blocks of whole lines (the last may lack its newline); a BOM dropped,
+    and with ``header`` the first line too."""
     with open(path, "rb") as handle:
+        if header:
+            handle.readline()
         rest = handle.read(BLOCK)
-        if rest.startswith(BOM):
+        if not header and rest.startswith(BOM):
             rest = rest[3:]
         while True:
             chunk = handle.read(BLOCK)
@@ -76,57 +115,72 @@ def first_pass(
     time_col: str | None,
     watch: Sequence[str],
     order: Any,
-    on_row: Callable[[Row], bool],
+    on_row: Callable[[int, int, bytes], bool],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> int:
     """The schema pass: lines of a known shape are counted and their order noted in C
     (into ``order``, an ``acel.io.source._Order``); every other line goes to ``on_row``,
-    which says whether its shape is now known.  Returns how many lines C counted."""
+    which says whether its shape is now known.  Returns how many lines C counted.  With
+    ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
     shapes: dict[bytes, None] = {}
     type_key = type_col.encode()
     time_key = time_col.encode() if time_col is not None else None
     watch_keys = tuple(w.encode() for w in watch)
     names = tuple(watch)
     facts = order.facts
-    index, number, counted = 1, 0, 0
-    for data in blocks(path):
+    index, number, counted = (2 if csv else 1), 0, 0
+    for data in blocks(path, header=csv is not None):
         pos = 0
         while True:
             status, pos, after, index, number, n, order.last_key, facts.sorted_by_time, shape = (
                 native.first_pass(
                     data, pos, index, number, type_key, time_key, watch_keys, names, shapes,
-                    order.last, facts.monotone, order.last_key, facts.sorted_by_time,
+                    order.last, facts.monotone, order.last_key, facts.sorted_by_time, csv,
                 )
             )
             counted += n
             if status == 0:
                 break
-            if on_row(line_row(number, index, data[pos:after])) and shape is not None:
+            if status == 3:
+                raise NotSimple(f"{path}: line {index}")
+            if on_row(number, index, data[pos:after]) and shape is not None:
                 shapes[shape] = None
             pos, index = after, index + 1
     return counted
 
 
+def json_row(number: int, index: int, line: bytes) -> Row:
+    """A JSON Lines line the scanner left, read by the Python reader."""
+    return line_row(number, index, line)
+
+
 def events(
-    native: Any, path: Path, floats: Sequence[str], on_row: Callable[[Row], dict[str, Any]]
+    native: Any,
+    path: Path,
+    floats: Sequence[str],
+    on_row: Callable[[int, int, bytes], dict[str, Any]],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """The event pass (a trusted, plain stream whose type column is ``type``): one dict per
     line, ints of ``floats`` attributes as floats, in batches of :data:`BATCH`; a line the
     scanner leaves is turned into its event by ``on_row``."""
     float_keys = tuple(f.encode() for f in floats)
     out: list[dict[str, Any]] = []
-    index, number = 1, 0
-    for data in blocks(path):
+    index, number = (2 if csv else 1), 0
+    for data in blocks(path, header=csv is not None):
         pos = 0
         while True:
             status, pos, after, index, number, got = native.emit(
-                data, pos, index, number, float_keys, BATCH - len(out)
+                data, pos, index, number, float_keys, BATCH - len(out), csv
             )
             if out:
                 out.extend(got)
             else:
                 out = got
+            if status == 3:
+                raise NotSimple(f"{path}: line {index}")
             if status == 1:
-                out.append(on_row(line_row(number, index, data[pos:after])))
+                out.append(on_row(number, index, data[pos:after]))
                 pos, index = after, index + 1
             if len(out) >= BATCH:
                 yield out
