@@ -123,10 +123,66 @@ class Locations:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    grammar = resources.files("acel.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
+    """The query parser: loaded from its stored LALR table when that was made from this
+    very grammar by this lark version (``acel.lang._parse_table``: plain data in a module,
+    no cache file, no pickle), else built from the grammar (75 ms of CPU at every start,
+    issue 23)."""
+    grammar = grammar_text()
+    table = _stored_table(grammar)
+    if table is not None:
+        return Lark._load_from_dict(table["data"], table["memo"])
+    return build_lark(grammar)
+
+
+def grammar_text() -> str:
+    """The text of ``grammar.lark``."""
+    return resources.files("acel.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
+
+
+def build_lark(grammar: str) -> Lark:
+    """The query parser built from the grammar (LALR, positions kept)."""
     return Lark(
         grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False
     )
+
+
+def table_key(grammar: str) -> str:
+    """What a stored parse table must have been made from: the grammar and lark's version."""
+    import hashlib
+
+    import lark
+
+    return hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()
+
+
+def _stored_table(grammar: str) -> dict[str, Any] | None:
+    try:
+        from acel.lang import _parse_table
+    except ImportError:
+        return None
+    if _parse_table.KEY != table_key(grammar):
+        return None  # the grammar changed (tests/test_parse_table.py asks to regenerate)
+    return untagged(_parse_table.TABLE)
+
+
+TUPLE_TAG = "\x00tuple"
+DICT_TAG = "\x00dict"
+
+
+def untagged(text: str) -> dict[str, Any]:
+    """The stored table from its JSON text (tuples and dicts with other than string keys
+    were tagged by ``tools/parse_table.py``).  JSON is data only: nothing is executed."""
+    import json
+
+    def hook(obj: dict[str, Any]) -> Any:
+        if len(obj) == 1:
+            if TUPLE_TAG in obj:
+                return tuple(obj[TUPLE_TAG])
+            if DICT_TAG in obj:
+                return {k: v for k, v in obj[DICT_TAG]}
+        return obj
+
+    return cast(dict[str, Any], json.loads(text, object_hook=hook))
 
 
 # ------------------------------------------------------------------ errors
