@@ -8,8 +8,9 @@ reading, engine, writing, peak RSS — next to the engine alone on the same inpu
   position, ``v`` uniform 0..99) with ``A AS a ; (B AS b)+ ; C AS c WITHIN 11
   ON ts``, per-match to a JSON Lines file, and with ``RETURN COUNT(*),
   SUM(b.v)``;
-* **reading**: events per second from Parquet and from JSON Lines into the
-  engine (both passes without a schema, one pass with ``--schema``);
+* **reading**: events per CPU-second (and per second) from Parquet, CSV and JSON
+  Lines (both passes without a schema, one pass with ``--schema``), as the dicts the
+  engine reads and as Arrow columns, native readers and pure Python side by side;
 * **memory**: Example 3.2 ``WITHIN 50 EVENTS`` over 10^6 and 10^7 generated
   events streamed from Parquet files: peak RSS of the two runs;
 * **flights**: the demo's query (``examples/flights/delay_propagation.acel``)
@@ -139,18 +140,32 @@ def engine_only(query_text: str, path: Path, **options: Any) -> dict[str, Any]:
             "engine_wall_s": round(wall, 3)}
 
 
-def reading(path: Path, schema: Path | None = None) -> dict[str, Any]:
-    """Events per second from a file into the engine (the reader alone)."""
+def reading(path: Path, schema: Path | None = None, *, arrow: bool = False) -> dict[str, Any]:
+    """Events per CPU-second (user + sys, all threads) and per second from a file: both
+    passes without a schema, one with.  ``arrow``: as ``EventStream.arrow_batches()``
+    gives them (or, where it declines, as the ``from_pylist`` adapter over the dicts)."""
     from acel.acea.engine import paused_gc
 
     from acel.io import open_events, read_schema
+    from acel.io.columns import arrow_schema, as_record_batches
 
-    cpu, wall = time.process_time(), time.perf_counter()
+    before, wall = os.times(), time.perf_counter()
+    view = "dicts"
     with paused_gc():  # as acel run reads (acel.engines.running)
         stream = open_events(path, schema=read_schema(schema) if schema else None)
-        count = sum(len(batch) for batch in stream.batches())
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    return {"events": count, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
+        if arrow:
+            columns = stream.arrow_batches()
+            view = "arrow_batches"
+            if columns is None:
+                view = "from_pylist adapter"
+                columns = as_record_batches(stream.batches(), arrow_schema(stream.schema))
+            count = sum(batch.num_rows for batch in columns)
+        else:
+            count = sum(len(batch) for batch in stream.batches())
+    after, wall = os.times(), time.perf_counter() - wall
+    cpu = (after.user - before.user) + (after.system - before.system)
+    return {"view": view, "events": count, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
+            "events_per_cpu_s": round(count / max(cpu, 1e-9)),
             "events_per_s": round(count / max(wall, 1e-9))}
 
 
@@ -179,6 +194,8 @@ def part_w0(folder: Path, quick: bool) -> list[dict[str, Any]]:
 
 
 def part_reading(folder: Path, quick: bool) -> list[dict[str, Any]]:
+    """The W0 stream from Parquet, CSV and JSON Lines, as dicts and as Arrow columns, on
+    the native readers (``ACEL_NATIVE=auto``) and on pure Python (``ACEL_NATIVE=0``)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -188,19 +205,36 @@ def part_reading(folder: Path, quick: bool) -> list[dict[str, Any]]:
     records = w0_records(n, seed=3)
     jsonl = folder / "read.jsonl"
     write_jsonl(records, jsonl)
+    csv = folder / "read.csv"
+    with open(csv, "w", encoding="utf-8") as handle:
+        handle.write("type,ts,v\n")
+        handle.writelines(f"{r['type']},{r['ts']},{r['v']}\n" for r in records)
     parquet = folder / "read.parquet"
     pq.write_table(pa.Table.from_pylist(records), parquet)
     del records  # a million live dictionaries would make every collection scan them
     schema = folder / "schema.json"
     write_schema(open_events(parquet).schema, schema)
     rows = []
-    for what, path, given in (
-        ("Parquet", parquet, None),
-        ("Parquet, --schema", parquet, schema),
-        ("JSON Lines", jsonl, None),
-        ("JSON Lines, --schema", jsonl, schema),
-    ):
-        rows.append({"part": "reading", "what": what, **reading(path, given)})
+    saved = os.environ.get("ACEL_NATIVE")
+    try:
+        for mode in ("auto", "0"):
+            os.environ["ACEL_NATIVE"] = mode
+            for what, path, given in (
+                ("Parquet", parquet, None),
+                ("Parquet, --schema", parquet, schema),
+                ("CSV", csv, None),
+                ("CSV, --schema", csv, schema),
+                ("JSON Lines", jsonl, None),
+                ("JSON Lines, --schema", jsonl, schema),
+            ):
+                for arrow in (False, True):
+                    rows.append({"part": "reading", "what": what, "ACEL_NATIVE": mode,
+                                 **reading(path, given, arrow=arrow)})
+    finally:
+        if saved is None:
+            os.environ.pop("ACEL_NATIVE", None)
+        else:
+            os.environ["ACEL_NATIVE"] = saved
     return rows
 
 
