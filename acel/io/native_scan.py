@@ -158,20 +158,26 @@ def events(
     native: Any,
     path: Path,
     floats: Sequence[str],
-    on_row: Callable[[int, int, bytes], dict[str, Any]],
+    on_row: Callable[[int, int, bytes], tuple[dict[str, Any] | None, bool]],
     csv: tuple[tuple[bytes, ...], bytes] | None = None,
+    *,
+    shapes: dict[bytes, None] | None = None,
+    drop_null: bool = False,
 ) -> Iterator[list[dict[str, Any]]]:
     """The event pass (a trusted, plain stream whose type column is ``type``): one dict per
     line, ints of ``floats`` attributes as floats, in batches of :data:`BATCH`; a line the
-    scanner leaves is turned into its event by ``on_row``."""
+    scanner leaves is turned into its event (``None``: none) by ``on_row``, which says too
+    whether later lines of its shape may be converted by the scanner alone.  With
+    ``shapes`` (a schema's single pass), only lines of such shapes are, their NULLs
+    dropped with ``drop_null``."""
     float_keys = tuple(f.encode() for f in floats)
     out: list[dict[str, Any]] = []
     index, number = (2 if csv else 1), 0
     for data in blocks(path, header=csv is not None):
         pos = 0
         while True:
-            status, pos, after, index, number, got = native.emit(
-                data, pos, index, number, float_keys, BATCH - len(out), csv
+            status, pos, after, index, number, got, shape = native.emit(
+                data, pos, index, number, float_keys, BATCH - len(out), csv, shapes, b"type", drop_null
             )
             if out:
                 out.extend(got)
@@ -180,7 +186,11 @@ def events(
             if status == 3:
                 raise NotSimple(f"{path}: line {index}")
             if status == 1:
-                out.append(on_row(number, index, data[pos:after]))
+                event, known = on_row(number, index, data[pos:after])
+                if event is not None:
+                    out.append(event)
+                if known and shape is not None and shapes is not None:
+                    shapes[shape] = None
                 pos, index = after, index + 1
             if len(out) >= BATCH:
                 yield out

@@ -315,9 +315,12 @@ def _file_stream(
     if path.is_dir():
         raise IsADirectoryError(21, "Is a directory", source)
     if fmt == "jsonl":
-        native = native_scan.reader() if schema is None else None
+        native = native_scan.reader()
         if native is not None and native_scan.is_lines_file(path):
-            return _native_lines_stream(path, native, type_col, time_col, watch, chunk)
+            if schema is None:
+                return _native_lines_stream(path, native, type_col, time_col, watch, chunk)
+            if type_col == "type" and not _open_kinds(schema):
+                return _native_given_stream(path, native, type_col, time_col, schema, chunk)
         return _rows_stream(source, lambda: json_rows(path), type_col, time_col, schema, watch, chunk)
     if fmt == "csv":
         return _csv_stream(path, type_col, time_col, schema, watch, chunk)
@@ -535,53 +538,88 @@ def _checked(
             if out:
                 yield out
         return
-    problems = Problems(source)
-    checker = RecordChecker(
-        type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=problems
-    )
-    kinds = dict(schema.kinds)
-    clean: set[tuple[Any, ...]] = set()
+    second = _SecondPass(source, type_col, time_col, schema, trusted)
     for batch in batches:
         out = []
         for row in batch:
-            values = row.values
-            signature = None
-            if row.failure is None and not trusted and type(values.get(type_col)) in _SCALARS:
-                signature = (values.get(type_col), tuple(values), tuple(map(type, values.values())))
-                if signature in clean:
-                    # checked before: only conversions that depend on the kinds are left
-                    attrs = dict(values)
-                    if type_col != "type":
-                        attrs["type"] = attrs.pop(type_col)
-                    for column, value in values.items():
-                        if value is None or (type(value) is float and value != value):
-                            del attrs[column if column != type_col else "type"]
-                    for column in floats:
-                        if type(attrs.get(column)) is int:
-                            attrs[column] = float(attrs[column])
-                    try:
-                        key = time_key(attrs.get(time_col)) if time_col is not None else 0
-                    except ValueError:
-                        pass
-                    else:
-                        out.append((key, attrs))
-                        continue
-            checked = checker.check(row)
-            if checked is None:
-                continue
-            attrs, key = checked
-            if trusted and floats:
-                for column in floats:
-                    if type(attrs.get(column)) is int:
-                        attrs[column] = float(attrs[column])
-            if signature is not None and _kinds_only(signature, kinds, type_col):
-                clean.add(signature)
-            out.append((key, attrs))
-        if problems:
+            item = second.row(row)
+            if item is not None:
+                out.append(item)
+        if second.problems:
             continue
         if out:
             yield out
-    problems.raise_if_any()
+    second.problems.raise_if_any()
+
+
+class _SecondPass:
+    """The second (or only) pass of a stream not known to be plain, one record at a time:
+    each record checked (against the schema unless ``trusted``) and converted.
+
+    A record whose signature was seen in a clean record (one whose every value already
+    has its attribute's kind) needs only the conversions.
+    """
+
+    def __init__(self, source: str, type_col: str, time_col: str | None, schema: Schema, trusted: bool) -> None:
+        self.problems = Problems(source)
+        self.checker = RecordChecker(
+            type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=self.problems
+        )
+        self.kinds = dict(schema.kinds)
+        self.floats = tuple(a for a, k in schema.kinds if k == "float")
+        self.clean: set[tuple[Any, ...]] = set()
+        self.type_col = type_col
+        self.time_col = time_col
+        self.trusted = trusted
+
+    def row(self, row: Row) -> tuple[Any, Attrs] | None:
+        """``(time key, attrs)`` of a good record, ``None`` (its problems noted) otherwise."""
+        values = row.values
+        type_col, time_col, floats = self.type_col, self.time_col, self.floats
+        signature = None
+        if row.failure is None and not self.trusted and type(values.get(type_col)) in _SCALARS:
+            signature = (values.get(type_col), tuple(values), tuple(map(type, values.values())))
+            if signature in self.clean:
+                # checked before: only conversions that depend on the kinds are left
+                attrs: Attrs = dict(values)
+                if type_col != "type":
+                    attrs["type"] = attrs.pop(type_col)
+                for column, value in values.items():
+                    if value is None or (type(value) is float and value != value):
+                        del attrs[column if column != type_col else "type"]
+                for column in floats:
+                    if type(attrs.get(column)) is int:
+                        attrs[column] = float(attrs[column])
+                try:
+                    key = time_key(attrs.get(time_col)) if time_col is not None else 0
+                except ValueError:
+                    pass
+                else:
+                    return key, attrs
+        checked = self.checker.check(row)
+        if checked is None:
+            return None
+        attrs, key = checked
+        if self.trusted and floats:
+            for column in floats:
+                if type(attrs.get(column)) is int:
+                    attrs[column] = float(attrs[column])
+        if signature is not None and _kinds_only(signature, self.kinds, type_col):
+            self.clean.add(signature)
+        return key, attrs
+
+    def is_clean(self, row: Row) -> bool:
+        """Whether every later record of this one's signature passes without a check and
+        has a numeric time (so the native scanner may convert it alone)."""
+        values = row.values
+        if row.failure is not None or type(values.get(self.type_col)) not in _SCALARS:
+            return False
+        signature = (values.get(self.type_col), tuple(values), tuple(map(type, values.values())))
+        if signature not in self.clean:
+            return False
+        if self.time_col is None:
+            return True
+        return type(values.get(self.time_col)) in (int, float)
 
 
 def _plain_event(values: Mapping[str, Any], type_col: str, floats: Sequence[str]) -> Attrs:
@@ -597,6 +635,38 @@ def _plain_event(values: Mapping[str, Any], type_col: str, floats: Sequence[str]
         if type(attrs.get(column)) is int:
             attrs[column] = float(attrs[column])
     return attrs
+
+
+def _native_given_stream(
+    path: Path, native: Any, type_col: str, time_col: str | None, schema: Schema, chunk: int
+) -> EventStream:
+    """A JSON Lines file with a schema (every kind given, type column ``type``) through the
+    C scanner: one pass, as :func:`_rows_stream`; a line of a signature not yet seen clean
+    is checked by :class:`_SecondPass`, later lines of that signature only converted."""
+    source = str(path)
+    if time_col is not None:
+        schema = with_time_column(schema, time_col, schema.type_names(), [])
+    final = schema
+    sort = time_col is not None
+
+    def checked() -> Iterator[list[tuple[Any, Attrs]]]:
+        second = _SecondPass(source, type_col, time_col, final, False)
+
+        def on_row(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
+            row = native_scan.json_row(number, index, line)
+            item = second.row(row)
+            return (None if item is None else item[1]), item is not None and second.is_clean(row)
+
+        column = time_col or "type"
+        for batch in native_scan.events(native, path, second.floats, on_row, shapes={}, drop_null=True):
+            if second.problems:
+                continue
+            yield [(time_key(a.get(column)) if sort else 0, a) for a in batch]
+        second.problems.raise_if_any()
+
+    return EventStream(
+        source, final, lambda: _ordered(checked(), sort, chunk), None, time_col=time_col, sort=sort, chunk=chunk
+    )
 
 
 def _native_lines_stream(
@@ -638,8 +708,8 @@ def _native_lines_stream(
             checked = _checked(source, rows, type_col, time_col, schema, True, facts.plain)
             return _ordered(checked, sort, chunk)
 
-        def event(number: int, index: int, line: bytes) -> Attrs:
-            return _plain_event(make_row(number, index, line).values, type_col, floats)
+        def event(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
+            return _plain_event(make_row(number, index, line).values, type_col, floats), False
 
         lines = native_scan.events(native, path, floats, event, csv)
         if not sort:

@@ -634,18 +634,30 @@ typedef struct {
 
 #define MAXKEYS 256
 
-/* emit(data, pos, index, number, float_keys, limit) -> (status, pos, next, index, number, events)
+/* emit(data, pos, index, number, float_keys, limit, csv=None, shapes=None, type_key=b"type",
+ *      drop_null=False) -> (status, pos, next, index, number, events, shape|None)
+ * With ``shapes``, only lines of a known shape become events here (NULLs dropped with
+ * ``drop_null``); another is the Python reader's (status 1, its ``shape`` given back). 
  * status 0: end of data; 1: the line [pos, next) is the Python reader's; 2: ``limit`` events;
  * 3 (CSV): the line [pos, next) is not simple.  With ``csv`` (first_pass too), lines are CSV. */
 static PyObject *emit(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data;
     Py_ssize_t pos, index, number, limit;
-    PyObject *floats, *spec = Py_None;
+    PyObject *floats, *spec = Py_None, *shapes = Py_None, *shape_obj = NULL;
+    const char *tkey = "type";
+    Py_ssize_t tlen = 4;
+    int drop_null = 0;
     Csv csv;
-    if (!PyArg_ParseTuple(args, "y*nnnO!n|O", &data, &pos, &index, &number, &PyTuple_Type, &floats, &limit,
-                          &spec))
+    char buf[4096];
+    if (!PyArg_ParseTuple(args, "y*nnnO!n|OOy#p", &data, &pos, &index, &number, &PyTuple_Type, &floats, &limit,
+                          &spec, &shapes, &tkey, &tlen, &drop_null))
         return NULL;
+    if (shapes != Py_None && !PyDict_Check(shapes)) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_TypeError, "shapes must be a dict");
+        return NULL;
+    }
     int is_csv = spec != Py_None;
     if (is_csv && csv_spec(spec, &csv) < 0) {
         PyBuffer_Release(&data);
@@ -667,6 +679,16 @@ static PyObject *emit(PyObject *self, PyObject *args) {
         if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
         if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
+        if (shapes != Py_None) {
+            Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
+            if (slen < 0) { status = 1; number++; break; }
+            PyObject *key = PyBytes_FromStringAndSize(buf, slen);
+            if (key == NULL) goto fail;
+            int known = PyDict_Contains(shapes, key);
+            if (known < 0) { Py_DECREF(key); goto fail; }
+            if (!known) { shape_obj = key; status = 1; number++; break; }
+            Py_DECREF(key);
+        }
         PyObject *d = _PyDict_NewPresized(n);
         if (d == NULL) goto fail;
         for (int i = 0; i < n; i++) {
@@ -677,6 +699,7 @@ static PyObject *emit(PyObject *self, PyObject *args) {
                     break;
                 }
             Key fresh;
+            if (drop_null && f[i].kind == 'n') continue;
             if (k == NULL) {
                 fresh.k = f[i].k;
                 fresh.klen = f[i].klen;
@@ -712,10 +735,15 @@ static PyObject *emit(PyObject *self, PyObject *args) {
     }
     for (int j = 0; j < nkeys; j++) Py_DECREF(keys[j].name);
     PyBuffer_Release(&data);
-    if (status != 1) next = p;
-    return Py_BuildValue("(innnnN)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base), index,
-                         number, events);
+    if (status != 1 && status != 3) next = p;
+    if (shape_obj == NULL) {
+        shape_obj = Py_None;
+        Py_INCREF(shape_obj);
+    }
+    return Py_BuildValue("(innnnNN)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base), index,
+                         number, events, shape_obj);
 fail:
+    Py_XDECREF(shape_obj);
     for (int j = 0; j < nkeys; j++) Py_DECREF(keys[j].name);
     Py_XDECREF(events);
     PyBuffer_Release(&data);
