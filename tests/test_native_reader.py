@@ -290,6 +290,8 @@ def test_native_csv_equals_pure(tmp_path_factory: pytest.TempPathFactory, text: 
         ("e.jsonl", lines(W0), {}),
         ("e.jsonl", lines(W0), {"schema": Schema.of({t: ["ts", "v"] for t in "ABC"}, {"ts": "int", "v": "int"})}),
         ("e.csv", "type,ts,v\n" + "".join(f"{r['type']},{r['ts']},{r['v']}\n" for r in W0), {"time_col": "ts"}),
+        ("e.csv", "type,ts,v\n" + "".join(f"{r['type']},{r['ts']},{r['v']}\n" for r in W0),
+         {"schema": Schema.of({t: ["ts", "v"] for t in "ABC"}, {"ts": "int", "v": "int"})}),
     ],
 )
 def test_the_scanner_reads_the_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str,

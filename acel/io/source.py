@@ -638,11 +638,20 @@ def _plain_event(values: Mapping[str, Any], type_col: str, floats: Sequence[str]
 
 
 def _native_given_stream(
-    path: Path, native: Any, type_col: str, time_col: str | None, schema: Schema, chunk: int
+    path: Path,
+    native: Any,
+    type_col: str,
+    time_col: str | None,
+    schema: Schema,
+    chunk: int,
+    *,
+    make_row: Callable[[int, int, bytes], Row] = native_scan.json_row,
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> EventStream:
-    """A JSON Lines file with a schema (every kind given, type column ``type``) through the
-    C scanner: one pass, as :func:`_rows_stream`; a line of a signature not yet seen clean
-    is checked by :class:`_SecondPass`, later lines of that signature only converted."""
+    """A file with a schema (every kind given, type column ``type``) through the C
+    scanner: one pass, as :func:`_rows_stream`; a line of a signature not yet seen clean
+    is checked by :class:`_SecondPass`, later lines of that signature only converted
+    (``csv``: a CSV file whose lines are all simple, ``make_row`` reading one)."""
     source = str(path)
     if time_col is not None:
         schema = with_time_column(schema, time_col, schema.type_names(), [])
@@ -653,12 +662,14 @@ def _native_given_stream(
         second = _SecondPass(source, type_col, time_col, final, False)
 
         def on_row(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
-            row = native_scan.json_row(number, index, line)
+            row = make_row(number, index, line)
             item = second.row(row)
             return (None if item is None else item[1]), item is not None and second.is_clean(row)
 
         column = time_col or "type"
-        for batch in native_scan.events(native, path, second.floats, on_row, shapes={}, drop_null=True):
+        for batch in native_scan.events(
+            native, path, second.floats, on_row, csv, shapes={}, drop_null=True, simple=csv is not None
+        ):
             if second.problems:
                 continue
             yield [(time_key(a.get(column)) if sort else 0, a) for a in batch]
@@ -809,10 +820,13 @@ def _csv_stream(
     source = str(path)
     header = csv_header(path)
     _require_columns(source, header, type_col, time_col)
-    native = native_scan.reader() if schema is None else None
+    native = native_scan.reader()
     if native is not None:
         try:
-            return _native_csv_stream(path, native, header, type_col, time_col, watch, chunk)
+            if schema is None:
+                return _native_csv_stream(path, native, header, type_col, time_col, watch, chunk)
+            if type_col == "type" and not _open_kinds(schema):
+                return _native_csv_given(path, native, header, type_col, time_col, schema, chunk)
         except native_scan.NotSimple:
             pass  # the Python reader reads the file (and reports what is wrong with it)
     given = dict(schema.kinds) if schema is not None else {}
@@ -883,6 +897,40 @@ def _native_csv_stream(
 ) -> EventStream:
     """A CSV file without a schema through the C scanner; ``NotSimple`` when a line is not
     simple (see ``acel.io.native_scan``): the Python reader then reads the file."""
+    kinds = _simple_csv_kinds(path, native, header)
+    kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
+    return _native_lines_stream(
+        path, native, type_col, time_col, watch, chunk, make_row=_simple_csv_row(header, kinds),
+        pure_rows=lambda: _csv_rows(path, header, kinds), csv=native_scan.csv_spec(header, kinds),
+    )
+
+
+def _native_csv_given(
+    path: Path,
+    native: Any,
+    header: list[str],
+    type_col: str,
+    time_col: str | None,
+    schema: Schema,
+    chunk: int,
+) -> EventStream:
+    """A CSV file with a schema (every kind given) through the C scanner, one pass; a
+    first scan makes sure every line is simple (``NotSimple`` otherwise), so a line whose
+    cell is not of its kind is read and reported by Python alone."""
+    scanned = _simple_csv_kinds(path, native, header)
+    given = dict(schema.kinds)
+    kinds = ["str" if name == type_col else given.get(name) or scanned[i] for i, name in enumerate(header)]
+    if time_col is not None:
+        schema = with_time_column(schema, time_col, schema.type_names(), [kinds[header.index(time_col)]])
+    return _native_given_stream(
+        path, native, type_col, time_col, schema, chunk, make_row=_simple_csv_row(header, kinds),
+        csv=native_scan.csv_spec(header, kinds),
+    )
+
+
+def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> list[str]:
+    """Each column's kind as the Python reader infers it, when the header is one line and
+    every line is simple (``NotSimple`` otherwise)."""
     import csv
 
     first = native_scan.csv_data_start(path)
@@ -891,17 +939,17 @@ def _native_csv_stream(
             raise native_scan.NotSimple(str(path))  # a header over several lines
     except (UnicodeDecodeError, csv.Error, StopIteration):
         raise native_scan.NotSimple(str(path)) from None
-    kinds = native_scan.csv_kinds(native, path, len(header))
-    kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
+    return native_scan.csv_kinds(native, path, len(header))
+
+
+def _simple_csv_row(header: list[str], kinds: list[str]) -> Callable[[int, int, bytes], Row]:
+    """Reads one simple CSV line (no quotes: its cells are its text split at commas)."""
 
     def make_row(number: int, index: int, line: bytes) -> Row:
         text = line.decode("utf-8").removesuffix("\n").removesuffix("\r")
         return _csv_row(number, index, text.split(","), header, kinds)
 
-    return _native_lines_stream(
-        path, native, type_col, time_col, watch, chunk, make_row=make_row,
-        pure_rows=lambda: _csv_rows(path, header, kinds), csv=native_scan.csv_spec(header, kinds),
-    )
+    return make_row
 
 
 # ------------------------------------------------------------------ Arrow
