@@ -123,16 +123,16 @@ def test_long_file_crosses_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_fallback_when_not_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
+    import importlib
 
-    real = builtins.__import__
+    real = importlib.import_module
 
-    def refuse(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "acel.io" and args and args[2] and "_native_reader" in args[2]:
+    def refuse(name: str, package: str | None = None) -> Any:
+        if name == "acel.io._native_reader":
             raise ImportError("not built")
-        return real(name, *args, **kwargs)
+        return real(name, package)
 
-    monkeypatch.setattr(builtins, "__import__", refuse)
+    monkeypatch.setattr(importlib, "import_module", refuse)
     path = write(tmp_path, lines(W0))
     monkeypatch.setenv("ACEL_NATIVE", "auto")
     assert native_scan.reader() is None

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from acel.io import native_switch
 from acel.io.formats import BATCH, BOM, line_row
+from acel.io.native_switch import wanted
 from acel.io.records import Row
 
 BLOCK = 1 << 20
@@ -61,14 +61,14 @@ def csv_data_start(path: Path) -> bytes:
 
 def reader() -> Any | None:
     """The C scanner when ``ACEL_NATIVE`` wants it and it was built, else ``None``."""
+    import importlib
+
     try:
-        from acel.io import _native_reader  # type: ignore[attr-defined]
+        module: Any = importlib.import_module("acel.io._native_reader")
     except ImportError:
         module = None
-    else:
-        module = _native_reader
     why = "the C reader acel.io._native_reader is not built (pip install -e . needs a C compiler)"
-    return module if native_switch.wanted(module is not None, why) else None
+    return module if wanted(module is not None, why) else None
 
 
 def is_lines_file(path: Path) -> bool:
