@@ -307,3 +307,31 @@ def test_the_scanner_reads_the_events(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(native_scan, "reader", lambda: Counting())
     events = [a for b in open_events(write(tmp_path, text, name), **options).batches() for a in b]
     assert events == W0 and "emit" in calls
+
+
+@pytest.mark.parametrize("options", [{"type_col": "kind"}, {"type_col": "kind", "time_col": "t"}])
+def test_arrow_batches_from_parquet_as_the_dicts(tmp_path: Path, options: dict[str, Any]) -> None:
+    """Arrow's own batches, laid out: the type column renamed, int32 and float32 widened,
+    NaN NULL, ints beyond 2^53 exact, sorted by time when asked: as the dicts give them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from acel.io.columns import arrow_schema, as_record_batches
+
+    path = tmp_path / "e.parquet"
+    pq.write_table(pa.table({
+        "kind": pa.array(["A", "B", "A"]),
+        "t": pa.array([3, 1, 2], pa.int32()),
+        "v": pa.array([1, None, 2**60], pa.int64()),
+        "w": pa.array([1.5, float("nan"), 2.0], pa.float32()),
+    }), path)
+    arrow = open_events(path, **options).arrow_batches()
+    assert arrow is not None
+    got = pa.Table.from_batches(list(arrow)).to_pylist()
+    stream = open_events(path, **options)
+    expected = pa.Table.from_batches(list(as_record_batches(stream.batches(), arrow_schema(stream.schema))))
+    assert got == expected.to_pylist()
+    assert {"t": 2, "type": "A", "v": 2**60, "w": 2.0} in got
+    assert [r["w"] for r in got if r["type"] == "B"] == [None]  # NaN is NULL
+    if "time_col" in options:
+        assert [r["t"] for r in got] == [1, 2, 3]
