@@ -49,6 +49,7 @@ from acel.acea.engine.closures import CompiledAutomaton, TrendItem
 from acel.acea.engine.dag import Builder
 from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.held import Held as _Held
+from acel.acea.engine.native_trend import NativePropagator, choose, python_evaluators
 from acel.acea.engine.negation import Detector, blocked
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
 from acel.acea.engine.trend import Vec, identity_vector
@@ -343,6 +344,11 @@ class Runner:
         else:
             raise AcelError(f"unknown trend mode {trend_mode!r} (auto or enumerate)")
         self.ca: CompiledAutomaton = ca
+        self.native = (
+            choose(ca, self.items, self.rule, start_positions, bool(self.negated))
+            if self.mode == PROPAGATE else None
+        )
+        """The native core's plan (issue 23), ``None``: the pure-Python propagator."""
         self.build = build if self.mode == MATCHES and not self.selection.active else None
         self.held_matches = (
             self.mode == COLLECT and query.skip is not None and self.negated and query.slide is None
@@ -582,6 +588,7 @@ class Runner:
         """The whole state as bytes: :meth:`restore` continues from exactly here."""
         from acel.acea.engine.state import save
 
+        python_evaluators(self.partitions.values())  # the state format is the Python one
         return save(self)
 
     @classmethod
@@ -596,6 +603,7 @@ class Runner:
 
         state = decode(blob, query)
         runner = cls(query, schema, **options_of(state))
+        runner.native = None  # restored partitions continue in Python (papers/engine.md)
         restore(runner, state)
         return runner
 
@@ -629,6 +637,8 @@ class Runner:
 
     def _evaluator(self, rule: WindowRule) -> Evaluator:
         if self.mode == PROPAGATE:
+            if self.native is not None:
+                return NativePropagator(self.native, self.ca, self.items, rule)
             return propagator_for(self.ca, self.items, rule, starts=self.starts, seeds=self.seeds)
         return Enumerator(
             self.ca,

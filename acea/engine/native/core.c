@@ -1,0 +1,702 @@
+/* The native per-event core of trend aggregation (issue 23; spec §6, GRETA seed 000).
+ *
+ * One `Core` object is the state of one partition's propagator for the fragment
+ * acel.acea.engine.native_trend plans: register-free automata whose guards read
+ * the event alone, items COUNT/SUM/AVG/MIN/MAX, no WITHIN or WITHIN n on an
+ * integer monotone axis.  It mirrors acea/engine/aggregate.py step for step:
+ * configurations are states, each holds its start classes in insertion order,
+ * sources are visited in the same order and every merge happens in the same
+ * order, so float results are bit-identical to the pure-Python path.
+ *
+ * Numbers are int64 or double cells.  Whatever the core cannot do exactly
+ * (an int64 overflow, a value that is neither int nor float, a non-integer
+ * coordinate) makes `step` return False *before changing any state*: the
+ * Python side then exports the state (`export`) and continues in Python,
+ * where ints are unbounded.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { K_NONE = 0, K_INT = 1, K_FLOAT = 2 };
+typedef struct { int64_t i; double f; int kind; } Cell;
+
+enum { A_COUNT = 0, A_SUM = 1, A_AVG = 2, A_MIN = 3, A_MAX = 4 };
+enum { OP_ADD = 0, OP_MIN = 1, OP_MAX = 2 };
+
+typedef struct {
+    int target;
+    PyObject *types;   /* frozenset of type names, or NULL: any type */
+    PyObject *guard;   /* predicate program, or NULL: TRUE */
+    PyObject *contrib; /* per item: None or tuple of value sources; NULL: emits nothing */
+} Trans;
+
+typedef struct {
+    Py_ssize_t len, cap;
+    int64_t *cls;
+    Cell *cells; /* cap * width */
+} Map;
+
+typedef struct {
+    PyObject_HEAD
+    int nstates, initial, width, nitems, windowed;
+    int64_t size;
+    unsigned char *final;
+    int *ntrans;
+    Trans **trans;
+    int *agg;    /* per item */
+    int *offset; /* per item: first cell */
+    int *op;     /* per cell */
+    Map *active, *fresh;
+    int *order, norder, *new_order, nnew;
+    unsigned char *reached;
+    int has_row;
+    Cell *row, *row_tmp;
+    int64_t local;
+    int has_min, has_max;
+    int64_t min_class, max_class;
+    /* per-event scratch */
+    signed char *verdict;
+    unsigned char *has_contrib, *contrib_none;
+    Cell *contrib; /* ntrans_total * width */
+    int *tindex;   /* per state: first global transition id */
+    int ttotal;
+    Cell *tmp;
+    PyObject *type_key;
+    const char *why;
+} Core;
+
+/* ------------------------------------------------------------------ values */
+
+static int cell_of(PyObject *v, Cell *out) {
+    /* 1: a number cell; 0: not an int64/float (the caller bails) */
+    if (PyFloat_Check(v)) { out->kind = K_FLOAT; out->f = PyFloat_AS_DOUBLE(v); return 1; }
+    if (PyLong_Check(v) && !PyBool_Check(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+        out->kind = K_INT; out->i = x; return 1;
+    }
+    return 0;
+}
+
+static double as_f(const Cell *c) { return c->kind == K_INT ? (double)c->i : c->f; }
+
+static int add(Cell *out, const Cell *a, const Cell *b) {
+    if (a->kind == K_INT && b->kind == K_INT) {
+        int64_t r;
+        if (__builtin_add_overflow(a->i, b->i, &r)) return 0;
+        out->kind = K_INT; out->i = r; return 1;
+    }
+    double r = as_f(a) + as_f(b);
+    out->kind = K_FLOAT; out->f = r; return 1;
+}
+
+static int mul(Cell *out, int64_t n, const Cell *c) {
+    if (c->kind == K_INT) {
+        int64_t r;
+        if (__builtin_mul_overflow(n, c->i, &r)) return 0;
+        out->kind = K_INT; out->i = r; return 1;
+    }
+    out->kind = K_FLOAT; out->f = (double)n * c->f; return 1;
+}
+
+/* a < b exactly as Python compares int and float (long double holds both exactly) */
+static int less(const Cell *a, const Cell *b) {
+    if (a->kind == K_INT && b->kind == K_INT) return a->i < b->i;
+    if (a->kind == K_FLOAT && b->kind == K_FLOAT) return a->f < b->f;
+    long double x = a->kind == K_INT ? (long double)a->i : (long double)a->f;
+    long double y = b->kind == K_INT ? (long double)b->i : (long double)b->f;
+    return x < y;
+}
+
+/* `w if v is None else v if w is None else (w if w op v else v)` */
+static void prefer(Cell *out, const Cell *v, const Cell *w, int op) {
+    if (v->kind == K_NONE) { *out = *w; return; }
+    if (w->kind == K_NONE) { *out = *v; return; }
+    int take_w = op == OP_MIN ? less(w, v) : less(v, w);
+    *out = take_w ? *w : *v;
+}
+
+/* merge(v, w) into out (out may alias v) */
+static int merge(Core *s, Cell *out, const Cell *v, const Cell *w) {
+    for (int k = 0; k < s->width; k++) {
+        if (s->op[k] == OP_ADD) { if (!add(&out[k], &v[k], &w[k])) return 0; }
+        else prefer(&out[k], &v[k], &w[k], s->op[k]);
+    }
+    return 1;
+}
+
+/* extend(v, c): c NULL is the identity; per item, a NONE contribution too */
+static int extend(Core *s, Cell *out, const Cell *v, const Cell *c, const unsigned char *none) {
+    out[0] = v[0];
+    for (int it = 0; it < s->nitems; it++) {
+        int lo = s->offset[it], hi = it + 1 < s->nitems ? s->offset[it + 1] : s->width;
+        for (int k = lo; k < hi; k++) {
+            if (c == NULL || none[it]) { out[k] = v[k]; continue; }
+            if (s->op[k] == OP_ADD) {
+                Cell prod;
+                if (!mul(&prod, v[0].i, &c[k]) || !add(&out[k], &v[k], &prod)) return 0;
+            } else {
+                /* `v if c is None else c if v is None else (c if c op v else v)` */
+                prefer(&out[k], &v[k], &c[k], s->op[k]);
+            }
+        }
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ guards */
+
+enum { P_FALSE = 0, P_TRUE = 1, P_UNKNOWN = 2, P_ERROR = -1 };
+
+static PyObject *operand(PyObject *expr, PyObject *attrs) {
+    /* (0, name): the event's attribute (borrowed, None when absent); (1, value): a constant */
+    long tag = PyLong_AsLong(PyTuple_GET_ITEM(expr, 0));
+    PyObject *x = PyTuple_GET_ITEM(expr, 1);
+    if (tag == 1) return x;
+    PyObject *v = PyDict_GetItemWithError(attrs, x);
+    if (v == NULL) { if (PyErr_Occurred()) return NULL; return Py_None; }
+    return v;
+}
+
+static int is_number(PyObject *v) { return PyFloat_Check(v) || (PyLong_Check(v) && !PyBool_Check(v)); }
+
+/* acel.lang.predicates.compare: unknown for NULL or kinds that do not compare */
+static int compare3(int op, PyObject *l, PyObject *r) {
+    if (l == Py_None || r == Py_None) return P_UNKNOWN;
+    if (PyFloat_CheckExact(l) && PyFloat_CheckExact(r)) {
+        double a = PyFloat_AS_DOUBLE(l), b = PyFloat_AS_DOUBLE(r);
+        switch (op) {
+            case Py_LT: return a < b; case Py_LE: return a <= b; case Py_EQ: return a == b;
+            case Py_NE: return a != b; case Py_GT: return a > b; default: return a >= b;
+        }
+    }
+    int ok = (is_number(l) && is_number(r))
+        || (Py_TYPE(l) == Py_TYPE(r) && (PyUnicode_Check(l) || PyBool_Check(l)));
+    if (!ok) return P_UNKNOWN;
+    PyObject *res = PyObject_RichCompare(l, r, op);
+    if (res == NULL) return P_ERROR;
+    int t = PyObject_IsTrue(res);
+    Py_DECREF(res);
+    return t < 0 ? P_ERROR : t;
+}
+
+static int eval3(PyObject *node, PyObject *attrs) {
+    long tag = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
+    switch (tag) {
+    case 0: return P_TRUE;
+    case 1: { /* (1, op, left, right) */
+        PyObject *l = operand(PyTuple_GET_ITEM(node, 2), attrs);
+        PyObject *r = l ? operand(PyTuple_GET_ITEM(node, 3), attrs) : NULL;
+        if (r == NULL) return P_ERROR;
+        return compare3((int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1)), l, r);
+    }
+    case 2: { /* (2, operand, values, negated) */
+        PyObject *v = operand(PyTuple_GET_ITEM(node, 1), attrs);
+        if (v == NULL) return P_ERROR;
+        if (v == Py_None) return P_UNKNOWN;
+        PyObject *values = PyTuple_GET_ITEM(node, 2);
+        int found = 0;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(values) && !found; k++) {
+            int c = compare3(Py_EQ, v, PyTuple_GET_ITEM(values, k));
+            if (c == P_ERROR) return P_ERROR;
+            found = c == P_TRUE;
+        }
+        return PyObject_IsTrue(PyTuple_GET_ITEM(node, 3)) ? !found : found;
+    }
+    case 3: { /* (3, operand): IS NULL */
+        PyObject *v = operand(PyTuple_GET_ITEM(node, 1), attrs);
+        if (v == NULL) return P_ERROR;
+        return v == Py_None;
+    }
+    case 4: { /* (4, operand): NOT */
+        int v = eval3(PyTuple_GET_ITEM(node, 1), attrs);
+        return v == P_ERROR || v == P_UNKNOWN ? v : !v;
+    }
+    case 5: case 6: { /* (5|6, operands): AND, OR (every operand evaluated, as _and3/_or3) */
+        PyObject *ops = PyTuple_GET_ITEM(node, 1);
+        int decided = 0, unknown = 0, stop = tag == 5 ? P_FALSE : P_TRUE;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
+            int v = eval3(PyTuple_GET_ITEM(ops, k), attrs);
+            if (v == P_ERROR) return P_ERROR;
+            if (v == stop) decided = 1;
+            if (v == P_UNKNOWN) unknown = 1;
+        }
+        if (decided) return stop;
+        return unknown ? P_UNKNOWN : !stop;
+    }
+    }
+    PyErr_SetString(PyExc_ValueError, "native core: bad predicate program");
+    return P_ERROR;
+}
+
+/* ------------------------------------------------------------------ contributions */
+
+/* fold(values) of item `it` into c[offset..]: 1 done, 0 bail, -1 error; *none: all NULL */
+static int fold_item(Core *s, int it, PyObject *sources, PyObject *attrs, Cell *c, unsigned char *none) {
+    int agg = s->agg[it], at = s->offset[it];
+    *none = 1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(sources); k++) {
+        PyObject *src = PyTuple_GET_ITEM(sources, k);
+        Cell x;
+        if (PyLong_AsLong(PyTuple_GET_ITEM(src, 0)) == 2) { x.kind = K_INT; x.i = 1; }
+        else {
+            PyObject *v = operand(src, attrs);
+            if (v == NULL) return -1;
+            if (v == Py_None) continue;
+            if (agg == A_COUNT) { x.kind = K_INT; x.i = 1; }
+            else if (!cell_of(v, &x)) { s->why = "a value that is not an int64 or a float"; return 0; }
+        }
+        if (*none) {
+            *none = 0;
+            c[at] = x;
+            if (agg == A_AVG) { c[at + 1].kind = K_INT; c[at + 1].i = 1; }
+            continue;
+        }
+        if (agg == A_MIN || agg == A_MAX) { /* _min: b if b < a else a */
+            int take = agg == A_MIN ? less(&x, &c[at]) : less(&c[at], &x);
+            if (take) c[at] = x;
+            continue;
+        }
+        if (!add(&c[at], &c[at], &x)) { s->why = "int64 overflow"; return 0; }
+        if (agg == A_AVG) { Cell one = {1, 0.0, K_INT}; if (!add(&c[at + 1], &c[at + 1], &one)) return 0; }
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ maps */
+
+static int map_reserve(Core *s, Map *m, Py_ssize_t need) {
+    if (need <= m->cap) return 1;
+    Py_ssize_t cap = m->cap ? m->cap * 2 : 8;
+    while (cap < need) cap *= 2;
+    int64_t *cls = PyMem_Realloc(m->cls, (size_t)cap * sizeof(int64_t));
+    if (cls == NULL) { PyErr_NoMemory(); return 0; }
+    m->cls = cls;
+    Cell *cells = PyMem_Realloc(m->cells, (size_t)cap * (size_t)s->width * sizeof(Cell));
+    if (cells == NULL) { PyErr_NoMemory(); return 0; }
+    m->cells = cells;
+    m->cap = cap;
+    return 1;
+}
+
+/* merge vector v of class c into map m (append if absent): 1 ok, 0 bail, -1 error */
+static int map_merge(Core *s, Map *m, int64_t c, const Cell *v) {
+    for (Py_ssize_t k = m->len - 1; k >= 0; k--) {
+        if (m->cls[k] == c) {
+            Cell *t = &m->cells[k * s->width];
+            if (!merge(s, t, t, v)) { s->why = "int64 overflow"; return 0; }
+            return 1;
+        }
+    }
+    if (!map_reserve(s, m, m->len + 1)) return -1;
+    m->cls[m->len] = c;
+    memcpy(&m->cells[m->len * s->width], v, (size_t)s->width * sizeof(Cell));
+    m->len++;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ the step */
+
+static int verdict(Core *s, int g, Trans *t, PyObject *attrs, PyObject *type) {
+    if (s->verdict[g] >= 0) return s->verdict[g];
+    int ok = 1;
+    if (t->types != NULL) {
+        ok = type != NULL && type != Py_None && PySet_Contains(t->types, type) == 1;
+        if (PyErr_Occurred()) PyErr_Clear();
+    }
+    if (ok && t->guard != NULL) {
+        int v = eval3(t->guard, attrs);
+        if (v == P_ERROR) return -1;
+        ok = v == P_TRUE;
+    }
+    s->verdict[g] = (signed char)ok;
+    return ok;
+}
+
+/* the contribution of transition g on this event: 1 ok (*out NULL: none), 0 bail, -1 error */
+static int contribution(Core *s, int g, Trans *t, PyObject *attrs, Cell **out, unsigned char **none) {
+    *out = NULL;
+    if (t->contrib == NULL) return 1;
+    Cell *c = &s->contrib[g * s->width];
+    unsigned char *nn = &s->contrib_none[g * s->nitems];
+    if (!s->has_contrib[g]) {
+        for (int it = 0; it < s->nitems; it++) {
+            PyObject *src = PyTuple_GET_ITEM(t->contrib, it);
+            if (src == Py_None) { nn[it] = 1; continue; }
+            int r = fold_item(s, it, src, attrs, c, &nn[it]);
+            if (r <= 0) return r;
+        }
+        s->has_contrib[g] = 1;
+    }
+    *out = c;
+    *none = nn;
+    return 1;
+}
+
+static int propagate(Core *s, int state, const Map *src, PyObject *attrs, PyObject *type) {
+    int g0 = s->tindex[state];
+    for (int j = 0; j < s->ntrans[state]; j++) {
+        Trans *t = &s->trans[state][j];
+        int ok = verdict(s, g0 + j, t, attrs, type);
+        if (ok <= 0) { if (ok < 0) return -1; continue; }
+        Cell *c; unsigned char *none = NULL;
+        int r = contribution(s, g0 + j, t, attrs, &c, &none);
+        if (r <= 0) return r;
+        Map *m = &s->fresh[t->target];
+        if (!s->reached[t->target]) {
+            s->reached[t->target] = 1;
+            s->new_order[s->nnew++] = t->target;
+            m->len = 0;
+        }
+        for (Py_ssize_t k = 0; k < src->len; k++) {
+            if (!extend(s, s->tmp, &src->cells[k * s->width], c, none)) { s->why = "int64 overflow"; return 0; }
+            r = map_merge(s, m, src->cls[k], s->tmp);
+            if (r <= 0) return r;
+        }
+    }
+    return 1;
+}
+
+static void unit_vector(Core *s, Cell *v) {
+    v[0].kind = K_INT; v[0].i = 1;
+    for (int it = 0; it < s->nitems; it++) {
+        int at = s->offset[it];
+        if (s->agg[it] == A_MIN || s->agg[it] == A_MAX) { v[at].kind = K_NONE; continue; }
+        v[at].kind = K_INT; v[at].i = 0;
+        if (s->agg[it] == A_AVG) { v[at + 1].kind = K_INT; v[at + 1].i = 0; }
+    }
+}
+
+/* one event; 1 done, 0 bail (no state changed that Python would see differently), -1 error */
+static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
+    int64_t coord = 0;
+    if (s->windowed) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(coord_obj)) { s->why = "a coordinate that is not an int"; return 0; }
+        coord = PyLong_AsLongLongAndOverflow(coord_obj, &overflow);
+        if (overflow || coord > ((int64_t)1 << 61) || coord < -((int64_t)1 << 61)) {
+            PyErr_Clear(); s->why = "a coordinate beyond 2^61"; return 0;
+        }
+    }
+    PyObject *type = PyDict_GetItemWithError(attrs, s->type_key);
+    if (type == NULL && PyErr_Occurred()) return -1;
+    memset(s->verdict, 0xff, (size_t)s->ttotal);
+    memset(s->has_contrib, 0, (size_t)s->ttotal);
+    memset(s->reached, 0, (size_t)s->nstates);
+    s->nnew = 0;
+    int64_t threshold = coord - s->size;
+    int has_min = s->has_min;
+    int64_t min_class = s->min_class;
+    /* classes only expire when the oldest one does: drop them (in place: they are dead) */
+    if (s->windowed && has_min && !(min_class > threshold)) {
+        int kept = 0, any = 0;
+        int64_t oldest = 0;
+        for (int o = 0; o < s->norder; o++) {
+            Map *m = &s->active[s->order[o]];
+            Py_ssize_t w = 0;
+            for (Py_ssize_t k = 0; k < m->len; k++) {
+                if (m->cls[k] > threshold) {
+                    if (w != k) {
+                        m->cls[w] = m->cls[k];
+                        memcpy(&m->cells[w * s->width], &m->cells[k * s->width], (size_t)s->width * sizeof(Cell));
+                    }
+                    if (!any || m->cls[w] < oldest) { oldest = m->cls[w]; any = 1; }
+                    w++;
+                }
+            }
+            m->len = w;
+            if (w) s->order[kept++] = s->order[o];
+        }
+        s->norder = kept;
+        has_min = any; min_class = oldest;
+        s->has_min = has_min; s->min_class = min_class; /* as Python: set before the step goes on */
+    }
+    int64_t c0 = s->windowed ? coord : 0;
+    int has_max = s->has_max;
+    int64_t max_class = s->max_class;
+    if (!has_max || c0 > max_class) { max_class = c0; has_max = 1; }
+    if (!has_min || c0 < min_class) { min_class = c0; has_min = 1; }
+    for (int o = 0; o < s->norder; o++) {
+        int r = propagate(s, s->order[o], &s->active[s->order[o]], attrs, type);
+        if (r <= 0) return r;
+    }
+    Map start;
+    Cell unit[64];
+    unit_vector(s, unit);
+    start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit;
+    int r = propagate(s, s->initial, &start, attrs, type);
+    if (r <= 0) return r;
+    /* settle: finals fold into the row, in order */
+    int has_row = s->has_row;
+    if (has_row) memcpy(s->row_tmp, s->row, (size_t)s->width * sizeof(Cell));
+    for (int o = 0; o < s->nnew; o++) {
+        int q = s->new_order[o];
+        if (!s->final[q]) continue;
+        Map *m = &s->fresh[q];
+        for (Py_ssize_t k = 0; k < m->len; k++) {
+            if (s->windowed && !(coord - m->cls[k] < s->size)) continue;
+            Cell *v = &m->cells[k * s->width];
+            if (!has_row) { memcpy(s->row_tmp, v, (size_t)s->width * sizeof(Cell)); has_row = 1; }
+            else if (!merge(s, s->row_tmp, s->row_tmp, v)) { s->why = "int64 overflow"; return 0; }
+        }
+    }
+    /* commit */
+    if (has_row) { Cell *x = s->row; s->row = s->row_tmp; s->row_tmp = x; }
+    s->has_row = has_row;
+    for (int o = 0; o < s->norder; o++) s->active[s->order[o]].len = 0;
+    Map *x = s->active; s->active = s->fresh; s->fresh = x;
+    int *y = s->order; s->order = s->new_order; s->new_order = y;
+    s->norder = s->nnew;
+    s->local++;
+    s->has_min = has_min; s->min_class = min_class;
+    s->has_max = has_max; s->max_class = max_class;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ Python type */
+
+static PyObject *Core_step(Core *s, PyObject *args) {
+    PyObject *attrs, *coord;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &attrs, &coord)) return NULL;
+    int r = step_one(s, attrs, coord);
+    if (r < 0) return NULL;
+    return PyBool_FromLong(r);
+}
+
+static PyObject *Core_feed(Core *s, PyObject *args) {
+    /* step every event of a list (coordinates: a list, or None when not windowed);
+       returns how many were read (fewer: the next one needs Python) */
+    PyObject *events, *coords;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &events, &coords)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(events);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *attrs = PyList_GET_ITEM(events, k);
+        if (!PyDict_Check(attrs)) { PyErr_SetString(PyExc_TypeError, "events must be dicts"); return NULL; }
+        PyObject *coord = coords == Py_None ? Py_None : PyList_GET_ITEM(coords, k);
+        int r = step_one(s, attrs, coord);
+        if (r < 0) return NULL;
+        if (r == 0) return PyLong_FromSsize_t(k);
+    }
+    return PyLong_FromSsize_t(n);
+}
+
+static PyObject *cell_obj(const Cell *c) {
+    if (c->kind == K_INT) return PyLong_FromLongLong(c->i);
+    if (c->kind == K_FLOAT) return PyFloat_FromDouble(c->f);
+    Py_RETURN_NONE;
+}
+
+static PyObject *vector_obj(Core *s, const Cell *v) {
+    /* (n, item…): an AVG item is the pair (sum, count) */
+    PyObject *out = PyTuple_New(1 + s->nitems);
+    if (out == NULL) return NULL;
+    PyObject *n = cell_obj(&v[0]);
+    if (n == NULL) { Py_DECREF(out); return NULL; }
+    PyTuple_SET_ITEM(out, 0, n);
+    for (int it = 0; it < s->nitems; it++) {
+        int at = s->offset[it];
+        PyObject *x;
+        if (s->agg[it] == A_AVG) {
+            PyObject *a = cell_obj(&v[at]), *b = cell_obj(&v[at + 1]);
+            x = (a && b) ? PyTuple_Pack(2, a, b) : NULL;
+            Py_XDECREF(a); Py_XDECREF(b);
+        } else x = cell_obj(&v[at]);
+        if (x == NULL) { Py_DECREF(out); return NULL; }
+        PyTuple_SET_ITEM(out, 1 + it, x);
+    }
+    return out;
+}
+
+static PyObject *Core_export(Core *s, PyObject *noargs) {
+    /* (local, has_min, min, has_max, max, row or None, [(state, [(class, vector)…])…]) */
+    PyObject *configs = PyList_New(0);
+    if (configs == NULL) return NULL;
+    for (int o = 0; o < s->norder; o++) {
+        Map *m = &s->active[s->order[o]];
+        PyObject *entries = PyList_New(0);
+        if (entries == NULL) { Py_DECREF(configs); return NULL; }
+        for (Py_ssize_t k = 0; k < m->len; k++) {
+            PyObject *vec = vector_obj(s, &m->cells[k * s->width]);
+            PyObject *pair = vec ? Py_BuildValue("(LN)", (long long)m->cls[k], vec) : NULL;
+            if (pair == NULL || PyList_Append(entries, pair) < 0) {
+                Py_XDECREF(pair); Py_DECREF(entries); Py_DECREF(configs); return NULL;
+            }
+            Py_DECREF(pair);
+        }
+        PyObject *pair = Py_BuildValue("(iN)", s->order[o], entries);
+        if (pair == NULL || PyList_Append(configs, pair) < 0) { Py_XDECREF(pair); Py_DECREF(configs); return NULL; }
+        Py_DECREF(pair);
+    }
+    PyObject *row;
+    if (s->has_row) { row = vector_obj(s, s->row); if (row == NULL) { Py_DECREF(configs); return NULL; } }
+    else { row = Py_None; Py_INCREF(row); }
+    return Py_BuildValue("(LiLiLNN)", (long long)s->local, s->has_min, (long long)s->min_class,
+                         s->has_max, (long long)s->max_class, row, configs);
+}
+
+static PyObject *Core_take_row(Core *s, PyObject *noargs) {
+    /* the row's vector (None: no run ended), removed */
+    if (!s->has_row) Py_RETURN_NONE;
+    s->has_row = 0;
+    return vector_obj(s, s->row);
+}
+
+static PyObject *Core_peek_row(Core *s, PyObject *noargs) {
+    if (!s->has_row) Py_RETURN_NONE;
+    return vector_obj(s, s->row);
+}
+
+static PyObject *Core_has_work(Core *s, PyObject *noargs) { return PyBool_FromLong(s->norder > 0); }
+
+static PyObject *Core_why(Core *s, PyObject *noargs) {
+    if (s->why == NULL) Py_RETURN_NONE;
+    return PyUnicode_FromString(s->why);
+}
+
+static PyObject *Core_local(Core *s, void *closure) { return PyLong_FromLongLong(s->local); }
+
+static void Core_dealloc(Core *s) {
+    if (s->trans) {
+        for (int q = 0; q < s->nstates; q++) {
+            for (int j = 0; s->trans[q] && j < s->ntrans[q]; j++) {
+                Py_XDECREF(s->trans[q][j].types);
+                Py_XDECREF(s->trans[q][j].guard);
+                Py_XDECREF(s->trans[q][j].contrib);
+            }
+            PyMem_Free(s->trans[q]);
+        }
+    }
+    for (int q = 0; q < s->nstates; q++) {
+        if (s->active) { PyMem_Free(s->active[q].cls); PyMem_Free(s->active[q].cells); }
+        if (s->fresh) { PyMem_Free(s->fresh[q].cls); PyMem_Free(s->fresh[q].cells); }
+    }
+    PyMem_Free(s->trans); PyMem_Free(s->ntrans); PyMem_Free(s->final); PyMem_Free(s->agg);
+    PyMem_Free(s->offset); PyMem_Free(s->op); PyMem_Free(s->active); PyMem_Free(s->fresh);
+    PyMem_Free(s->order); PyMem_Free(s->new_order); PyMem_Free(s->reached); PyMem_Free(s->row);
+    PyMem_Free(s->row_tmp); PyMem_Free(s->verdict); PyMem_Free(s->has_contrib);
+    PyMem_Free(s->contrib_none); PyMem_Free(s->contrib); PyMem_Free(s->tindex); PyMem_Free(s->tmp);
+    Py_XDECREF(s->type_key);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static void *zalloc(size_t n) {
+    void *p = PyMem_Calloc(n ? n : 1, 1);
+    if (p == NULL) PyErr_NoMemory();
+    return p;
+}
+
+static int Core_init(Core *s, PyObject *args, PyObject *kw) {
+    /* Core(nstates, initial, finals, windowed, size, aggs, transitions_by_state) */
+    int nstates, initial, windowed;
+    long long size;
+    PyObject *finals, *aggs, *by_state;
+    if (!PyArg_ParseTuple(args, "iiO!iLO!O!", &nstates, &initial, &PyTuple_Type, &finals, &windowed,
+                          &size, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state))
+        return -1;
+    if (nstates <= 0 || initial < 0 || initial >= nstates || PyTuple_GET_SIZE(by_state) != nstates) {
+        PyErr_SetString(PyExc_ValueError, "native core: bad automaton");
+        return -1;
+    }
+    s->nstates = nstates; s->initial = initial; s->windowed = windowed; s->size = size;
+    s->nitems = (int)PyTuple_GET_SIZE(aggs);
+    if (!(s->agg = zalloc(sizeof(int) * (size_t)s->nitems)) || !(s->offset = zalloc(sizeof(int) * (size_t)s->nitems)))
+        return -1;
+    int width = 1;
+    for (int it = 0; it < s->nitems; it++) {
+        s->agg[it] = (int)PyLong_AsLong(PyTuple_GET_ITEM(aggs, it));
+        s->offset[it] = width;
+        width += s->agg[it] == A_AVG ? 2 : 1;
+    }
+    if (width > 64) { PyErr_SetString(PyExc_ValueError, "native core: too many items"); return -1; }
+    s->width = width;
+    if (!(s->op = zalloc(sizeof(int) * (size_t)width))) return -1;
+    for (int it = 0; it < s->nitems; it++) {
+        int o = s->agg[it] == A_MIN ? OP_MIN : s->agg[it] == A_MAX ? OP_MAX : OP_ADD;
+        s->op[s->offset[it]] = o;
+        if (s->agg[it] == A_AVG) s->op[s->offset[it] + 1] = OP_ADD;
+    }
+    if (!(s->final = zalloc((size_t)nstates)) || !(s->ntrans = zalloc(sizeof(int) * (size_t)nstates))
+        || !(s->trans = zalloc(sizeof(Trans *) * (size_t)nstates)) || !(s->tindex = zalloc(sizeof(int) * (size_t)nstates)))
+        return -1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(finals); k++) {
+        long q = PyLong_AsLong(PyTuple_GET_ITEM(finals, k));
+        if (q >= 0 && q < nstates) s->final[q] = 1;
+    }
+    int total = 0;
+    for (int q = 0; q < nstates; q++) {
+        PyObject *ts = PyTuple_GET_ITEM(by_state, q);
+        if (!PyTuple_Check(ts)) { PyErr_SetString(PyExc_TypeError, "native core: bad transitions"); return -1; }
+        int n = (int)PyTuple_GET_SIZE(ts);
+        s->ntrans[q] = n; s->tindex[q] = total; total += n;
+        if (!(s->trans[q] = zalloc(sizeof(Trans) * (size_t)n))) return -1;
+        for (int j = 0; j < n; j++) {
+            PyObject *t = PyTuple_GET_ITEM(ts, j);
+            int target = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+            if (target < 0 || target >= nstates) { PyErr_SetString(PyExc_ValueError, "native core: bad target"); return -1; }
+            s->trans[q][j].target = target;
+            PyObject *parts[3] = {PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3)};
+            PyObject **slots[3] = {&s->trans[q][j].types, &s->trans[q][j].guard, &s->trans[q][j].contrib};
+            for (int p = 0; p < 3; p++) {
+                if (parts[p] != Py_None) { Py_INCREF(parts[p]); *slots[p] = parts[p]; }
+            }
+        }
+    }
+    s->ttotal = total;
+    if (!(s->verdict = zalloc((size_t)total)) || !(s->has_contrib = zalloc((size_t)total))
+        || !(s->contrib_none = zalloc((size_t)total * (size_t)(s->nitems + 1)))
+        || !(s->contrib = zalloc(sizeof(Cell) * (size_t)total * (size_t)width))
+        || !(s->active = zalloc(sizeof(Map) * (size_t)nstates)) || !(s->fresh = zalloc(sizeof(Map) * (size_t)nstates))
+        || !(s->order = zalloc(sizeof(int) * (size_t)nstates)) || !(s->new_order = zalloc(sizeof(int) * (size_t)nstates))
+        || !(s->reached = zalloc((size_t)nstates)) || !(s->row = zalloc(sizeof(Cell) * (size_t)width))
+        || !(s->row_tmp = zalloc(sizeof(Cell) * (size_t)width)) || !(s->tmp = zalloc(sizeof(Cell) * (size_t)width)))
+        return -1;
+    s->type_key = PyUnicode_InternFromString("type");
+    return s->type_key ? 0 : -1;
+}
+
+static PyMethodDef Core_methods[] = {
+    {"step", (PyCFunction)Core_step, METH_VARARGS, "step(attrs, coord) -> bool: False: Python must read this event"},
+    {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, coords) -> how many events were read"},
+    {"export", (PyCFunction)Core_export, METH_NOARGS, "the state, for the Python propagator"},
+    {"take_row", (PyCFunction)Core_take_row, METH_NOARGS, "the row's vector (None: empty), removed"},
+    {"peek_row", (PyCFunction)Core_peek_row, METH_NOARGS, "the row's vector (None: empty)"},
+    {"has_work", (PyCFunction)Core_has_work, METH_NOARGS, "some configuration is alive"},
+    {"why", (PyCFunction)Core_why, METH_NOARGS, "why the last step needed Python"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Core_getset[] = {
+    {"local", (getter)Core_local, NULL, "events read", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "acel.acea.engine._native_core.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One partition's trend propagation state (see acel.acea.engine.native_trend).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Core_init,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_methods = Core_methods,
+    .tp_getset = Core_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native_core",
+    "Native per-event core of trend aggregation (issue 23).", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native_core(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) { Py_DECREF(&CoreType); Py_DECREF(m); return NULL; }
+    return m;
+}

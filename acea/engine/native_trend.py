@@ -1,0 +1,271 @@
+"""The native trend core's planner and its propagator (issue 23; ``papers/engine.md``, "Native core").
+
+:func:`plan` decides whether a trend query is in the fragment the C core
+(:mod:`acel.acea.engine._native_core`, source ``acea/engine/native/core.c``)
+handles, and encodes its automaton for it: every live-register set empty
+(a configuration is a state), guards reading the event alone (attributes and
+constants compared with the three-valued logic of
+:mod:`acel.acea.engine.closures`), items COUNT/SUM/AVG/MIN/MAX, no WITHIN or
+``WITHIN n`` on a monotone axis without SLIDE, every run allowed to start.
+Anything else gets a one-line reason and runs in Python.
+
+:class:`NativePropagator` is a drop-in evaluator for the runner.  When the core
+meets what it cannot do exactly (an int64 about to overflow, a value that is not
+an int64 or a float, a non-integer coordinate), the state is handed to the
+pure-Python propagator *before* that event, which goes on with exact Python
+ints: same rows, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagator_for
+from acel.acea.engine.closures import CompiledAutomaton, TrendItem
+from acel.acea.engine.plan import index_plans
+from acel.acea.engine.trend import Vec
+from acel.acea.engine.windows import Row, WindowRule
+from acel.acea.model.automaton import Transition
+from acel.acea.model.expressions import (
+    TIME,
+    Cmp,
+    Const,
+    In,
+    IsNull,
+    PAnd,
+    PNot,
+    POr,
+    Reg,
+    RExpr,
+    RPred,
+    TrueP,
+    is_register,
+)
+
+from acel.io import native_switch
+from acel.lang import aggregates
+
+try:  # the extension is optional: pure Python is the fallback
+    from acel.acea.engine import _native_core  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - exercised by monkeypatching in the tests
+    _native_core = None
+
+_AGGS = {"COUNT": 0, "SUM": 1, "AVG": 2, "MIN": 3, "MAX": 4}
+_OPS = {"<": 0, "<=": 1, "=": 2, "!=": 3, ">": 4, ">=": 5}  # CPython's Py_LT … Py_GE
+
+Program = tuple[Any, ...]
+"""A guard or value source for the core, as nested tuples (see ``core.c``)."""
+
+
+class OutsideFragment(Exception):
+    """The query needs the pure-Python propagator (the message says why)."""
+
+
+def available() -> bool:
+    """Whether the extension was built and imports."""
+    return _native_core is not None
+
+
+# ------------------------------------------------------------------ encoding
+
+
+def _source(expr: RExpr, regs: dict[str, RExpr]) -> Program:
+    """A value the core reads: ``(0, attr)`` the event's attribute, ``(1, v)`` a constant."""
+    if isinstance(expr, Reg):
+        if expr.name == TIME:
+            raise OutsideFragment("a predicate reads the event's position")
+        if is_register(expr.name):
+            return _source(regs.get(expr.name, Const(None)), {})
+        return (0, expr.name)
+    if isinstance(expr, Const) and (expr.value is None or isinstance(expr.value, (bool, int, float, str))):
+        return (1, expr.value)
+    raise OutsideFragment(f"an expression the native core does not evaluate ({type(expr).__name__})")
+
+
+def _program(pred: RPred, regs: dict[str, RExpr]) -> Program:
+    """The three-valued predicate as a program of ``core.c``'s ``eval3``."""
+    if isinstance(pred, TrueP):
+        return (0,)
+    if isinstance(pred, Cmp):
+        return (1, _OPS[pred.op], _source(pred.left, regs), _source(pred.right, regs))
+    if isinstance(pred, In):
+        values = tuple(pred.values)
+        if not all(v is None or isinstance(v, (bool, int, float, str)) for v in values):
+            raise OutsideFragment("an IN list of values the native core does not compare")
+        return (2, _source(pred.operand, regs), values, bool(pred.negated))
+    if isinstance(pred, IsNull):
+        return (3, _source(pred.operand, regs))
+    if isinstance(pred, PNot):
+        return (4, _program(pred.operand, regs))
+    if isinstance(pred, (PAnd, POr)):
+        return (5 if isinstance(pred, PAnd) else 6, tuple(_program(o, regs) for o in pred.operands))
+    raise OutsideFragment(f"a predicate the native core does not evaluate ({type(pred).__name__})")
+
+
+def _contributions(t: Transition, items: Sequence[TrendItem], regs: dict[str, RExpr]) -> Program | None:
+    """Per item, the value sources its contribution folds (``None``: emits nothing into it)."""
+    by_var = dict(t.output)
+    out: list[Any] = []
+    for item in items:
+        sources: list[Program] = []
+        for renaming in by_var.get(item.var, ()):
+            if item.attr is None:
+                sources.append((2,))
+                continue
+            reg = dict(renaming.items).get(item.attr)
+            sources.append((1, None) if reg is None else _source(Reg(reg), regs))
+        out.append(tuple(sources) if sources else None)
+    return tuple(out) if any(s is not None for s in out) else None
+
+
+def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str] | None) -> Program:
+    regs = dict(t.assignment)
+    for reg, expr in t.assignment:
+        _source(expr, {})  # assignments read the event only (no register from a register)
+    guard = None if isinstance(t.predicate, TrueP) else _program(t.predicate, regs)
+    return (t.target, types, guard, _contributions(t, items, regs))
+
+
+def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
+         starts: range | None, negated: bool = False) -> tuple[Any, ...]:
+    """The arguments of ``Core(...)`` for this query, or :class:`OutsideFragment`."""
+    if negated or type(rule) is not WindowRule:
+        raise OutsideFragment("leading or trailing NOT")
+    if starts is not None:
+        raise OutsideFragment("runs restricted to start positions (time slices)")
+    windowed = rule.within is not None
+    if rule.slide is not None:
+        raise OutsideFragment("SLIDE windows")
+    if windowed:
+        assert rule.within is not None
+        if not rule.monotone:
+            raise OutsideFragment("a WITHIN axis not known to be monotone")
+        if type(rule.within.size) is not int:
+            raise OutsideFragment("a WITHIN size that is not an integer")
+    aggs = []
+    for item in items:
+        agg = aggregates.lookup(item.func)
+        if item.func not in _AGGS or agg is not getattr(aggregates, item.func):
+            raise OutsideFragment(f"the aggregate {item.func}")
+        aggs.append(_AGGS[item.func])
+    if any(ca.live.values()):
+        raise OutsideFragment("registers carried between events (a filter relating events)")
+    if index_plans(ca, tuple(items)):
+        raise OutsideFragment("indexed states")
+    automaton = ca.automaton
+    by_state: list[list[Program]] = [[] for _ in range(automaton.num_states)]
+    for ct in ca.transitions:
+        by_state[ct.transition.source].append(_transition(ct.transition, items, ct.types))
+    size = rule.within.size if rule.within is not None else 0
+    return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)),
+            int(windowed), size, tuple(aggs), tuple(tuple(ts) for ts in by_state))
+
+
+def choose(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
+           starts: range | None, negated: bool = False) -> tuple[Any, ...] | None:
+    """The core's plan when ``ACEL_NATIVE`` and the fragment allow it (else ``None``;
+    ``ACEL_NATIVE=1`` outside the fragment stops with one line saying why)."""
+    if native_switch.mode() == "off":
+        return None
+    if not available():
+        native_switch.wanted(False, "the extension acel.acea.engine._native_core is not built")
+        return None
+    try:
+        arguments = plan(ca, items, rule, starts, negated)
+    except OutsideFragment as why:
+        native_switch.wanted(False, f"trend aggregation with {why} runs in Python")
+        return None
+    return arguments
+
+
+# ------------------------------------------------------------------ the evaluator
+
+
+class _Rows:
+    """``rows`` of a native propagator: what the runner pops at the end."""
+
+    def __init__(self, owner: NativePropagator) -> None:
+        self.owner = owner
+
+    def pop(self, row: Row, default: Vec) -> Vec:
+        """The row's vector (``default``: no run ended in it), removed."""
+        found = self.owner.core.take_row()
+        return default if found is None else found
+
+
+class NativePropagator:
+    """The runner's evaluator on the C core; hands over to Python when it must."""
+
+    def __init__(self, arguments: tuple[Any, ...], ca: CompiledAutomaton,
+                 items: Sequence[TrendItem], rule: WindowRule) -> None:
+        assert _native_core is not None
+        self.core = _native_core.Core(*arguments)
+        self.ca, self.items, self.rule = ca, tuple(items), rule
+        self.python: Propagator | TumblingPropagator | None = None
+        """The pure-Python propagator once the core handed over (then it runs everything)."""
+        self.why: str | None = None
+
+    def step(self, attrs: dict[str, Any], position: int, coord: Any) -> None:
+        """Read one event at ``coord`` (see :meth:`Propagator.step`)."""
+        if self.python is None:
+            if self.core.step(attrs, coord):
+                return
+            self.hand_over()
+        assert self.python is not None
+        self.python.step(attrs, position, coord)
+
+    def feed(self, events: list[dict[str, Any]], coords: list[Any] | None) -> int:
+        """Read events with the core while it can; how many it read."""
+        if self.python is not None:
+            return 0
+        return int(self.core.feed(events, coords))
+
+    def hand_over(self) -> Propagator | TumblingPropagator:
+        """The state as a pure-Python propagator, which reads every later event."""
+        if self.python is None:
+            self.why = self.core.why()
+            self.python = to_python(self.core.export(), self.ca, self.items, self.rule)
+        return self.python
+
+    @property
+    def rows(self) -> Any:
+        """The finished rows (the runner pops them)."""
+        return _Rows(self) if self.python is None else self.python.rows
+
+    @property
+    def local(self) -> int:
+        """Events read so far."""
+        return int(self.core.local) if self.python is None else self.python.local
+
+    def has_work(self) -> bool:
+        """Some run is alive."""
+        return bool(self.core.has_work()) if self.python is None else self.python.has_work()
+
+    def exhausted(self) -> bool:
+        """Runs may always start (no start positions in the fragment): never."""
+        return False if self.python is None else self.python.exhausted()
+
+
+def to_python(state: tuple[Any, ...], ca: CompiledAutomaton, items: Sequence[TrendItem],
+              rule: WindowRule) -> Propagator | TumblingPropagator:
+    """The pure-Python propagator in exactly the state the core exported."""
+    local, has_min, low, has_max, high, row, configs = state
+    out = propagator_for(ca, items, rule)
+    out.local = local
+    if row is not None:
+        out.rows[None] = row
+    if isinstance(out, TumblingPropagator):
+        out.active = {(q, ()): dict(entries)[0] for q, entries in configs}
+        return out
+    out.active = {(q, ()): dict(entries) for q, entries in configs}
+    out.min_class = low if has_min else None
+    out.max_class = high if has_max else None
+    return out
+
+
+def python_evaluators(partitions: Iterable[Any]) -> None:
+    """Swap every native evaluator for its pure-Python state (before a save)."""
+    for part in partitions:
+        if isinstance(part.evaluator, NativePropagator):
+            part.evaluator = part.evaluator.hand_over()
