@@ -215,11 +215,14 @@ class NativePropagator:
         assert self.python is not None
         self.python.step(attrs, position, coord)
 
-    def feed(self, events: list[dict[str, Any]], coords: list[Any] | None) -> int:
-        """Read events with the core while it can; how many it read."""
+    def feed(self, events: list[dict[str, Any]], start: int, attr: str | None, check: bool,
+             last: Any) -> tuple[int, Any]:
+        """Read ``events[start:]`` with the core while it can: how many, and the last
+        coordinate (``attr`` ``None``: the partition index; see ``core.c``)."""
         if self.python is not None:
-            return 0
-        return int(self.core.feed(events, coords))
+            return 0, last
+        read, last = self.core.feed(events, start, attr, check, last)
+        return int(read), last
 
     def hand_over(self) -> Propagator | TumblingPropagator:
         """The state as a pure-Python propagator, which reads every later event."""

@@ -504,6 +504,39 @@ class Runner:
                 out.extend(found)
         return out
 
+    def push_batch(self, events: list[dict[str, Any]]) -> list[Result]:
+        """:meth:`push_many` on a list, the native core reading runs of events in one call
+        when it can (one partition, no SLIDE; ``papers/engine.md``, "Native core")."""
+        fast = self._native_batches()
+        if fast is None:
+            return self.push_many(events)
+        part, evaluator, attr = fast
+        out: list[Result] = []
+        k, n = 0, len(events)
+        while k < n:
+            read, last = evaluator.feed(events, k, attr, self.check_monotone, part.last)
+            if read:
+                self.events += read
+                part.local += read
+                part.last = last
+                k += read
+            if k < n:  # an event the core leaves to Python (an error, or the hand-over)
+                out.extend(self.push(events[k]))
+                k += 1
+        return out
+
+    def _native_batches(self) -> tuple[Partition, NativePropagator, str | None] | None:
+        if self.native is None or self.partition_by or self.rule.slide is not None or self.finished:
+            return None
+        part = self.partitions.get(())
+        if part is None:
+            part = self.partitions[()] = self._partition(())
+        evaluator = part.evaluator
+        if not isinstance(evaluator, NativePropagator) or evaluator.python is not None:
+            return None
+        within = self.rule.within
+        return part, evaluator, None if within is None else within.attr
+
     def exhausted(self) -> bool:
         """With ``start_positions``: no run is alive and none may start any more."""
         return self.starts is not None and not self.negated and all(

@@ -180,6 +180,17 @@ class Feed:
                     if self.inspect is not None:
                         self.inspect(batch)
                     push = runner.push
+                    if getattr(runner, "native", None) is not None and isinstance(batch, list):
+                        found = runner.push_batch(batch)  # the native trend core (issue 23)
+                        self.read += len(batch)
+                        if found:
+                            self.found += len(found)
+                            yield found
+                        if progress is not None:
+                            progress(self.read, self.found)
+                        if memory_check is not None:
+                            memory_check()
+                        batch = []
                     for attrs in batch:
                         found = push(attrs)
                         self.read += 1

@@ -468,20 +468,39 @@ static PyObject *Core_step(Core *s, PyObject *args) {
 }
 
 static PyObject *Core_feed(Core *s, PyObject *args) {
-    /* step every event of a list (coordinates: a list, or None when not windowed);
-       returns how many were read (fewer: the next one needs Python) */
-    PyObject *events, *coords;
-    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &events, &coords)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(events);
-    for (Py_ssize_t k = 0; k < n; k++) {
+    /* feed(events, start, attr, check, last) -> (read, last): step events[start:] while the
+       core can.  The coordinate is the partition index (attr None) or the event's `attr`,
+       which must be an int (and, with `check`, not below `last`): else the runner reads
+       that event itself (it raises the error, or the core hands over). */
+    PyObject *events, *attr, *last;
+    Py_ssize_t start;
+    int check;
+    if (!PyArg_ParseTuple(args, "O!nOpO", &PyList_Type, &events, &start, &attr, &check, &last)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(events), k = start;
+    PyObject *coord = NULL;
+    Py_INCREF(last);
+    for (; k < n; k++) {
         PyObject *attrs = PyList_GET_ITEM(events, k);
-        if (!PyDict_Check(attrs)) { PyErr_SetString(PyExc_TypeError, "events must be dicts"); return NULL; }
-        PyObject *coord = coords == Py_None ? Py_None : PyList_GET_ITEM(coords, k);
+        if (!PyDict_Check(attrs)) break;
+        if (attr == Py_None) {
+            coord = PyLong_FromLongLong(s->local);
+            if (coord == NULL) { Py_DECREF(last); return NULL; }
+        } else {
+            coord = PyDict_GetItemWithError(attrs, attr);
+            if (coord == NULL) { if (PyErr_Occurred()) { Py_DECREF(last); return NULL; } break; }
+            if (!PyLong_CheckExact(coord)) break;
+            if (check && last != Py_None) {
+                int below = PyObject_RichCompareBool(coord, last, Py_LT);
+                if (below != 0) { if (below < 0) { Py_DECREF(last); return NULL; } break; }
+            }
+            Py_INCREF(coord);
+        }
         int r = step_one(s, attrs, coord);
-        if (r < 0) return NULL;
-        if (r == 0) return PyLong_FromSsize_t(k);
+        if (r <= 0) { Py_DECREF(coord); if (r < 0) { Py_DECREF(last); return NULL; } break; }
+        Py_DECREF(last);
+        last = coord;
     }
-    return PyLong_FromSsize_t(n);
+    return Py_BuildValue("(nN)", k - start, last);
 }
 
 static PyObject *cell_obj(const Cell *c) {
@@ -660,7 +679,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
 
 static PyMethodDef Core_methods[] = {
     {"step", (PyCFunction)Core_step, METH_VARARGS, "step(attrs, coord) -> bool: False: Python must read this event"},
-    {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, coords) -> how many events were read"},
+    {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, start, attr, check, last) -> (read, last coordinate)"},
     {"export", (PyCFunction)Core_export, METH_NOARGS, "the state, for the Python propagator"},
     {"take_row", (PyCFunction)Core_take_row, METH_NOARGS, "the row's vector (None: empty), removed"},
     {"peek_row", (PyCFunction)Core_peek_row, METH_NOARGS, "the row's vector (None: empty)"},
