@@ -18,6 +18,7 @@ ints: same rows, bit for bit.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -46,8 +47,9 @@ from acel.acea.model.expressions import (
 from acel.io import native_switch
 from acel.lang import aggregates
 
+_native_core: Any
 try:  # the extension is optional: pure Python is the fallback
-    from acel.acea.engine import _native_core  # type: ignore[attr-defined]
+    _native_core = importlib.import_module("acel.acea.engine._native_core")
 except ImportError:  # pragma: no cover - exercised by monkeypatching in the tests
     _native_core = None
 
@@ -121,8 +123,10 @@ def _contributions(t: Transition, items: Sequence[TrendItem], regs: dict[str, RE
 
 def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str] | None) -> Program:
     regs = dict(t.assignment)
-    for reg, expr in t.assignment:
-        _source(expr, {})  # assignments read the event only (no register from a register)
+    for _reg, expr in t.assignment:  # assignments read the event only
+        if isinstance(expr, Reg) and is_register(expr.name):
+            raise OutsideFragment("registers carried between events (a filter relating events)")
+        _source(expr, {})
     guard = None if isinstance(t.predicate, TrueP) else _program(t.predicate, regs)
     return (t.target, types, guard, _contributions(t, items, regs))
 

@@ -1,0 +1,299 @@
+"""The native trend core (issue 23, ``papers/engine.md`` "Native core"): same rows as the
+pure-Python propagator and the oracle, bit for bit; the int64 → Python int crossing; the
+fallback when the extension is missing; ``ACEL_NATIVE`` auto / 1 / 0; save and restore.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from acel.acea import engine
+from acel.acea.engine import Runner, native_trend
+from acel.acea.engine.aggregate import Propagator, TumblingPropagator
+from acel.acea.engine.native_trend import NativePropagator
+from acel.reference import oracle
+from hypothesis import given
+from hypothesis import strategies as st
+from test_engine_properties import rows_close
+
+from acel.io.native_switch import NativeUnavailable
+from acel.lang.ast import Query
+from acel.lang.clauses import TrendRow
+from acel.lang.errors import AcelError, DataError
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
+from acel.testing import TEST_SCHEMA, streams, trend_queries
+
+pytestmark = pytest.mark.skipif(not native_trend.available(), reason="native core not built")
+
+W0_SCHEMA = Schema.of({"A": ["ts", "v"], "B": ["ts", "v"], "C": ["ts", "v"]})
+W0_RETURN = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
+
+
+@pytest.fixture(autouse=True)
+def _auto(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("ACEL_NATIVE", "auto")
+    yield
+
+
+def w0(kinds: str, values: list[Any] | None = None) -> list[dict[str, Any]]:
+    """A W0-like stream: one event per letter, ts = index, v from ``values`` (default 1)."""
+    return [{"type": t, "ts": k, "v": 1 if values is None else values[k]} for k, t in enumerate(kinds)]
+
+
+def run(query: str, events: list[dict[str, Any]], native: str, schema: Schema = W0_SCHEMA,
+        batch: bool = False) -> tuple[list[Any], Runner]:
+    """The rows of ``query`` with ``ACEL_NATIVE=native`` (one event at a time, or in a batch)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", native)
+        runner = Runner(parse_query(query), schema, monotone=None)
+        if batch:
+            out = runner.push_batch([dict(e) for e in events])
+        else:
+            out = [r for e in events for r in runner.push(dict(e))]
+        return out + runner.finish(), runner
+
+
+def evaluator(runner: Runner) -> Any:
+    return next(iter(runner.partitions.values())).evaluator
+
+
+def same(a: list[Any], b: list[Any]) -> bool:
+    """Equal rows, floats bit for bit (repr tells -0.0 from 0.0 and keeps NaN equal)."""
+    return repr(a) == repr(b) and [type(v) for r in a for _, v in r.values] == [
+        type(v) for r in b for _, v in r.values
+    ]
+
+
+# ------------------------------------------------------------------ unit
+
+
+def test_w0_runs_natively_with_the_python_rows() -> None:
+    events = w0("ABBCABBBCAC" * 20, [k % 7 for k in range(220)])
+    native, runner = run(W0_RETURN, events, "1")
+    python, pure = run(W0_RETURN, events, "0")
+    assert isinstance(evaluator(runner), NativePropagator)
+    assert isinstance(evaluator(pure), Propagator)
+    assert evaluator(runner).python is None  # no hand-over was needed
+    assert same(native, python)
+    assert native[0].values[0] == ("COUNT(*)", python[0].values[0][1]) and python[0].values[0][1] > 0
+
+
+@pytest.mark.parametrize("query", [
+    "RETURN COUNT(*), SUM(b.v), AVG(b.v), MIN(b.v), MAX(b.v), COUNT(b) "
+    "PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts",
+    "RETURN COUNT(*), MAX(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[v > 2] WITHIN 5 EVENTS",
+    "RETURN COUNT(*), MIN(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[v IN (1, 3) OR NOT v < 5]",
+    "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[NOT v = 2 OR v = 4] "
+    "PARTITION BY v",
+])
+@pytest.mark.parametrize("batch", [False, True])
+def test_queries_in_the_fragment(query: str, batch: bool) -> None:
+    values: list[Any] = [k % 6 if k % 5 else None for k in range(121)]
+    events = w0("ABCBBACBBBC" * 11, values[:121])
+    for e in events:
+        if e["v"] is None:
+            del e["v"]
+    native, runner = run(query, events, "1", batch=batch)
+    python, _ = run(query, events, "0", batch=batch)
+    assert same(native, python)
+    assert any(isinstance(p.evaluator, NativePropagator) for p in runner.partitions.values())
+
+
+def test_floats_in_python_order_bit_for_bit() -> None:
+    """Float sums depend on the order of additions: the core keeps Python's."""
+    floats = [0.1, 1e16, -1e16, 3.3, 1 / 3, -0.0, 2.5e-8, 7.0, 1e-300, 0.7]
+    events = w0("ABBBBCBBACBBBBBBC" * 6, [floats[k % 10] for k in range(102)])
+    query = ("RETURN COUNT(*), SUM(b.v), AVG(b.v), MIN(b.v), MAX(b.v) "
+             "PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 9 ON ts")
+    native, runner = run(query, events, "1")
+    python, _ = run(query, events, "0")
+    assert evaluator(runner).python is None
+    assert same(native, python)
+
+
+def test_mixed_int_and_float_values() -> None:
+    events = w0("ABBBCABBC" * 4, [1, 2.5, 3, 2**62, 1, 0, -1.5, 4, 1] * 4)
+    query = "RETURN SUM(b.v), MIN(b.v), MAX(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 6 ON ts"
+    native, _ = run(query, events, "1")
+    python, _ = run(query, events, "0")
+    assert same(native, python)
+
+
+# ------------------------------------------------------------------ the crossing
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_count_and_sum_cross_int64_into_python_ints(batch: bool) -> None:
+    """A window of 70 B events: 2^70 − 1 trends, SUM = 3 · 2^69 · 70 (every v is 3)."""
+    events = w0("A" + "B" * 70 + "C", [3] * 72)
+    query = "RETURN COUNT(*), SUM(b.v), AVG(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 100 ON ts"
+    native, runner = run(query, events, "1", batch=batch)
+    python, _ = run(query, events, "0")
+    values = dict(native[0].values)
+    assert values["COUNT(*)"] == 2**70 - 1
+    assert values["SUM(b.v)"] == 3 * 70 * 2**69
+    assert same(native, python)
+    handed = evaluator(runner)
+    assert isinstance(handed, NativePropagator) and handed.python is not None
+    assert handed.why == "int64 overflow"
+
+
+def test_the_last_count_that_fits_stays_native() -> None:
+    """62 B events: 2^62 − 1 runs fit in int64 (COUNT(*) alone): no hand-over."""
+    events = w0("A" + "B" * 62 + "C")
+    native, runner = run("RETURN COUNT(*) PATTERN A ; B+ ; C", events, "1")
+    assert native[0].values == (("COUNT(*)", 2**62 - 1),)
+    assert evaluator(runner).python is None
+
+
+def test_values_beyond_int64_go_to_python() -> None:
+    events = w0("ABBC", [0, 2**70, 1, 0])
+    native, runner = run("RETURN SUM(b.v) PATTERN A ; (B AS b)+ ; C", events, "1")
+    python, _ = run("RETURN SUM(b.v) PATTERN A ; (B AS b)+ ; C", events, "0")
+    assert same(native, python) and native[0].values == (("SUM(b.v)", 2 * 2**70 + 2),)
+    assert evaluator(runner).why == "a value that is not an int64 or a float"
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_the_same_one_line_errors() -> None:
+    text = w0("ABC", [0, "x", 0])
+    for native in ("1", "0"):
+        with pytest.raises(DataError, match="SUM adds numbers"):
+            run("RETURN SUM(b.v) PATTERN A ; (B AS b)+ ; C", text, native)
+    backwards = w0("ABBC")
+    backwards[2]["ts"] = 0
+    messages = []
+    for native in ("1", "0"):
+        for batch in (False, True):
+            with pytest.raises(DataError) as err:
+                run(W0_RETURN, backwards, native, batch=batch)
+            messages.append(str(err.value))
+    assert len(set(messages)) == 1 and "position 2" in messages[0]
+
+
+# ------------------------------------------------------------------ ACEL_NATIVE and fallback
+
+
+def test_outside_the_fragment_auto_uses_python_and_1_says_why() -> None:
+    relating = "RETURN COUNT(*) PATTERN A AS a ; (B AS b)+ FILTER b[v > a.v] WITHIN 5 EVENTS"
+    events = w0("ABBAB", [1, 2, 0, 3, 4])
+    rows, runner = run(relating, events, "auto")
+    assert not isinstance(evaluator(runner), NativePropagator)
+    assert same(rows, run(relating, events, "0")[0])
+    with pytest.raises(NativeUnavailable, match=r"ACEL_NATIVE=1 .* registers carried between events"):
+        run(relating, events, "1")
+    sliding = "RETURN COUNT(*) PATTERN A ; B WITHIN 4 EVENTS SLIDE 2 EVENTS"
+    with pytest.raises(NativeUnavailable, match="SLIDE windows runs in Python"):
+        run(sliding, events, "1")
+
+
+def test_acel_native_0_is_pure_python() -> None:
+    _, runner = run(W0_RETURN, w0("ABC"), "0")
+    assert isinstance(evaluator(runner), Propagator)
+    _, runner = run("RETURN COUNT(*) PATTERN A ; B+ ; C", w0("ABC"), "0")
+    assert isinstance(evaluator(runner), TumblingPropagator)
+
+
+def test_a_missing_extension_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    events = w0("ABBCABC")
+    expected, _ = run(W0_RETURN, events, "0")
+    monkeypatch.setattr(native_trend, "_native_core", None)
+    rows, runner = run(W0_RETURN, events, "auto", batch=True)
+    assert isinstance(evaluator(runner), Propagator) and same(rows, expected)
+    with pytest.raises(NativeUnavailable, match="_native_core is not built"):
+        run(W0_RETURN, events, "1")
+
+
+def test_a_bad_acel_native_value_is_one_line() -> None:
+    with pytest.raises(AcelError, match="ACEL_NATIVE='maybe'"):
+        run(W0_RETURN, w0("ABC"), "maybe")
+
+
+# ------------------------------------------------------------------ state
+
+
+@pytest.mark.parametrize("cut", [0, 3, 9, 17])
+def test_save_and_restore_continue_in_python(cut: int) -> None:
+    events = w0("ABBCABBBCAC" * 2, list(range(22)))
+    query = parse_query(W0_RETURN)
+    runner = Runner(query, W0_SCHEMA, monotone=None)
+    assert runner.push_batch([dict(e) for e in events[:cut]]) == []
+    blob = runner.save()
+    restored = Runner.restore(query, W0_SCHEMA, blob)
+    rows = restored.push_batch([dict(e) for e in events[cut:]]) + restored.finish()
+    rest = runner.push_batch([dict(e) for e in events[cut:]]) + runner.finish()
+    expected, _ = run(W0_RETURN, events, "0")
+    assert same(rows, expected) and same(rest, expected)
+
+
+# ------------------------------------------------------------------ properties
+
+
+def _rows(query: Query, stream: list[Event], native: str, batch: bool = False) -> list[TrendRow]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", native)
+        if not batch:
+            return engine.run(query, stream, TEST_SCHEMA)
+        runner = Runner(query, TEST_SCHEMA, monotone=None)
+        out = runner.push_batch([dict(e.attrs) for e in stream]) + runner.finish()
+        return sorted(out, key=TrendRow.sort_key)
+
+
+NATIVE_SEEN: list[bool] = []
+
+
+@given(trend_queries(), streams())
+def test_native_equals_python_equals_oracle(query: Query, stream: list[Event]) -> None:
+    """Generated trend queries: native (per event and in batches) == pure Python == oracle."""
+    try:
+        python = _rows(query, stream, "0")
+    except AcelError as err:
+        with pytest.raises(type(err)):
+            _rows(query, stream, "auto")
+        return
+    assert same(_rows(query, stream, "auto"), python)
+    if not query.partition_by:
+        assert same(_rows(query, stream, "auto", batch=True), python)
+    assert rows_close(python, oracle.run(query, stream, TEST_SCHEMA))
+    NATIVE_SEEN.append(bool(Runner(query, TEST_SCHEMA).native))
+
+
+def test_the_property_runs_the_core_often() -> None:
+    """The generated queries are not all outside the fragment (the property is not vacuous)."""
+    if not NATIVE_SEEN:
+        test_native_equals_python_equals_oracle()
+    assert sum(NATIVE_SEEN) >= len(NATIVE_SEEN) // 5 > 0
+
+
+_FLOATS = st.sampled_from([0.1, 0.2, 1e16, -1e16, 1 / 3, -0.0, 0.0, 2.5, 1e-300, 3])
+
+
+@given(trend_queries(), streams(), st.lists(_FLOATS, min_size=8, max_size=8))
+def test_float_values_bit_for_bit(query: Query, stream: list[Event], floats: list[Any]) -> None:
+    """The same property with float (and mixed) values: sums in the same order."""
+    changed = [
+        Event(e.time, tuple((a, floats[(e.time + len(a)) % 8] if a in ("x", "y") and v is not None else v)
+                            for a, v in e.attrs))
+        for e in stream
+    ]
+    try:
+        python = _rows(query, changed, "0")
+    except AcelError:
+        return
+    assert same(_rows(query, changed, "auto"), python)
+
+
+def test_engine_properties_on_the_pure_python_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the core built, the cross-engine properties run native (auto); these run the
+    trend ones again on pure Python (papers/engine.md: both paths in CI)."""
+    import test_engine_properties as props
+
+    monkeypatch.setenv("ACEL_NATIVE", "0")
+    props.test_propagation_equals_enumeration()
+    props.test_trend_rows_equal_oracle()
