@@ -121,14 +121,36 @@ def _contributions(t: Transition, items: Sequence[TrendItem], regs: dict[str, RE
     return tuple(out) if any(s is not None for s in out) else None
 
 
-def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str] | None) -> Program:
+def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str] | None,
+                ids: dict[Any, int]) -> Program:
+    """``(target, types, guard, contributions, check id, contribution id)``: equal checks
+    and equal contributions share one id, so the core evaluates each once per event."""
     regs = dict(t.assignment)
     for _reg, expr in t.assignment:  # assignments read the event only
         if isinstance(expr, Reg) and is_register(expr.name):
             raise OutsideFragment("registers carried between events (a filter relating events)")
         _source(expr, {})
-    guard = None if isinstance(t.predicate, TrueP) else _program(t.predicate, regs)
-    return (t.target, types, guard, _contributions(t, items, regs))
+    pred = t.predicate
+    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    kept = tuple(c for c in conjuncts if not _implied_by(c, types, regs))
+    guard = None if not kept else _program(kept[0] if len(kept) == 1 else PAnd(kept), regs)
+    if guard == (0,):
+        guard = None
+    contributions = _contributions(t, items, regs)
+    check = ids.setdefault(("check", types, guard), len(ids))
+    emits = ids.setdefault(("emits", contributions), len(ids))
+    return (t.target, types, guard, contributions, check, emits)
+
+
+def _implied_by(conjunct: RPred, types: frozenset[str] | None, regs: dict[str, RExpr]) -> bool:
+    """``type = 'T'`` where the transition's type set is ``{T}`` (the core checks it first)."""
+    if types is None or len(types) != 1 or not isinstance(conjunct, Cmp) or conjunct.op != "=":
+        return False
+    try:
+        sides = {_source(conjunct.left, regs), _source(conjunct.right, regs)}
+    except OutsideFragment:
+        return False
+    return sides == {(0, "type"), (1, next(iter(types)))}
 
 
 def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
@@ -159,8 +181,9 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
         raise OutsideFragment("indexed states")
     automaton = ca.automaton
     by_state: list[list[Program]] = [[] for _ in range(automaton.num_states)]
+    ids: dict[Any, int] = {}
     for ct in ca.transitions:
-        by_state[ct.transition.source].append(_transition(ct.transition, items, ct.types))
+        by_state[ct.transition.source].append(_transition(ct.transition, items, ct.types, ids))
     size = rule.within.size if rule.within is not None else 0
     return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)),
             int(windowed), size, tuple(aggs), tuple(tuple(ts) for ts in by_state))

@@ -31,6 +31,8 @@ typedef struct {
     PyObject *types;   /* frozenset of type names, or NULL: any type */
     PyObject *guard;   /* predicate program, or NULL: TRUE */
     PyObject *contrib; /* per item: None or tuple of value sources; NULL: emits nothing */
+    int check;         /* transitions with equal (types, guard) share this verdict id */
+    int emits;         /* and equal contributions this id */
 } Trans;
 
 typedef struct {
@@ -301,7 +303,8 @@ static int map_merge(Core *s, Map *m, int64_t c, const Cell *v) {
 
 /* ------------------------------------------------------------------ the step */
 
-static int verdict(Core *s, int g, Trans *t, PyObject *attrs, PyObject *type) {
+static int verdict(Core *s, Trans *t, PyObject *attrs, PyObject *type) {
+    int g = t->check;
     if (s->verdict[g] >= 0) return s->verdict[g];
     int ok = 1;
     if (t->types != NULL) {
@@ -318,9 +321,10 @@ static int verdict(Core *s, int g, Trans *t, PyObject *attrs, PyObject *type) {
 }
 
 /* the contribution of transition g on this event: 1 ok (*out NULL: none), 0 bail, -1 error */
-static int contribution(Core *s, int g, Trans *t, PyObject *attrs, Cell **out, unsigned char **none) {
+static int contribution(Core *s, Trans *t, PyObject *attrs, Cell **out, unsigned char **none) {
     *out = NULL;
     if (t->contrib == NULL) return 1;
+    int g = t->emits;
     Cell *c = &s->contrib[g * s->width];
     unsigned char *nn = &s->contrib_none[g * s->nitems];
     if (!s->has_contrib[g]) {
@@ -338,13 +342,12 @@ static int contribution(Core *s, int g, Trans *t, PyObject *attrs, Cell **out, u
 }
 
 static int propagate(Core *s, int state, const Map *src, PyObject *attrs, PyObject *type) {
-    int g0 = s->tindex[state];
     for (int j = 0; j < s->ntrans[state]; j++) {
         Trans *t = &s->trans[state][j];
-        int ok = verdict(s, g0 + j, t, attrs, type);
+        int ok = verdict(s, t, attrs, type);
         if (ok <= 0) { if (ok < 0) return -1; continue; }
         Cell *c; unsigned char *none = NULL;
-        int r = contribution(s, g0 + j, t, attrs, &c, &none);
+        int r = contribution(s, t, attrs, &c, &none);
         if (r <= 0) return r;
         Map *m = &s->fresh[t->target];
         if (!s->reached[t->target]) {
@@ -645,7 +648,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         long q = PyLong_AsLong(PyTuple_GET_ITEM(finals, k));
         if (q >= 0 && q < nstates) s->final[q] = 1;
     }
-    int total = 0;
+    int total = 0, ids = 0;
     for (int q = 0; q < nstates; q++) {
         PyObject *ts = PyTuple_GET_ITEM(by_state, q);
         if (!PyTuple_Check(ts)) { PyErr_SetString(PyExc_TypeError, "native core: bad transitions"); return -1; }
@@ -657,6 +660,12 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
             int target = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
             if (target < 0 || target >= nstates) { PyErr_SetString(PyExc_ValueError, "native core: bad target"); return -1; }
             s->trans[q][j].target = target;
+            int check = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 4)), emits = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 5));
+            if (check < 0 || emits < 0) { PyErr_SetString(PyExc_ValueError, "native core: bad ids"); return -1; }
+            s->trans[q][j].check = check;
+            s->trans[q][j].emits = emits;
+            if (check + 1 > ids) ids = check + 1;
+            if (emits + 1 > ids) ids = emits + 1;
             PyObject *parts[3] = {PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3)};
             PyObject **slots[3] = {&s->trans[q][j].types, &s->trans[q][j].guard, &s->trans[q][j].contrib};
             for (int p = 0; p < 3; p++) {
@@ -664,7 +673,8 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
             }
         }
     }
-    s->ttotal = total;
+    s->ttotal = total > ids ? total : ids;
+    total = s->ttotal;
     if (!(s->verdict = zalloc((size_t)total)) || !(s->has_contrib = zalloc((size_t)total))
         || !(s->contrib_none = zalloc((size_t)total * (size_t)(s->nitems + 1)))
         || !(s->contrib = zalloc(sizeof(Cell) * (size_t)total * (size_t)width))
