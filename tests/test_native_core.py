@@ -297,3 +297,22 @@ def test_engine_properties_on_the_pure_python_path(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("ACEL_NATIVE", "0")
     props.test_propagation_equals_enumeration()
     props.test_trend_rows_equal_oracle()
+
+
+def test_skipped_events_still_number_the_partition() -> None:
+    """``Runner.skip`` (workloads) numbers events the core never reads: EVENTS windows see it."""
+    query = parse_query("RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 4 EVENTS")
+    events = w0("ABXBCABBXC" * 3, list(range(30)))
+    found = {}
+    for native in ("1", "0"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", native)
+            runner = Runner(query, W0_SCHEMA, monotone=None)
+            out: list[Any] = []
+            for k in range(0, 30, 10):
+                for e in events[k:k + 10]:
+                    if e["type"] == "X":
+                        out += runner.skip(dict(e))
+                out += runner.push_batch([dict(e) for e in events[k:k + 10] if e["type"] != "X"])
+            found[native] = out + runner.finish()
+    assert same(found["1"], found["0"]) and found["0"][0].values[0][1] > 0

@@ -243,12 +243,12 @@ class NativePropagator:
         self.python.step(attrs, position, coord)
 
     def feed(self, events: list[dict[str, Any]], start: int, attr: str | None, check: bool,
-             last: Any) -> tuple[int, Any]:
+             last: Any, index: int) -> tuple[int, Any]:
         """Read ``events[start:]`` with the core while it can: how many, and the last
-        coordinate (``attr`` ``None``: the partition index; see ``core.c``)."""
+        coordinate (``attr`` ``None``: the partition index, ``index`` for the first one)."""
         if self.python is not None:
             return 0, last
-        read, last = self.core.feed(events, start, attr, check, last)
+        read, last = self.core.feed(events, start, attr, check, last, index)
         return int(read), last
 
     def hand_over(self) -> Propagator | TumblingPropagator:

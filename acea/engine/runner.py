@@ -514,7 +514,7 @@ class Runner:
         out: list[Result] = []
         k, n = 0, len(events)
         while k < n:
-            read, last = evaluator.feed(events, k, attr, self.check_monotone, part.last)
+            read, last = evaluator.feed(events, k, attr, self.check_monotone, part.last, part.local)
             if read:
                 self.events += read
                 part.local += read

@@ -471,14 +471,17 @@ static PyObject *Core_step(Core *s, PyObject *args) {
 }
 
 static PyObject *Core_feed(Core *s, PyObject *args) {
-    /* feed(events, start, attr, check, last) -> (read, last): step events[start:] while the
-       core can.  The coordinate is the partition index (attr None) or the event's `attr`,
+    /* feed(events, start, attr, check, last, index) -> (read, last): step events[start:] while
+       the core can.  The coordinate is the partition index (attr None; `index` for the
+       first event, the runner's count, which skipped events also advance) or the event's `attr`,
        which must be an int (and, with `check`, not below `last`): else the runner reads
        that event itself (it raises the error, or the core hands over). */
     PyObject *events, *attr, *last;
     Py_ssize_t start;
     int check;
-    if (!PyArg_ParseTuple(args, "O!nOpO", &PyList_Type, &events, &start, &attr, &check, &last)) return NULL;
+    long long index;
+    if (!PyArg_ParseTuple(args, "O!nOpOL", &PyList_Type, &events, &start, &attr, &check, &last, &index))
+        return NULL;
     Py_ssize_t n = PyList_GET_SIZE(events), k = start;
     PyObject *coord = NULL;
     Py_INCREF(last);
@@ -486,7 +489,7 @@ static PyObject *Core_feed(Core *s, PyObject *args) {
         PyObject *attrs = PyList_GET_ITEM(events, k);
         if (!PyDict_Check(attrs)) break;
         if (attr == Py_None) {
-            coord = PyLong_FromLongLong(s->local);
+            coord = PyLong_FromLongLong(index + (long long)(k - start));
             if (coord == NULL) { Py_DECREF(last); return NULL; }
         } else {
             coord = PyDict_GetItemWithError(attrs, attr);
@@ -689,7 +692,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
 
 static PyMethodDef Core_methods[] = {
     {"step", (PyCFunction)Core_step, METH_VARARGS, "step(attrs, coord) -> bool: False: Python must read this event"},
-    {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, start, attr, check, last) -> (read, last coordinate)"},
+    {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, start, attr, check, last, index) -> (read, last coordinate)"},
     {"export", (PyCFunction)Core_export, METH_NOARGS, "the state, for the Python propagator"},
     {"take_row", (PyCFunction)Core_take_row, METH_NOARGS, "the row's vector (None: empty), removed"},
     {"peek_row", (PyCFunction)Core_peek_row, METH_NOARGS, "the row's vector (None: empty)"},
