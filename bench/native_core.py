@@ -11,6 +11,11 @@ memory (``bench/pipeline.py``), CPU nanoseconds per event of:
   would cost what (b)'s propagation costs).
 
 Best of three runs each; one process, side by side.
+
+``--end-to-end 100000,1000000`` instead runs, per size, on one JSON Lines file and side by
+side: ``acel run`` of W0 RETURN with ``ACEL_NATIVE=0`` and ``=1`` and the C programme
+``bench/c/w0_trend.c`` (CPU of each child, as ``bench/native_limit.py``; outputs must be
+identical), and prints the ratios.
 """
 
 from __future__ import annotations
@@ -61,10 +66,45 @@ def engine(records: list[dict[str, Any]], native: str, batch: bool) -> Callable[
     return go
 
 
+def end_to_end(sizes: list[int]) -> None:
+    """``acel run`` pure Python, ``acel run`` native and the C programme, side by side."""
+    import tempfile
+
+    from native_limit import build, measured
+    from pipeline import write_jsonl
+
+    with tempfile.TemporaryDirectory(prefix="acel-native-core-") as tmp:
+        folder = Path(tmp)
+        binary = build(folder)["w0_trend"]
+        print(f"{'events':>10} {'python s':>9} {'native s':>9} {'C s':>7} {'python/C':>9} {'native/C':>9}")
+        for size in sizes:
+            data = folder / f"w0-{size}.jsonl"
+            write_jsonl(w0_records(size), data)
+            cpu: dict[str, float] = {}
+            outputs = []
+            for name, flag in (("python", "0"), ("native", "1")):
+                out = folder / f"{name}.jsonl"
+                os.environ["ACEL_NATIVE"] = flag
+                cpu[name] = measured([sys.executable, "-m", "acel", "run", W0_RETURN, "--data", str(data),
+                                      "--out", str(out)], None, None)["cpu_s"]
+                outputs.append(out.read_bytes())
+            c_out = folder / "c.jsonl"
+            cpu["c"] = max(measured([str(binary)], data, c_out)["cpu_s"], 1e-3)
+            if not outputs[0] == outputs[1] == c_out.read_bytes():
+                raise RuntimeError(f"different rows at {size:,} events")
+            print(f"{size:>10,} {cpu['python']:>9.2f} {cpu['native']:>9.2f} {cpu['c']:>7.3f} "
+                  f"{cpu['python'] / cpu['c']:>8.0f}x {cpu['native'] / cpu['c']:>8.0f}x")
+            data.unlink()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--end-to-end", default="", help="comma-separated sizes: acel run vs C")
     args = parser.parse_args(argv)
+    if args.end_to_end:
+        end_to_end([int(s) for s in args.end_to_end.split(",")])
+        return 0
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -5,6 +5,7 @@ fallback when the extension is missing; ``ACEL_NATIVE`` auto / 1 / 0; save and r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +28,7 @@ from acel.lang.parser import parse_query
 from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, streams, trend_queries
 
-pytestmark = pytest.mark.skipif(not native_trend.available(), reason="native core not built")
+needs_core = pytest.mark.skipif(not native_trend.available(), reason="native core not built")
 
 W0_SCHEMA = Schema.of({"A": ["ts", "v"], "B": ["ts", "v"], "C": ["ts", "v"]})
 W0_RETURN = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
@@ -71,6 +72,7 @@ def same(a: list[Any], b: list[Any]) -> bool:
 # ------------------------------------------------------------------ unit
 
 
+@needs_core
 def test_w0_runs_natively_with_the_python_rows() -> None:
     events = w0("ABBCABBBCAC" * 20, [k % 7 for k in range(220)])
     native, runner = run(W0_RETURN, events, "1")
@@ -90,6 +92,7 @@ def test_w0_runs_natively_with_the_python_rows() -> None:
     "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[NOT v = 2 OR v = 4] "
     "PARTITION BY v",
 ])
+@needs_core
 @pytest.mark.parametrize("batch", [False, True])
 def test_queries_in_the_fragment(query: str, batch: bool) -> None:
     values: list[Any] = [k % 6 if k % 5 else None for k in range(121)]
@@ -103,6 +106,7 @@ def test_queries_in_the_fragment(query: str, batch: bool) -> None:
     assert any(isinstance(p.evaluator, NativePropagator) for p in runner.partitions.values())
 
 
+@needs_core
 def test_floats_in_python_order_bit_for_bit() -> None:
     """Float sums depend on the order of additions: the core keeps Python's."""
     floats = [0.1, 1e16, -1e16, 3.3, 1 / 3, -0.0, 2.5e-8, 7.0, 1e-300, 0.7]
@@ -115,6 +119,7 @@ def test_floats_in_python_order_bit_for_bit() -> None:
     assert same(native, python)
 
 
+@needs_core
 def test_mixed_int_and_float_values() -> None:
     events = w0("ABBBCABBC" * 4, [1, 2.5, 3, 2**62, 1, 0, -1.5, 4, 1] * 4)
     query = "RETURN SUM(b.v), MIN(b.v), MAX(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 6 ON ts"
@@ -126,6 +131,7 @@ def test_mixed_int_and_float_values() -> None:
 # ------------------------------------------------------------------ the crossing
 
 
+@needs_core
 @pytest.mark.parametrize("batch", [False, True])
 def test_count_and_sum_cross_int64_into_python_ints(batch: bool) -> None:
     """A window of 70 B events: 2^70 − 1 trends, SUM = 3 · 2^69 · 70 (every v is 3)."""
@@ -142,6 +148,7 @@ def test_count_and_sum_cross_int64_into_python_ints(batch: bool) -> None:
     assert handed.why == "int64 overflow"
 
 
+@needs_core
 def test_the_last_count_that_fits_stays_native() -> None:
     """62 B events: 2^62 − 1 runs fit in int64 (COUNT(*) alone): no hand-over."""
     events = w0("A" + "B" * 62 + "C")
@@ -150,6 +157,7 @@ def test_the_last_count_that_fits_stays_native() -> None:
     assert evaluator(runner).python is None
 
 
+@needs_core
 def test_values_beyond_int64_go_to_python() -> None:
     events = w0("ABBC", [0, 2**70, 1, 0])
     native, runner = run("RETURN SUM(b.v) PATTERN A ; (B AS b)+ ; C", events, "1")
@@ -161,6 +169,7 @@ def test_values_beyond_int64_go_to_python() -> None:
 # ------------------------------------------------------------------ errors
 
 
+@needs_core
 def test_the_same_one_line_errors() -> None:
     text = w0("ABC", [0, "x", 0])
     for native in ("1", "0"):
@@ -180,6 +189,7 @@ def test_the_same_one_line_errors() -> None:
 # ------------------------------------------------------------------ ACEL_NATIVE and fallback
 
 
+@needs_core
 def test_outside_the_fragment_auto_uses_python_and_1_says_why() -> None:
     relating = "RETURN COUNT(*) PATTERN A AS a ; (B AS b)+ FILTER b[v > a.v] WITHIN 5 EVENTS"
     events = w0("ABBAB", [1, 2, 0, 3, 4])
@@ -218,6 +228,7 @@ def test_a_bad_acel_native_value_is_one_line() -> None:
 # ------------------------------------------------------------------ state
 
 
+@needs_core
 @pytest.mark.parametrize("cut", [0, 3, 9, 17])
 def test_save_and_restore_continue_in_python(cut: int) -> None:
     events = w0("ABBCABBBCAC" * 2, list(range(22)))
@@ -248,6 +259,7 @@ def _rows(query: Query, stream: list[Event], native: str, batch: bool = False) -
 NATIVE_SEEN: list[bool] = []
 
 
+@needs_core
 @given(trend_queries(), streams())
 def test_native_equals_python_equals_oracle(query: Query, stream: list[Event]) -> None:
     """Generated trend queries: native (per event and in batches) == pure Python == oracle."""
@@ -264,6 +276,7 @@ def test_native_equals_python_equals_oracle(query: Query, stream: list[Event]) -
     NATIVE_SEEN.append(bool(Runner(query, TEST_SCHEMA).native))
 
 
+@needs_core
 def test_the_property_runs_the_core_often() -> None:
     """The generated queries are not all outside the fragment (the property is not vacuous)."""
     if not NATIVE_SEEN:
@@ -274,6 +287,7 @@ def test_the_property_runs_the_core_often() -> None:
 _FLOATS = st.sampled_from([0.1, 0.2, 1e16, -1e16, 1 / 3, -0.0, 0.0, 2.5, 1e-300, 3])
 
 
+@needs_core
 @given(trend_queries(), streams(), st.lists(_FLOATS, min_size=8, max_size=8))
 def test_float_values_bit_for_bit(query: Query, stream: list[Event], floats: list[Any]) -> None:
     """The same property with float (and mixed) values: sums in the same order."""
@@ -299,6 +313,7 @@ def test_engine_properties_on_the_pure_python_path(monkeypatch: pytest.MonkeyPat
     props.test_trend_rows_equal_oracle()
 
 
+@needs_core
 def test_skipped_events_still_number_the_partition() -> None:
     """``Runner.skip`` (workloads) numbers events the core never reads: EVENTS windows see it."""
     query = parse_query("RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 4 EVENTS")
@@ -316,3 +331,9 @@ def test_skipped_events_still_number_the_partition() -> None:
                 out += runner.push_batch([dict(e) for e in events[k:k + 10] if e["type"] != "X"])
             found[native] = out + runner.finish()
     assert same(found["1"], found["0"]) and found["0"][0].values[0][1] > 0
+
+
+def test_ci_builds_the_core() -> None:
+    """CI (``.ci/run`` sets ``CI``) must build and so test the native path."""
+    if os.environ.get("CI"):
+        assert native_trend.available(), "the native core was not built in CI"
