@@ -163,7 +163,12 @@ def run(
     )
     results: list[Any] = []
     with paused_gc():
-        for k, event in enumerate(stream):
+        if runner.native is not None and start_positions is None:  # the native core (issue 23)
+            events = [dict(event.attrs) for event in stream]
+            for lo in range(0, len(events), PROGRESS_EVERY):
+                results.extend(runner.push_batch(events[lo : lo + PROGRESS_EVERY]))
+                report(min(lo + PROGRESS_EVERY, len(events)), len(results))
+        for k, event in enumerate(() if runner.native is not None and start_positions is None else stream):
             found = runner.push(dict(event.attrs), k)
             if found:
                 results.extend(found)
