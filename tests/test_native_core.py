@@ -128,6 +128,25 @@ def test_mixed_int_and_float_values() -> None:
     assert same(native, python)
 
 
+@needs_core
+@pytest.mark.parametrize("batch", [False, True])
+def test_float_and_mixed_coordinates(batch: bool) -> None:
+    """``WITHIN 3 ON ts`` with float and int times: classes compare as Python compares them,
+    and a hand-over (here an overflow) exports them with their Python types."""
+    kinds = "ABBCABBBC" * 3 + "A" + "B" * 66 + "C"
+    events = w0(kinds, [k % 5 for k in range(len(kinds))])
+    for k, e in enumerate(events):
+        e["ts"] = k * 0.5 if k % 3 else k // 2  # 0, 0.5, 1.0, 1, 2.0, 2.5, 3, ...
+    query = "RETURN COUNT(*), SUM(b.v), MIN(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 40 ON ts"
+    native, runner = run(query, events, "1", batch=batch)
+    python, _ = run(query, events, "0")
+    assert same(native, python) and dict(python[0].values)["COUNT(*)"] > 2**64
+    assert evaluator(runner).why == "int64 overflow"
+    short = query.replace("WITHIN 40", "WITHIN 3")
+    native, runner = run(short, events[:27], "1", batch=batch)
+    assert evaluator(runner).python is None and same(native, run(short, events[:27], "0")[0])
+
+
 # ------------------------------------------------------------------ the crossing
 
 
@@ -301,6 +320,23 @@ def test_float_values_bit_for_bit(query: Query, stream: list[Event], floats: lis
     except AcelError:
         return
     assert same(_rows(query, changed, "auto"), python)
+
+
+@needs_core
+@given(trend_queries(windows_on=True), streams(present=("x",)), st.sampled_from([0.5, 1.0, 0.25]))
+def test_float_coordinates_equal_python(query: Query, stream: list[Event], step: float) -> None:
+    """``WITHIN d ON x`` with x a non-decreasing mix of ints and floats."""
+    timed = [
+        Event(e.time, tuple((a, (e.time // 2 if e.time % 2 == 0 else e.time * step) if a == "x" else v)
+                            for a, v in e.attrs))
+        for e in stream
+    ]
+    try:
+        python = _rows(query, timed, "0")
+    except AcelError:
+        return
+    assert same(_rows(query, timed, "auto"), python)
+    assert rows_close(python, oracle.run(query, timed, TEST_SCHEMA))
 
 
 def test_engine_properties_on_the_pure_python_path(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,12 +6,13 @@ handles, and encodes its automaton for it: every live-register set empty
 (a configuration is a state), guards reading the event alone (attributes and
 constants compared with the three-valued logic of
 :mod:`acel.acea.engine.closures`), items COUNT/SUM/AVG/MIN/MAX, no WITHIN or
-``WITHIN n`` on a monotone axis without SLIDE, every run allowed to start.
+``WITHIN n`` (an integer) on a monotone axis without SLIDE, every run allowed
+to start.
 Anything else gets a one-line reason and runs in Python.
 
 :class:`NativePropagator` is a drop-in evaluator for the runner.  When the core
 meets what it cannot do exactly (an int64 about to overflow, a value that is not
-an int64 or a float, a non-integer coordinate), the state is handed to the
+an int64 or a float, a coordinate beyond 2^52), the state is handed to the
 pure-Python propagator *before* that event, which goes on with exact Python
 ints: same rows, bit for bit.
 """
@@ -167,8 +168,8 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
         assert rule.within is not None
         if not rule.monotone:
             raise OutsideFragment("a WITHIN axis not known to be monotone")
-        if type(rule.within.size) is not int:
-            raise OutsideFragment("a WITHIN size that is not an integer")
+        if type(rule.within.size) is not int or abs(rule.within.size) >= 2**52:
+            raise OutsideFragment("a WITHIN size that is not an integer below 2^52")
     aggs = []
     for item in items:
         agg = aggregates.lookup(item.func)

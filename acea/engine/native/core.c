@@ -2,15 +2,15 @@
  *
  * One `Core` object is the state of one partition's propagator for the fragment
  * acel.acea.engine.native_trend plans: register-free automata whose guards read
- * the event alone, items COUNT/SUM/AVG/MIN/MAX, no WITHIN or WITHIN n on an
- * integer monotone axis.  It mirrors acea/engine/aggregate.py step for step:
+ * the event alone, items COUNT/SUM/AVG/MIN/MAX, no WITHIN or WITHIN n on a
+ * monotone axis (int or float coordinates).  It mirrors acea/engine/aggregate.py step for step:
  * configurations are states, each holds its start classes in insertion order,
  * sources are visited in the same order and every merge happens in the same
  * order, so float results are bit-identical to the pure-Python path.
  *
  * Numbers are int64 or double cells.  Whatever the core cannot do exactly
- * (an int64 overflow, a value that is neither int nor float, a non-integer
- * coordinate) makes `step` return False *before changing any state*: the
+ * (an int64 overflow, a value that is neither int nor float, a coordinate
+ * beyond 2^52) makes `step` return False *before changing any state*: the
  * Python side then exports the state (`export`) and continues in Python,
  * where ints are unbounded.
  */
@@ -35,9 +35,13 @@ typedef struct {
     int emits;         /* and equal contributions this id */
 } Trans;
 
+typedef struct { double v; int isint; } Cls;
+/* a start class: a coordinate (int below 2^52 or float: doubles compare and subtract
+   exactly as Python does on those), and whether Python holds it as an int */
+
 typedef struct {
     Py_ssize_t len, cap;
-    int64_t *cls;
+    Cls *cls;
     Cell *cells; /* cap * width */
 } Map;
 
@@ -58,7 +62,7 @@ typedef struct {
     Cell *row, *row_tmp;
     int64_t local;
     int has_min, has_max;
-    int64_t min_class, max_class;
+    Cls min_class, max_class;
     /* per-event scratch */
     signed char *verdict;
     unsigned char *has_contrib, *contrib_none;
@@ -275,7 +279,7 @@ static int map_reserve(Core *s, Map *m, Py_ssize_t need) {
     if (need <= m->cap) return 1;
     Py_ssize_t cap = m->cap ? m->cap * 2 : 8;
     while (cap < need) cap *= 2;
-    int64_t *cls = PyMem_Realloc(m->cls, (size_t)cap * sizeof(int64_t));
+    Cls *cls = PyMem_Realloc(m->cls, (size_t)cap * sizeof(Cls));
     if (cls == NULL) { PyErr_NoMemory(); return 0; }
     m->cls = cls;
     Cell *cells = PyMem_Realloc(m->cells, (size_t)cap * (size_t)s->width * sizeof(Cell));
@@ -286,9 +290,9 @@ static int map_reserve(Core *s, Map *m, Py_ssize_t need) {
 }
 
 /* merge vector v of class c into map m (append if absent): 1 ok, 0 bail, -1 error */
-static int map_merge(Core *s, Map *m, int64_t c, const Cell *v) {
+static int map_merge(Core *s, Map *m, Cls c, const Cell *v) {
     for (Py_ssize_t k = m->len - 1; k >= 0; k--) {
-        if (m->cls[k] == c) {
+        if (m->cls[k].v == c.v) {
             Cell *t = &m->cells[k * s->width];
             if (!merge(s, t, t, v)) { s->why = "int64 overflow"; return 0; }
             return 1;
@@ -376,14 +380,19 @@ static void unit_vector(Core *s, Cell *v) {
 
 /* one event; 1 done, 0 bail (no state changed that Python would see differently), -1 error */
 static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
-    int64_t coord = 0;
+    Cls coord = {0.0, 1};
     if (s->windowed) {
-        int overflow = 0;
-        if (!PyLong_CheckExact(coord_obj)) { s->why = "a coordinate that is not an int"; return 0; }
-        coord = PyLong_AsLongLongAndOverflow(coord_obj, &overflow);
-        if (overflow || coord > ((int64_t)1 << 61) || coord < -((int64_t)1 << 61)) {
-            PyErr_Clear(); s->why = "a coordinate beyond 2^61"; return 0;
-        }
+        if (PyFloat_CheckExact(coord_obj)) {
+            coord.v = PyFloat_AS_DOUBLE(coord_obj); coord.isint = 0;
+            if (!isfinite(coord.v)) { s->why = "a coordinate that is not finite"; return 0; }
+        } else if (PyLong_CheckExact(coord_obj)) {
+            int overflow = 0;
+            long long x = PyLong_AsLongLongAndOverflow(coord_obj, &overflow);
+            if (overflow || x >= ((long long)1 << 52) || x <= -((long long)1 << 52)) {
+                PyErr_Clear(); s->why = "a coordinate beyond 2^52"; return 0;
+            }
+            coord.v = (double)x;
+        } else { s->why = "a coordinate that is neither an int nor a float"; return 0; }
     }
     PyObject *type = PyDict_GetItemWithError(attrs, s->type_key);
     if (type == NULL && PyErr_Occurred()) return -1;
@@ -391,23 +400,23 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
     memset(s->has_contrib, 0, (size_t)s->ttotal);
     memset(s->reached, 0, (size_t)s->nstates);
     s->nnew = 0;
-    int64_t threshold = coord - s->size;
+    double threshold = coord.v - (double)s->size;
     int has_min = s->has_min;
-    int64_t min_class = s->min_class;
+    Cls min_class = s->min_class;
     /* classes only expire when the oldest one does: drop them (in place: they are dead) */
-    if (s->windowed && has_min && !(min_class > threshold)) {
+    if (s->windowed && has_min && !(min_class.v > threshold)) {
         int kept = 0, any = 0;
-        int64_t oldest = 0;
+        Cls oldest = {0.0, 1};
         for (int o = 0; o < s->norder; o++) {
             Map *m = &s->active[s->order[o]];
             Py_ssize_t w = 0;
             for (Py_ssize_t k = 0; k < m->len; k++) {
-                if (m->cls[k] > threshold) {
+                if (m->cls[k].v > threshold) {
                     if (w != k) {
                         m->cls[w] = m->cls[k];
                         memcpy(&m->cells[w * s->width], &m->cells[k * s->width], (size_t)s->width * sizeof(Cell));
                     }
-                    if (!any || m->cls[w] < oldest) { oldest = m->cls[w]; any = 1; }
+                    if (!any || m->cls[w].v < oldest.v) { oldest = m->cls[w]; any = 1; }
                     w++;
                 }
             }
@@ -418,11 +427,11 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
         has_min = any; min_class = oldest;
         s->has_min = has_min; s->min_class = min_class; /* as Python: set before the step goes on */
     }
-    int64_t c0 = s->windowed ? coord : 0;
+    Cls c0 = coord;
     int has_max = s->has_max;
-    int64_t max_class = s->max_class;
-    if (!has_max || c0 > max_class) { max_class = c0; has_max = 1; }
-    if (!has_min || c0 < min_class) { min_class = c0; has_min = 1; }
+    Cls max_class = s->max_class;
+    if (!has_max || c0.v > max_class.v) { max_class = c0; has_max = 1; }
+    if (!has_min || c0.v < min_class.v) { min_class = c0; has_min = 1; }
     for (int o = 0; o < s->norder; o++) {
         int r = propagate(s, s->order[o], &s->active[s->order[o]], attrs, type);
         if (r <= 0) return r;
@@ -441,7 +450,7 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
         if (!s->final[q]) continue;
         Map *m = &s->fresh[q];
         for (Py_ssize_t k = 0; k < m->len; k++) {
-            if (s->windowed && !(coord - m->cls[k] < s->size)) continue;
+            if (s->windowed && !(coord.v - m->cls[k].v < (double)s->size)) continue;
             Cell *v = &m->cells[k * s->width];
             if (!has_row) { memcpy(s->row_tmp, v, (size_t)s->width * sizeof(Cell)); has_row = 1; }
             else if (!merge(s, s->row_tmp, s->row_tmp, v)) { s->why = "int64 overflow"; return 0; }
@@ -494,7 +503,7 @@ static PyObject *Core_feed(Core *s, PyObject *args) {
         } else {
             coord = PyDict_GetItemWithError(attrs, attr);
             if (coord == NULL) { if (PyErr_Occurred()) { Py_DECREF(last); return NULL; } break; }
-            if (!PyLong_CheckExact(coord)) break;
+            if (!PyLong_CheckExact(coord) && !PyFloat_CheckExact(coord)) break;
             if (check && last != Py_None) {
                 int below = PyObject_RichCompareBool(coord, last, Py_LT);
                 if (below != 0) { if (below < 0) { Py_DECREF(last); return NULL; } break; }
@@ -536,6 +545,10 @@ static PyObject *vector_obj(Core *s, const Cell *v) {
     return out;
 }
 
+static PyObject *class_obj(Cls c) {
+    return c.isint ? PyLong_FromLongLong((long long)c.v) : PyFloat_FromDouble(c.v);
+}
+
 static PyObject *Core_export(Core *s, PyObject *noargs) {
     /* (local, has_min, min, has_max, max, row or None, [(state, [(class, vector)…])…]) */
     PyObject *configs = PyList_New(0);
@@ -546,7 +559,7 @@ static PyObject *Core_export(Core *s, PyObject *noargs) {
         if (entries == NULL) { Py_DECREF(configs); return NULL; }
         for (Py_ssize_t k = 0; k < m->len; k++) {
             PyObject *vec = vector_obj(s, &m->cells[k * s->width]);
-            PyObject *pair = vec ? Py_BuildValue("(LN)", (long long)m->cls[k], vec) : NULL;
+            PyObject *pair = vec ? Py_BuildValue("(NN)", class_obj(m->cls[k]), vec) : NULL;
             if (pair == NULL || PyList_Append(entries, pair) < 0) {
                 Py_XDECREF(pair); Py_DECREF(entries); Py_DECREF(configs); return NULL;
             }
@@ -559,8 +572,8 @@ static PyObject *Core_export(Core *s, PyObject *noargs) {
     PyObject *row;
     if (s->has_row) { row = vector_obj(s, s->row); if (row == NULL) { Py_DECREF(configs); return NULL; } }
     else { row = Py_None; Py_INCREF(row); }
-    return Py_BuildValue("(LiLiLNN)", (long long)s->local, s->has_min, (long long)s->min_class,
-                         s->has_max, (long long)s->max_class, row, configs);
+    return Py_BuildValue("(LiNiNNN)", (long long)s->local, s->has_min, class_obj(s->min_class),
+                         s->has_max, class_obj(s->max_class), row, configs);
 }
 
 static PyObject *Core_take_row(Core *s, PyObject *noargs) {
@@ -624,6 +637,10 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         return -1;
     if (nstates <= 0 || initial < 0 || initial >= nstates || PyTuple_GET_SIZE(by_state) != nstates) {
         PyErr_SetString(PyExc_ValueError, "native core: bad automaton");
+        return -1;
+    }
+    if (size >= ((long long)1 << 52) || size <= -((long long)1 << 52)) {
+        PyErr_SetString(PyExc_ValueError, "native core: window size beyond 2^52");
         return -1;
     }
     s->nstates = nstates; s->initial = initial; s->windowed = windowed; s->size = size;
