@@ -147,6 +147,31 @@ def test_float_and_mixed_coordinates(batch: bool) -> None:
     assert evaluator(runner).python is None and same(native, run(short, events[:27], "0")[0])
 
 
+@needs_core
+@pytest.mark.parametrize("windows", [
+    "WITHIN 6 EVENTS SLIDE 2 EVENTS", "WITHIN 4 EVENTS SLIDE 4 EVENTS", "WITHIN 3 EVENTS SLIDE 5 EVENTS",
+    "WITHIN 7 ON ts SLIDE 3 ON ts", "WITHIN 5 ON ts SLIDE 5 ON ts",
+])
+def test_slide_windows(windows: str) -> None:
+    """Overlapping (per-class rows kmin..c) and tumbling (reset per window) SLIDE windows:
+    the same rows, released at the same events, as the pure-Python path."""
+    kinds = "ABBCABBBCACBBC" * 4
+    events = w0(kinds, [(k * 7) % 5 for k in range(len(kinds))])
+    for k, e in enumerate(events):
+        e["ts"] = k // 2 if k % 2 else k * 0.5
+    query = "RETURN COUNT(*), SUM(b.v), AVG(b.v), MAX(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c " + windows
+    released = {}
+    for native in ("1", "0"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", native)
+            runner = Runner(parse_query(query), W0_SCHEMA, monotone=None)
+            released[native] = [(k, r) for k, e in enumerate(events) for r in runner.push(dict(e))]
+            released[native].append((-1, runner.finish()))
+            if native == "1":
+                assert isinstance(evaluator(runner), NativePropagator) and evaluator(runner).python is None
+    assert repr(released["1"]) == repr(released["0"]) and len(released["0"]) > 3
+
+
 # ------------------------------------------------------------------ the crossing
 
 
@@ -217,9 +242,9 @@ def test_outside_the_fragment_auto_uses_python_and_1_says_why() -> None:
     assert same(rows, run(relating, events, "0")[0])
     with pytest.raises(NativeUnavailable, match=r"ACEL_NATIVE=1 .* registers carried between events"):
         run(relating, events, "1")
-    sliding = "RETURN COUNT(*) PATTERN A ; B WITHIN 4 EVENTS SLIDE 2 EVENTS"
-    with pytest.raises(NativeUnavailable, match="SLIDE windows runs in Python"):
-        run(sliding, events, "1")
+    stddev = "RETURN STDDEV(b.v) PATTERN A AS a ; (B AS b)+ WITHIN 4 EVENTS"
+    with pytest.raises(NativeUnavailable, match="the aggregate STDDEV runs in Python"):
+        run(stddev, events, "1")
 
 
 def test_acel_native_0_is_pure_python() -> None:
@@ -373,3 +398,15 @@ def test_ci_builds_the_core() -> None:
     """CI (``.ci/run`` sets ``CI``) must build and so test the native path."""
     if os.environ.get("CI"):
         assert native_trend.available(), "the native core was not built in CI"
+
+
+@needs_core
+@pytest.mark.parametrize("windows", ["WITHIN 100 EVENTS SLIDE 30 EVENTS", "WITHIN 90 EVENTS SLIDE 100 EVENTS"])
+def test_the_crossing_under_slide_windows(windows: str) -> None:
+    """The hand-over exports SLIDE rows (and the tumbling window) in Python's format."""
+    events = w0("BA" + "B" * 70 + "CBBAC", [3] * 77)
+    query = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c " + windows
+    native, runner = run(query, events, "1")
+    python, _ = run(query, events, "0")
+    assert same(native, python) and max(dict(r.values)["COUNT(*)"] for r in python) > 2**69
+    assert evaluator(runner).why == "int64 overflow"

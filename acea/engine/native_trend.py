@@ -6,8 +6,8 @@ handles, and encodes its automaton for it: every live-register set empty
 (a configuration is a state), guards reading the event alone (attributes and
 constants compared with the three-valued logic of
 :mod:`acel.acea.engine.closures`), items COUNT/SUM/AVG/MIN/MAX, no WITHIN or
-``WITHIN n`` (an integer) on a monotone axis without SLIDE, every run allowed
-to start.
+``WITHIN n`` with or without ``SLIDE s`` (integers) on a monotone axis, every
+run allowed to start.
 Anything else gets a one-line reason and runs in Python.
 
 :class:`NativePropagator` is a drop-in evaluator for the runner.  When the core
@@ -161,15 +161,17 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
         raise OutsideFragment("leading or trailing NOT")
     if starts is not None:
         raise OutsideFragment("runs restricted to start positions (time slices)")
-    windowed = rule.within is not None
-    if rule.slide is not None:
-        raise OutsideFragment("SLIDE windows")
-    if windowed:
-        assert rule.within is not None
+    within, slide = rule.within, rule.slide
+    mode = 0 if within is None else 1 if slide is None else 2 if rule.single_class() else 3
+    if within is None and slide is not None:
+        raise OutsideFragment("SLIDE without WITHIN")
+    for window in (within, slide):
+        if window is None:
+            continue
         if not rule.monotone:
             raise OutsideFragment("a WITHIN axis not known to be monotone")
-        if type(rule.within.size) is not int or abs(rule.within.size) >= 2**52:
-            raise OutsideFragment("a WITHIN size that is not an integer below 2^52")
+        if type(window.size) is not int or not 0 < window.size < 2**52:
+            raise OutsideFragment("a window size that is not a positive integer below 2^52")
     aggs = []
     for item in items:
         agg = aggregates.lookup(item.func)
@@ -185,9 +187,9 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     ids: dict[Any, int] = {}
     for ct in ca.transitions:
         by_state[ct.transition.source].append(_transition(ct.transition, items, ct.types, ids))
-    size = rule.within.size if rule.within is not None else 0
-    return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)),
-            int(windowed), size, tuple(aggs), tuple(tuple(ts) for ts in by_state))
+    return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)), mode,
+            0 if within is None else within.size, 0 if slide is None else slide.size,
+            tuple(aggs), tuple(tuple(ts) for ts in by_state))
 
 
 def choose(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
@@ -218,7 +220,7 @@ class _Rows:
 
     def pop(self, row: Row, default: Vec) -> Vec:
         """The row's vector (``default``: no run ended in it), removed."""
-        found = self.owner.core.take_row()
+        found = self.owner.core.take_row(row)
         return default if found is None else found
 
 
@@ -281,13 +283,13 @@ class NativePropagator:
 def to_python(state: tuple[Any, ...], ca: CompiledAutomaton, items: Sequence[TrendItem],
               rule: WindowRule) -> Propagator | TumblingPropagator:
     """The pure-Python propagator in exactly the state the core exported."""
-    local, has_min, low, has_max, high, row, configs = state
+    local, has_min, low, has_max, high, rows, configs, current = state
     out = propagator_for(ca, items, rule)
     out.local = local
-    if row is not None:
-        out.rows[None] = row
+    out.rows = dict(rows)
     if isinstance(out, TumblingPropagator):
         out.active = {(q, ()): dict(entries)[0] for q, entries in configs}
+        out.current = current
         return out
     out.active = {(q, ()): dict(entries) for q, entries in configs}
     out.min_class = low if has_min else None

@@ -47,8 +47,8 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    int nstates, initial, width, nitems, windowed;
-    int64_t size;
+    int nstates, initial, width, nitems, mode;
+    int64_t size, slide;
     unsigned char *final;
     int *ntrans;
     Trans **trans;
@@ -58,8 +58,9 @@ typedef struct {
     Map *active, *fresh;
     int *order, norder, *new_order, nnew;
     unsigned char *reached;
-    int has_row;
-    Cell *row, *row_tmp;
+    Map rows, rows_tmp; /* window index (0: the one row) -> vector, in insertion order */
+    int has_current;    /* M_TUMBLE: TumblingPropagator.current (None when absent) */
+    double current;
     int64_t local;
     int has_min, has_max;
     Cls min_class, max_class;
@@ -378,10 +379,29 @@ static void unit_vector(Core *s, Cell *v) {
     }
 }
 
+/* the window modes of acel.acea.engine.windows.WindowRule the core follows */
+enum { M_NONE = 0, M_WITHIN = 1, M_TUMBLE = 2, M_SLIDE = 3 };
+
+static int rows_copy(Core *s) {
+    /* the rows, copied aside (a step commits them only if it ends) */
+    if (!map_reserve(s, &s->rows_tmp, s->rows.len)) return -1;
+    memcpy(s->rows_tmp.cls, s->rows.cls, (size_t)s->rows.len * sizeof(Cls));
+    memcpy(s->rows_tmp.cells, s->rows.cells, (size_t)s->rows.len * (size_t)s->width * sizeof(Cell));
+    s->rows_tmp.len = s->rows.len;
+    return 1;
+}
+
+static int alive(Core *s, Cls c, double threshold, double kmin) {
+    /* WindowRule.class_alive on a monotone axis */
+    if (s->mode == M_WITHIN) return c.v > threshold;
+    if (s->mode == M_SLIDE) return c.v >= kmin;
+    return 1;
+}
+
 /* one event; 1 done, 0 bail (no state changed that Python would see differently), -1 error */
 static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
     Cls coord = {0.0, 1};
-    if (s->windowed) {
+    if (s->mode != M_NONE) {
         if (PyFloat_CheckExact(coord_obj)) {
             coord.v = PyFloat_AS_DOUBLE(coord_obj); coord.isint = 0;
             if (!isfinite(coord.v)) { s->why = "a coordinate that is not finite"; return 0; }
@@ -396,69 +416,97 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
     }
     PyObject *type = PyDict_GetItemWithError(attrs, s->type_key);
     if (type == NULL && PyErr_Occurred()) return -1;
+    double w = (double)s->size, sl = (double)s->slide;
+    double threshold = coord.v - w;
+    double kmin = 0.0;
+    if (s->mode == M_SLIDE) { kmin = floor((coord.v - w) / sl) + 1.0; if (kmin < 0.0) kmin = 0.0; }
+    Cls c0 = {0.0, 1};
+    int has_c0 = 1;
+    if (s->mode == M_WITHIN) c0 = coord;
+    else if (s->mode == M_SLIDE) { has_c0 = coord.v >= 0.0; if (has_c0) c0.v = floor(coord.v / sl); }
+    else if (s->mode == M_TUMBLE) {
+        /* TumblingPropagator: the one window holding the coordinate, state reset on entering another */
+        int has_window = coord.v >= 0.0;
+        double window = 0.0;
+        if (has_window) { window = floor(coord.v / sl); has_window = coord.v - window * sl < w; }
+        if (has_window != s->has_current || (has_window && window != s->current)) {
+            for (int o = 0; o < s->norder; o++) s->active[s->order[o]].len = 0;
+            s->norder = 0;
+            s->has_current = has_window; s->current = window; /* as Python: before the step goes on */
+        }
+        if (!s->has_current) { s->local++; return 1; }
+    }
     memset(s->verdict, 0xff, (size_t)s->ttotal);
     memset(s->has_contrib, 0, (size_t)s->ttotal);
     memset(s->reached, 0, (size_t)s->nstates);
     s->nnew = 0;
-    double threshold = coord.v - (double)s->size;
+    int prune = s->mode == M_WITHIN || s->mode == M_SLIDE;
     int has_min = s->has_min;
     Cls min_class = s->min_class;
     /* classes only expire when the oldest one does: drop them (in place: they are dead) */
-    if (s->windowed && has_min && !(min_class.v > threshold)) {
+    if (prune && has_min && !alive(s, min_class, threshold, kmin)) {
         int kept = 0, any = 0;
         Cls oldest = {0.0, 1};
         for (int o = 0; o < s->norder; o++) {
             Map *m = &s->active[s->order[o]];
-            Py_ssize_t w = 0;
+            Py_ssize_t n = 0;
             for (Py_ssize_t k = 0; k < m->len; k++) {
-                if (m->cls[k].v > threshold) {
-                    if (w != k) {
-                        m->cls[w] = m->cls[k];
-                        memcpy(&m->cells[w * s->width], &m->cells[k * s->width], (size_t)s->width * sizeof(Cell));
+                if (alive(s, m->cls[k], threshold, kmin)) {
+                    if (n != k) {
+                        m->cls[n] = m->cls[k];
+                        memcpy(&m->cells[n * s->width], &m->cells[k * s->width], (size_t)s->width * sizeof(Cell));
                     }
-                    if (!any || m->cls[w].v < oldest.v) { oldest = m->cls[w]; any = 1; }
-                    w++;
+                    if (!any || m->cls[n].v < oldest.v) { oldest = m->cls[n]; any = 1; }
+                    n++;
                 }
             }
-            m->len = w;
-            if (w) s->order[kept++] = s->order[o];
+            m->len = n;
+            if (n) s->order[kept++] = s->order[o];
         }
         s->norder = kept;
         has_min = any; min_class = oldest;
         s->has_min = has_min; s->min_class = min_class; /* as Python: set before the step goes on */
     }
-    Cls c0 = coord;
     int has_max = s->has_max;
     Cls max_class = s->max_class;
-    if (!has_max || c0.v > max_class.v) { max_class = c0; has_max = 1; }
-    if (!has_min || c0.v < min_class.v) { min_class = c0; has_min = 1; }
+    if (prune && has_c0) {
+        if (!has_max || c0.v > max_class.v) { max_class = c0; has_max = 1; }
+        if (!has_min || c0.v < min_class.v) { min_class = c0; has_min = 1; }
+    }
     for (int o = 0; o < s->norder; o++) {
         int r = propagate(s, s->order[o], &s->active[s->order[o]], attrs, type);
         if (r <= 0) return r;
     }
-    Map start;
-    Cell unit[64];
-    unit_vector(s, unit);
-    start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit;
-    int r = propagate(s, s->initial, &start, attrs, type);
-    if (r <= 0) return r;
-    /* settle: finals fold into the row, in order */
-    int has_row = s->has_row;
-    if (has_row) memcpy(s->row_tmp, s->row, (size_t)s->width * sizeof(Cell));
+    if (has_c0) {
+        Map start;
+        Cell unit[64];
+        unit_vector(s, unit);
+        start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit;
+        int r = propagate(s, s->initial, &start, attrs, type);
+        if (r <= 0) return r;
+    }
+    /* settle: finals fold into the rows their classes count in, in order */
+    int copied = 0;
     for (int o = 0; o < s->nnew; o++) {
         int q = s->new_order[o];
         if (!s->final[q]) continue;
         Map *m = &s->fresh[q];
+        if (!copied) { if (rows_copy(s) < 0) return -1; copied = 1; }
         for (Py_ssize_t k = 0; k < m->len; k++) {
-            if (s->windowed && !(coord.v - m->cls[k].v < (double)s->size)) continue;
             Cell *v = &m->cells[k * s->width];
-            if (!has_row) { memcpy(s->row_tmp, v, (size_t)s->width * sizeof(Cell)); has_row = 1; }
-            else if (!merge(s, s->row_tmp, s->row_tmp, v)) { s->why = "int64 overflow"; return 0; }
+            double lo = 0.0, hi = 0.0; /* row keys lo..hi (0: the one row of M_NONE/M_WITHIN) */
+            if (s->mode == M_WITHIN && !(coord.v - m->cls[k].v < w)) continue;
+            if (s->mode == M_TUMBLE) lo = hi = s->current;
+            if (s->mode == M_SLIDE) { lo = kmin; hi = m->cls[k].v; }
+            for (double row = lo; row <= hi; row += 1.0) {
+                Cls key = {row, 1};
+                int r = map_merge(s, &s->rows_tmp, key, v);
+                if (r <= 0) return r;
+            }
         }
     }
     /* commit */
-    if (has_row) { Cell *x = s->row; s->row = s->row_tmp; s->row_tmp = x; }
-    s->has_row = has_row;
+    if (copied) { Map x = s->rows; s->rows = s->rows_tmp; s->rows_tmp = x; }
     for (int o = 0; o < s->norder; o++) s->active[s->order[o]].len = 0;
     Map *x = s->active; s->active = s->fresh; s->fresh = x;
     int *y = s->order; s->order = s->new_order; s->new_order = y;
@@ -569,23 +617,43 @@ static PyObject *Core_export(Core *s, PyObject *noargs) {
         if (pair == NULL || PyList_Append(configs, pair) < 0) { Py_XDECREF(pair); Py_DECREF(configs); return NULL; }
         Py_DECREF(pair);
     }
-    PyObject *row;
-    if (s->has_row) { row = vector_obj(s, s->row); if (row == NULL) { Py_DECREF(configs); return NULL; } }
-    else { row = Py_None; Py_INCREF(row); }
-    return Py_BuildValue("(LiNiNNN)", (long long)s->local, s->has_min, class_obj(s->min_class),
-                         s->has_max, class_obj(s->max_class), row, configs);
+    PyObject *rows = PyList_New(0);
+    if (rows == NULL) { Py_DECREF(configs); return NULL; }
+    for (Py_ssize_t k = 0; k < s->rows.len; k++) {
+        PyObject *vec = vector_obj(s, &s->rows.cells[k * s->width]);
+        PyObject *key = s->mode == M_TUMBLE || s->mode == M_SLIDE
+            ? PyLong_FromLongLong((long long)s->rows.cls[k].v) : (Py_INCREF(Py_None), Py_None);
+        PyObject *pair = (vec && key) ? Py_BuildValue("(NN)", key, vec) : NULL;
+        if (pair == NULL || PyList_Append(rows, pair) < 0) {
+            if (pair == NULL) { Py_XDECREF(vec); Py_XDECREF(key); }
+            Py_XDECREF(pair); Py_DECREF(rows); Py_DECREF(configs); return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    PyObject *current = s->has_current ? PyLong_FromLongLong((long long)s->current) : (Py_INCREF(Py_None), Py_None);
+    return Py_BuildValue("(LiNiNNNN)", (long long)s->local, s->has_min, class_obj(s->min_class),
+                         s->has_max, class_obj(s->max_class), rows, configs, current);
 }
 
-static PyObject *Core_take_row(Core *s, PyObject *noargs) {
-    /* the row's vector (None: no run ended), removed */
-    if (!s->has_row) Py_RETURN_NONE;
-    s->has_row = 0;
-    return vector_obj(s, s->row);
-}
-
-static PyObject *Core_peek_row(Core *s, PyObject *noargs) {
-    if (!s->has_row) Py_RETURN_NONE;
-    return vector_obj(s, s->row);
+static PyObject *Core_take_row(Core *s, PyObject *key) {
+    /* take_row(key): the vector of row `key` (None: the one row; None back: empty), removed */
+    double k = 0.0;
+    if (key != Py_None) {
+        k = PyFloat_AsDouble(key);
+        if (k == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    for (Py_ssize_t j = 0; j < s->rows.len; j++) {
+        if (s->rows.cls[j].v != k) continue;
+        PyObject *out = vector_obj(s, &s->rows.cells[j * s->width]);
+        if (out == NULL) return NULL;
+        Py_ssize_t after = s->rows.len - j - 1;
+        memmove(&s->rows.cls[j], &s->rows.cls[j + 1], (size_t)after * sizeof(Cls));
+        memmove(&s->rows.cells[j * s->width], &s->rows.cells[(j + 1) * s->width],
+                (size_t)after * (size_t)s->width * sizeof(Cell));
+        s->rows.len--;
+        return out;
+    }
+    Py_RETURN_NONE;
 }
 
 static PyObject *Core_has_work(Core *s, PyObject *noargs) { return PyBool_FromLong(s->norder > 0); }
@@ -614,8 +682,9 @@ static void Core_dealloc(Core *s) {
     }
     PyMem_Free(s->trans); PyMem_Free(s->ntrans); PyMem_Free(s->final); PyMem_Free(s->agg);
     PyMem_Free(s->offset); PyMem_Free(s->op); PyMem_Free(s->active); PyMem_Free(s->fresh);
-    PyMem_Free(s->order); PyMem_Free(s->new_order); PyMem_Free(s->reached); PyMem_Free(s->row);
-    PyMem_Free(s->row_tmp); PyMem_Free(s->verdict); PyMem_Free(s->has_contrib);
+    PyMem_Free(s->order); PyMem_Free(s->new_order); PyMem_Free(s->reached);
+    PyMem_Free(s->rows.cls); PyMem_Free(s->rows.cells); PyMem_Free(s->rows_tmp.cls); PyMem_Free(s->rows_tmp.cells);
+    PyMem_Free(s->verdict); PyMem_Free(s->has_contrib);
     PyMem_Free(s->contrib_none); PyMem_Free(s->contrib); PyMem_Free(s->tindex); PyMem_Free(s->tmp);
     Py_XDECREF(s->type_key);
     Py_TYPE(s)->tp_free((PyObject *)s);
@@ -628,12 +697,12 @@ static void *zalloc(size_t n) {
 }
 
 static int Core_init(Core *s, PyObject *args, PyObject *kw) {
-    /* Core(nstates, initial, finals, windowed, size, aggs, transitions_by_state) */
-    int nstates, initial, windowed;
-    long long size;
+    /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state) */
+    int nstates, initial, mode;
+    long long size, slide;
     PyObject *finals, *aggs, *by_state;
-    if (!PyArg_ParseTuple(args, "iiO!iLO!O!", &nstates, &initial, &PyTuple_Type, &finals, &windowed,
-                          &size, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state))
+    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!", &nstates, &initial, &PyTuple_Type, &finals, &mode,
+                          &size, &slide, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state))
         return -1;
     if (nstates <= 0 || initial < 0 || initial >= nstates || PyTuple_GET_SIZE(by_state) != nstates) {
         PyErr_SetString(PyExc_ValueError, "native core: bad automaton");
@@ -643,7 +712,13 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "native core: window size beyond 2^52");
         return -1;
     }
-    s->nstates = nstates; s->initial = initial; s->windowed = windowed; s->size = size;
+    if (mode < M_NONE || mode > M_SLIDE || ((mode == M_TUMBLE || mode == M_SLIDE) && slide <= 0)
+        || slide >= ((long long)1 << 52)) {
+        PyErr_SetString(PyExc_ValueError, "native core: bad window");
+        return -1;
+    }
+    s->nstates = nstates; s->initial = initial; s->mode = mode; s->size = size; s->slide = slide;
+    s->has_current = 1; /* TumblingPropagator.current starts at window 0 */
     s->nitems = (int)PyTuple_GET_SIZE(aggs);
     if (!(s->agg = zalloc(sizeof(int) * (size_t)s->nitems)) || !(s->offset = zalloc(sizeof(int) * (size_t)s->nitems)))
         return -1;
@@ -700,8 +775,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         || !(s->contrib = zalloc(sizeof(Cell) * (size_t)total * (size_t)width))
         || !(s->active = zalloc(sizeof(Map) * (size_t)nstates)) || !(s->fresh = zalloc(sizeof(Map) * (size_t)nstates))
         || !(s->order = zalloc(sizeof(int) * (size_t)nstates)) || !(s->new_order = zalloc(sizeof(int) * (size_t)nstates))
-        || !(s->reached = zalloc((size_t)nstates)) || !(s->row = zalloc(sizeof(Cell) * (size_t)width))
-        || !(s->row_tmp = zalloc(sizeof(Cell) * (size_t)width)) || !(s->tmp = zalloc(sizeof(Cell) * (size_t)width)))
+        || !(s->reached = zalloc((size_t)nstates)) || !(s->tmp = zalloc(sizeof(Cell) * (size_t)width)))
         return -1;
     s->type_key = PyUnicode_InternFromString("type");
     return s->type_key ? 0 : -1;
@@ -711,8 +785,7 @@ static PyMethodDef Core_methods[] = {
     {"step", (PyCFunction)Core_step, METH_VARARGS, "step(attrs, coord) -> bool: False: Python must read this event"},
     {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, start, attr, check, last, index) -> (read, last coordinate)"},
     {"export", (PyCFunction)Core_export, METH_NOARGS, "the state, for the Python propagator"},
-    {"take_row", (PyCFunction)Core_take_row, METH_NOARGS, "the row's vector (None: empty), removed"},
-    {"peek_row", (PyCFunction)Core_peek_row, METH_NOARGS, "the row's vector (None: empty)"},
+    {"take_row", (PyCFunction)Core_take_row, METH_O, "take_row(key): the row's vector (None: empty), removed"},
     {"has_work", (PyCFunction)Core_has_work, METH_NOARGS, "some configuration is alive"},
     {"why", (PyCFunction)Core_why, METH_NOARGS, "why the last step needed Python"},
     {NULL, NULL, 0, NULL},
