@@ -180,7 +180,8 @@ class Feed:
                     if self.inspect is not None:
                         self.inspect(batch)
                     push = runner.push
-                    if getattr(runner, "native", None) is not None and isinstance(batch, list):
+                    native = getattr(runner, "native", None) is not None and isinstance(batch, list)
+                    if native:
                         found = runner.push_batch(batch)  # the native trend core (issue 23)
                         self.read += len(batch)
                         if found:
@@ -190,8 +191,7 @@ class Feed:
                             progress(self.read, self.found)
                         if memory_check is not None:
                             memory_check()
-                        batch = []
-                    for attrs in batch:
+                    for attrs in () if native else batch:
                         found = push(attrs)
                         self.read += 1
                         if found:
