@@ -410,3 +410,19 @@ def test_the_crossing_under_slide_windows(windows: str) -> None:
     python, _ = run(query, events, "0")
     assert same(native, python) and max(dict(r.values)["COUNT(*)"] for r in python) > 2**69
     assert evaluator(runner).why == "int64 overflow"
+
+
+@needs_core
+@given(trend_queries(), streams(), st.integers(0, 7))
+def test_start_positions_split_like_python(query: Query, stream: list[Event], cut: int) -> None:
+    """Spark's time slices (``start_positions``): each slice's rows as the pure-Python path's."""
+    for starts in (range(0, cut), range(cut, 10**9)):
+        found = {}
+        for native in ("auto", "0"):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("ACEL_NATIVE", native)
+                try:
+                    found[native] = engine.run(query, stream, TEST_SCHEMA, start_positions=starts)
+                except AcelError as err:
+                    found[native] = [type(err).__name__]
+        assert repr(found["auto"]) == repr(found["0"])  # repr tells 1 from 1.0 and -0.0 from 0.0

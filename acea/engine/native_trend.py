@@ -6,8 +6,8 @@ handles, and encodes its automaton for it: every live-register set empty
 (a configuration is a state), guards reading the event alone (attributes and
 constants compared with the three-valued logic of
 :mod:`acel.acea.engine.closures`), items COUNT/SUM/AVG/MIN/MAX, no WITHIN or
-``WITHIN n`` with or without ``SLIDE s`` (integers) on a monotone axis, every
-run allowed to start.
+``WITHIN n`` with or without ``SLIDE s`` (integers) on a monotone axis, start
+positions (Spark's slices) a plain range.
 Anything else gets a one-line reason and runs in Python.
 
 :class:`NativePropagator` is a drop-in evaluator for the runner.  When the core
@@ -159,8 +159,8 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     """The arguments of ``Core(...)`` for this query, or :class:`OutsideFragment`."""
     if negated or type(rule) is not WindowRule:
         raise OutsideFragment("leading or trailing NOT")
-    if starts is not None:
-        raise OutsideFragment("runs restricted to start positions (time slices)")
+    if starts is not None and starts.step != 1:
+        raise OutsideFragment("start positions with a step")
     within, slide = rule.within, rule.slide
     mode = 0 if within is None else 1 if slide is None else 2 if rule.single_class() else 3
     if within is None and slide is not None:
@@ -189,7 +189,8 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
         by_state[ct.transition.source].append(_transition(ct.transition, items, ct.types, ids))
     return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)), mode,
             0 if within is None else within.size, 0 if slide is None else slide.size,
-            tuple(aggs), tuple(tuple(ts) for ts in by_state))
+            tuple(aggs), tuple(tuple(ts) for ts in by_state),
+            None if starts is None else (starts.start, starts.stop))
 
 
 def choose(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
@@ -228,10 +229,10 @@ class NativePropagator:
     """The runner's evaluator on the C core; hands over to Python when it must."""
 
     def __init__(self, arguments: tuple[Any, ...], ca: CompiledAutomaton,
-                 items: Sequence[TrendItem], rule: WindowRule) -> None:
+                 items: Sequence[TrendItem], rule: WindowRule, starts: range | None = None) -> None:
         assert _native_core is not None
         self.core = _native_core.Core(*arguments)
-        self.ca, self.items, self.rule = ca, tuple(items), rule
+        self.ca, self.items, self.rule, self.starts = ca, tuple(items), rule, starts
         self.python: Propagator | TumblingPropagator | None = None
         """The pure-Python propagator once the core handed over (then it runs everything)."""
         self.why: str | None = None
@@ -258,7 +259,7 @@ class NativePropagator:
         """The state as a pure-Python propagator, which reads every later event."""
         if self.python is None:
             self.why = self.core.why()
-            self.python = to_python(self.core.export(), self.ca, self.items, self.rule)
+            self.python = to_python(self.core.export(), self.ca, self.items, self.rule, self.starts)
         return self.python
 
     @property
@@ -276,15 +277,18 @@ class NativePropagator:
         return bool(self.core.has_work()) if self.python is None else self.python.has_work()
 
     def exhausted(self) -> bool:
-        """Runs may always start (no start positions in the fragment): never."""
-        return False if self.python is None else self.python.exhausted()
+        """No run is alive and none may start: later events cannot change the rows."""
+        if self.python is not None:
+            return self.python.exhausted()
+        starts = self.starts
+        return starts is not None and self.local >= starts.stop and not self.has_work()
 
 
 def to_python(state: tuple[Any, ...], ca: CompiledAutomaton, items: Sequence[TrendItem],
-              rule: WindowRule) -> Propagator | TumblingPropagator:
+              rule: WindowRule, starts: range | None = None) -> Propagator | TumblingPropagator:
     """The pure-Python propagator in exactly the state the core exported."""
     local, has_min, low, has_max, high, rows, configs, current = state
-    out = propagator_for(ca, items, rule)
+    out = propagator_for(ca, items, rule, starts=starts)
     out.local = local
     out.rows = dict(rows)
     if isinstance(out, TumblingPropagator):

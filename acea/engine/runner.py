@@ -671,7 +671,7 @@ class Runner:
     def _evaluator(self, rule: WindowRule) -> Evaluator:
         if self.mode == PROPAGATE:
             if self.native is not None:
-                return NativePropagator(self.native, self.ca, self.items, rule)
+                return NativePropagator(self.native, self.ca, self.items, rule, self.starts)
             return propagator_for(self.ca, self.items, rule, starts=self.starts, seeds=self.seeds)
         return Enumerator(
             self.ca,

@@ -60,6 +60,8 @@ typedef struct {
     unsigned char *reached;
     Map rows, rows_tmp; /* window index (0: the one row) -> vector, in insertion order */
     int has_current;    /* M_TUMBLE: TumblingPropagator.current (None when absent) */
+    int has_starts;     /* runs start only at partition indices start_lo <= local < start_hi */
+    long long start_lo, start_hi;
     double current;
     int64_t local;
     int has_min, has_max;
@@ -421,8 +423,9 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
     double kmin = 0.0;
     if (s->mode == M_SLIDE) { kmin = floor((coord.v - w) / sl) + 1.0; if (kmin < 0.0) kmin = 0.0; }
     Cls c0 = {0.0, 1};
-    int has_c0 = 1;
-    if (s->mode == M_WITHIN) c0 = coord;
+    int has_c0 = !s->has_starts || (s->local >= s->start_lo && s->local < s->start_hi);
+    if (!has_c0) {}
+    else if (s->mode == M_WITHIN) c0 = coord;
     else if (s->mode == M_SLIDE) { has_c0 = coord.v >= 0.0; if (has_c0) c0.v = floor(coord.v / sl); }
     else if (s->mode == M_TUMBLE) {
         /* TumblingPropagator: the one window holding the coordinate, state reset on entering another */
@@ -697,13 +700,17 @@ static void *zalloc(size_t n) {
 }
 
 static int Core_init(Core *s, PyObject *args, PyObject *kw) {
-    /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state) */
+    /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state, starts) */
     int nstates, initial, mode;
     long long size, slide;
-    PyObject *finals, *aggs, *by_state;
-    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!", &nstates, &initial, &PyTuple_Type, &finals, &mode,
-                          &size, &slide, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state))
+    PyObject *finals, *aggs, *by_state, *starts = Py_None;
+    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!|O", &nstates, &initial, &PyTuple_Type, &finals, &mode,
+                          &size, &slide, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state, &starts))
         return -1;
+    if (starts != Py_None) {
+        if (!PyArg_ParseTuple(starts, "LL", &s->start_lo, &s->start_hi)) return -1;
+        s->has_starts = 1;
+    }
     if (nstates <= 0 || initial < 0 || initial >= nstates || PyTuple_GET_SIZE(by_state) != nstates) {
         PyErr_SetString(PyExc_ValueError, "native core: bad automaton");
         return -1;
