@@ -372,6 +372,7 @@ def test_engine_properties_on_the_pure_python_path(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("ACEL_NATIVE", "0")
     props.test_propagation_equals_enumeration()
     props.test_trend_rows_equal_oracle()
+    props.test_start_positions_split_trend_counts()
 
 
 @needs_core
