@@ -41,7 +41,8 @@ def run(
     partitions: int | None = None,
     vars: str = "struct",
 ) -> DataFrame:
-    """Run ``query`` on Spark; a Spark DataFrame of its results.
+    """Run ``query`` on Spark; a lazy Spark DataFrame of its results (no Spark job runs
+    until an action; without ``schema`` a DataFrame's schema is inferred by one job).
 
     ``data``: a Spark DataFrame (one event per row, its type in
     ``type_col``) or a path Spark can read (Parquet, JSON Lines, CSV).
@@ -62,7 +63,7 @@ def run(
     parsed, given = _checked(query, schema)
     planned = plan(
         parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
-        session=session or _session_of(data), partitions=partitions,
+        session=session or _session_of(data), partitions=partitions, lazy=True,
     )
     return typed(planned) if vars == "struct" else planned.frame
 

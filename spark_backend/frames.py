@@ -60,6 +60,11 @@ class Stream:
     """``prepare`` found more than ``MAX_KEYS`` keys (to be hashed over the tasks)."""
     folders: tuple[str, ...] = ()
     """Temporary folders holding the events read from a file (see :func:`read_file`)."""
+    axes: dict[str, tuple[bool, float | None, float | None]] | None = None
+    """Per ``ON`` axis, as :func:`axis_summary` gives it, when known without a job (files)."""
+    lazy: bool = False
+    """Numbered inside the plan (``acel.spark_backend.lazy``): ``count`` is unknown (0), the
+    frame carries the total in ``TOTAL`` and its checks fail the first action."""
 
     def release(self) -> None:
         """Drop the cached numbered frames (after the results are collected)."""
@@ -144,6 +149,79 @@ class FileEvents:
     schema: Schema
     count: int
     folder: str
+    facts: FileFacts | None = None
+    """What the driver learnt while writing the copy (so planning needs no Spark job)."""
+
+
+@dataclass
+class FileFacts:
+    """Planning facts gathered on the driver while a file's events are written for Spark.
+
+    The copy carries each event's position (``POS``), so numbering needs no job; the
+    events per PARTITION BY key, the missing ``WITHIN/SLIDE … ON`` values and the axes'
+    order and range are counted batch by batch with Arrow compute (papers/spark.md,
+    "A plan without jobs").
+    """
+
+    keys: tuple[str, ...] = ()
+    axes: tuple[str, ...] = ()
+    sizes: dict[tuple[Any, ...], int] | None = None
+    missing: dict[str, int] | None = None
+    axis: dict[str, tuple[bool, float | None, float | None]] | None = None
+
+    def add(self, table: Any, kinds: dict[str, str]) -> None:
+        """Count one Arrow table of events (in stream order) into the facts."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        keyed = _arrow_keyed(table, self.keys, kinds)
+        if self.keys and self.sizes is not None:
+            chosen = table.filter(keyed)
+            if chosen.num_rows:
+                counted = chosen.group_by(list(self.keys)).aggregate([([], "count_all")])
+                cols = [counted.column(k).to_pylist() for k in self.keys]
+                for key, c in zip(zip(*cols), counted.column("count_all").to_pylist()):
+                    self.sizes[key] = self.sizes.get(key, 0) + int(c)
+                if len(self.sizes) > MAX_KEYS:
+                    self.sizes = None
+        for attr in self.axes:
+            if attr not in table.column_names or kinds.get(attr) not in ("int", "float"):
+                continue
+            column = pc.cast(table.column(attr), pa.float64())
+            absent = pc.or_kleene(pc.is_null(column), pc.is_nan(column))
+            missing = self.missing if self.missing is not None else {}
+            missing[attr] = missing.get(attr, 0) + int(
+                pc.sum(pc.cast(pc.and_(pc.fill_null(absent, True), keyed), "int64")).as_py() or 0
+            )
+            self.missing = missing
+            values = pc.drop_null(column).to_numpy(zero_copy_only=False)
+            axis = self.axis if self.axis is not None else {}
+            ok, first, last = axis.get(attr, (True, None, None))
+            if len(values):
+                if (last is not None and values[0] < last) or bool(np.any(values[1:] < values[:-1])):
+                    ok = False
+                first = float(values[0]) if first is None else first
+                last = float(values[-1])
+            axis[attr] = (ok, first, last)
+            self.axis = axis
+
+
+def _arrow_keyed(table: Any, keys: Sequence[str], kinds: dict[str, str]) -> Any:
+    """Rows of an Arrow table holding every ``keys`` attribute (not NULL, not NaN)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    mask = pa.array([True] * table.num_rows, pa.bool_())
+    for key in keys:
+        if key not in table.column_names:
+            return pa.array([False] * table.num_rows, pa.bool_())
+        column = table.column(key)
+        held = pc.is_valid(column)
+        if kinds.get(key) == "float":
+            held = pc.and_(held, pc.invert(pc.fill_null(pc.is_nan(column), True)))
+        mask = pc.and_(mask, held)
+    return mask
 
 
 def read_file(
@@ -153,6 +231,8 @@ def read_file(
     type_col: str = "type",
     time_col: str | None = None,
     schema: Schema | None = None,
+    keys: Sequence[str] = (),
+    axes: Sequence[str] = (),
 ) -> FileEvents:
     """An event file, read exactly as the single-process engines read it (spec §1, §9).
 
@@ -168,7 +248,9 @@ def read_file(
     read it too), removed by :meth:`Stream.release` or when the process
     exits.  An integer beyond 64 bits, which no Spark column holds, is an
     error naming its row.  The reading costs about 1 s per 400,000 events of
-    Parquet and 4 s of JSON Lines on the driver.
+    Parquet and 4 s of JSON Lines on the driver.  The copy holds each event's
+    position (``POS``) and the driver counts ``keys`` and ``axes`` as it writes
+    (:class:`FileFacts`): planning a file's run needs no Spark job.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -182,18 +264,22 @@ def read_file(
     arrow_schema = pa.schema(
         [pa.field(n, pa.string() if n == "type" else _arrow_type(kinds.get(n))) for n in names]
     )
+    facts = FileFacts(tuple(keys), tuple(axes), {} if keys else None)
+    written = arrow_schema.append(pa.field(POS, pa.int64()))
     folder = _temporary_folder(path)
     _TEMPORARY.append(folder)
     target = os.path.join(folder, "events.parquet")
     count = 0
     try:
-        with pq.ParquetWriter(target, arrow_schema) as writer:
+        with pq.ParquetWriter(target, written) as writer:
             for batch in stream.batches():
                 try:
                     table = pa.Table.from_pylist(batch, schema=arrow_schema)
                 except (OverflowError, pa.ArrowInvalid):
                     raise _too_big(path, type_col, schema, kinds, batch) from None
-                writer.write_table(table)
+                facts.add(table, kinds)
+                positions = pa.array(range(count, count + len(batch)), pa.int64())
+                writer.write_table(table.append_column(written.field(POS), positions))
                 count += len(batch)
     except BaseException:
         _remove(folder)
@@ -206,7 +292,7 @@ def read_file(
         )
     known = parquet_schema(target)  # no Spark job to read the footer
     reader = spark.read if known is None else spark.read.schema(known)
-    return FileEvents(reader.parquet(target), path, events_schema, count, folder)
+    return FileEvents(reader.parquet(target), path, events_schema, count, folder, facts)
 
 
 def _attribute_order(schema: Schema) -> list[str]:
@@ -652,6 +738,36 @@ def infer_schema(present: dict[str, tuple[str, ...]], kinds: dict[str, str]) -> 
     return Schema.of(types, {c: k for c, k in kinds.items() if c != "type"})
 
 
+def shaped(
+    frame: DataFrame, source: str, type_col: str, time_col: str | None
+) -> tuple[DataFrame, str | None, tuple[str, ...], dict[str, str]]:
+    """A caller's DataFrame as events (no job): its type and time columns checked, the
+    type renamed ``type`` (text), values normalised; with the time column's new name,
+    the attribute columns and their kinds."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    header = frame.columns
+    for column, what in ((type_col, "type"), (time_col, "time")):
+        if column is not None and column not in header:
+            raise DataError(
+                f"{source}: the {what} column {column!r} is not in the data "
+                f"(columns: {', '.join(header) or 'none'})"
+            )
+    if type_col != "type" and "type" in header:
+        raise DataError(f"{source}: a 'type' column clashes with the type column {type_col!r}")
+    frame = normalise(frame, source)
+    if type_col != "type":
+        frame = frame.withColumnRenamed(type_col, "type")
+        if time_col == type_col:
+            time_col = "type"
+    if not isinstance(frame.schema["type"].dataType, T.StringType):
+        frame = frame.withColumn("type", F.col("type").cast("string"))
+    columns = tuple(frame.columns)
+    kinds = {f.name: k for f in frame.schema.fields if (k := _kind(f.dataType)) is not None}
+    return frame, time_col, columns, kinds
+
+
 def prepare(
     spark: SparkSession,
     data: Any,
@@ -683,32 +799,11 @@ def prepare(
 
     folders: tuple[str, ...] = ()
     if isinstance(data, (str, Path)):
-        read = read_file(spark, str(data), type_col=type_col, time_col=time_col, schema=schema)
-        type_col, time_col, schema = "type", None, read.schema
-        folders = (read.folder,)
-        frame, source = read.frame, read.source
-    else:
-        frame, source = load(spark, data)
-    header = frame.columns
-    for column, what in ((type_col, "type"), (time_col, "time")):
-        if column is not None and column not in header:
-            raise DataError(
-                f"{source}: the {what} column {column!r} is not in the data "
-                f"(columns: {', '.join(header) or 'none'})"
-            )
-    if type_col != "type" and "type" in header:
-        raise DataError(f"{source}: a 'type' column clashes with the type column {type_col!r}")
-    frame = normalise(frame, source)
-    if type_col != "type":
-        frame = frame.withColumnRenamed(type_col, "type")
-        if time_col == type_col:
-            time_col = "type"
-    from pyspark.sql import types as T
-
-    if not isinstance(frame.schema["type"].dataType, T.StringType):
-        frame = frame.withColumn("type", F.col("type").cast("string"))
-    columns = tuple(frame.columns)
-    kinds = {f.name: k for f in frame.schema.fields if (k := _kind(f.dataType)) is not None}
+        read = read_file(spark, str(data), type_col=type_col, time_col=time_col, schema=schema,
+                         keys=keys, axes=axes)
+        return _file_stream(read, keys)
+    frame, source = load(spark, data)
+    frame, time_col, columns, kinds = shaped(frame, source, type_col, time_col)
     frame = frame.withColumn(IN, F.monotonically_increasing_id())
     if time_col is not None:
         frame = frame.withColumn(TKEY, _time_key(frame, time_col))
@@ -756,6 +851,23 @@ def prepare(
     flags = {k: v for k, v in summary.flags.items() if k.startswith("axis:")}
     return Stream(numbered, sum(counts.values()), columns, kinds, schema, source, persisted, flags,
                   found.key_sizes, found.many_keys, folders)
+
+
+def _file_stream(read: FileEvents, keys: Sequence[str]) -> Stream:
+    """A file's numbered stream, with no Spark job: the copy holds ``POS`` and the
+    driver counted keys and axes while writing it (:class:`FileFacts`)."""
+    frame = normalise(read.frame, read.source)
+    columns = tuple(c for c in frame.columns if c != POS)
+    kinds = {f.name: k for f in frame.schema.fields
+             if f.name != POS and (k := _kind(f.dataType)) is not None}
+    facts = read.facts or FileFacts()
+    flags = {f"axis:{a}": n for a, n in (facts.missing or {}).items()}
+    present_keys = all(k in columns for k in keys)
+    sizes = None
+    if keys and present_keys and facts.sizes is not None:
+        sizes = sorted(facts.sizes.items(), key=lambda kv: repr(kv[0]))
+    return Stream(frame, read.count, columns, kinds, read.schema, read.source, (), flags,
+                  sizes, bool(keys) and sizes is None, (read.folder,), facts.axis or {})
 
 
 def _keyed(columns: Sequence[str], kinds: dict[str, str], keys: Sequence[str]) -> Column:
@@ -806,6 +918,8 @@ def check_axis(stream: Stream, attr: str, keys: Sequence[str]) -> None:
             f"{stream.source}: WITHIN/SLIDE ... ON {attr} needs a numeric attribute {attr!r} "
             f"({found})"
         )
+    if stream.lazy:
+        return  # missing values fail the first action (``lazy.number`` counts them)
     scope = stream.frame
     for key in keys:
         scope = scope.filter(_present(stream, key))
@@ -846,7 +960,10 @@ def present(stream: Stream, columns: Sequence[str]) -> Column:
 
 
 def axis_summary(stream: Stream, attr: str) -> tuple[bool, float | None, float | None]:
-    """Whether ``attr`` is non-decreasing along positions, and its (min, max)."""
+    """Whether ``attr`` is non-decreasing along positions, and its (min, max)
+    (from the driver's count when the stream came from a file: no job)."""
+    if stream.axes is not None and attr in stream.axes:
+        return stream.axes[attr]
     return order_summary(stream.frame, POS, attr)
 
 
@@ -861,7 +978,6 @@ def order_summary(
     consecutive batches.  ``order_col`` must grow along each partition's rows.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     out = pa.schema(
         [("lo", pa.int64()), ("hi", pa.int64()), ("first", pa.float64()),
@@ -869,22 +985,7 @@ def order_summary(
     )
 
     def summarise(batches: Any) -> Any:
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            order = batch.column(0)
-            values = pc.cast(batch.column(1), pa.float64())
-            ok = True
-            if batch.num_rows > 1:
-                ok = not (
-                    pc.any(pc.less(values.slice(1), values.slice(0, batch.num_rows - 1))).as_py()
-                    or pc.any(pc.less_equal(order.slice(1), order.slice(0, batch.num_rows - 1))).as_py()
-                )
-            yield pa.RecordBatch.from_pydict(
-                {"lo": [order[0].as_py()], "hi": [order[-1].as_py()],
-                 "first": [values[0].as_py()], "last": [values[-1].as_py()], "ok": [ok]},
-                schema=out,
-            )
+        return order_batches(batches, out)
 
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -901,3 +1002,27 @@ def order_summary(
         if a["hi"] >= b["lo"] or a["last"] > b["first"]:
             ok = False
     return ok, rows[0]["first"], rows[-1]["last"]
+
+
+def order_batches(batches: Any, out: Any) -> Any:
+    """Per Arrow batch of (order, value): first and last order and value, and whether both
+    grow inside the batch (the values never decrease, the order strictly increases)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        order = batch.column(0)
+        values = pc.cast(batch.column(1), pa.float64())
+        ok = True
+        if batch.num_rows > 1:
+            ok = not (
+                pc.any(pc.less(values.slice(1), values.slice(0, batch.num_rows - 1))).as_py()
+                or pc.any(pc.less_equal(order.slice(1), order.slice(0, batch.num_rows - 1))).as_py()
+            )
+        yield pa.RecordBatch.from_pydict(
+            {"lo": [order[0].as_py()], "hi": [order[-1].as_py()],
+             "first": [values[0].as_py()], "last": [values[-1].as_py()], "ok": [ok]},
+            schema=out,
+        )

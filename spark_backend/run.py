@@ -45,12 +45,13 @@ from .executor import (
     typed_value,
 )
 from .failures import spark_errors
+from .lazy import AX_HI, AX_LO, AX_OK, TOTAL, drop_helpers, identity_unless_rows, with_axis
 from .partitioning import Strategy, balance, choose, slicing_for
 from .progress import Report, watch
 from .session import FAULT_CONF, get_session, prepare_session
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 
 UNITS_PER_CORE = 4
@@ -176,16 +177,21 @@ def plan(
     master: str | None = None,
     partitions: int | None = None,
     slice_size: int | float | None = None,
+    lazy: bool = False,
 ) -> Planned:
     """Number the stream, choose the strategy and build the (lazy) result frame.
 
-    Numbering and planning run Spark jobs; a failed one is a short ``AcelError``.
+    A file is read on the driver and needs no Spark job.  A DataFrame is numbered
+    by a scan job (eager: keys balanced by size, no sort when already in time
+    order), or with ``lazy`` inside the result's own plan (``lazy.number``: no job
+    before an action, except schema inference when no schema is given).  A failed
+    job is a short ``AcelError``.
     """
     with spark_errors():
         spark = session or get_session(master)
         prepare_session(spark)
         return _plan(query, data, spark, type_col=type_col, time_col=time_col, schema=schema,
-                     partitions=partitions, slice_size=slice_size)
+                     partitions=partitions, slice_size=slice_size, lazy=lazy)
 
 
 def _plan(
@@ -198,7 +204,9 @@ def _plan(
     schema: Schema | None,
     partitions: int | None,
     slice_size: int | float | None,
+    lazy: bool = False,
 ) -> Planned:
+    from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
 
     if isinstance(query, str):
@@ -206,8 +214,14 @@ def _plan(
 
         query = parse_query(query)  # syntax errors before any Spark job
     axes = {w.attr for w in (query.within, query.slide) if w is not None and w.attr is not None}
-    stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema,
-                            axes=sorted(axes), keys=tuple(query.partition_by))
+    if lazy and isinstance(data, DataFrame):
+        from .lazy import number
+
+        stream = number(spark, data, type_col=type_col, time_col=time_col, schema=schema,
+                        axes=sorted(axes), keys=tuple(query.partition_by))
+    else:
+        stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema,
+                                axes=sorted(axes), keys=tuple(query.partition_by))
     parsed = _query(query, stream.schema)
     keys = tuple(parsed.partition_by)
     for window in (parsed.within, parsed.slide):
@@ -215,14 +229,16 @@ def _plan(
             frames.check_axis(stream, window.attr, keys)
     monotone: bool | None = None
     span: tuple[int | float, int | float] | None = None
-    if not keys and parsed.within is not None and parsed.within.attr is not None:
+    if stream.lazy:
+        monotone = True  # decided in the plan: a decreasing axis runs as one unit (_sliced)
+    elif not keys and parsed.within is not None and parsed.within.attr is not None:
         monotone, lo, hi = frames.axis_summary(stream, parsed.within.attr)
         if lo is not None and hi is not None:
             integral = stream.kinds.get(parsed.within.attr) == "int"
             span = (int(lo), int(hi)) if integral else (lo, hi)
     strategy = choose(parsed, attr_monotone=monotone)
     if strategy.kind == "single":
-        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=4)
+        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=4 + lazy)
     n_parts = partitions or spark.sparkContext.defaultParallelism
     fault = spark.conf.get(FAULT_CONF, "") or ""
 
@@ -266,18 +282,17 @@ def _plan(
         # bucket splits its keys itself (one compilation per bucket, not per key).
         buckets = UNITS_PER_CORE * n_parts
         bucketed = _bucketed(spark, scoped, keys, buckets, stream.key_sizes, stream.many_keys)
-        result = _run_units(bucketed, 0, buckets, buckets, base, result_struct)
+        result = _run_units(drop_helpers(bucketed), 0, buckets, buckets, base, result_struct)
     elif strategy.kind == "single":
-        result = _run_units(frame.withColumn(SLICE, F.lit(0)), 0, 1, 1, base, result_struct)
+        single = drop_helpers(frame).withColumn(SLICE, F.lit(0))
+        result = _run_units(single, 0, 1, 1, base, result_struct)
     else:
         result = _sliced(stream, parsed, base, result_struct, n_parts, span, slice_size)
-    if (
-        parsed.returns is not None
-        and not keys
-        and parsed.slide is None
-        and stream.count == 0
-    ):
-        result = _identity_frame(spark, base, result_struct)
+    if parsed.returns is not None and not keys and parsed.slide is None:
+        if stream.lazy:
+            result = identity_unless_rows(result, _identity_frame(spark, base, result_struct), frame)
+        elif stream.count == 0:
+            result = _identity_frame(spark, base, result_struct)
     return Planned(result, parsed, strategy, layout, stream)
 
 
@@ -332,7 +347,12 @@ MAX_TASKS_PER_CORE = 64
 
 
 def _run_units(
-    frame: DataFrame, first_unit: int, units: int, tasks: int, spec: UnitSpec, struct: Any
+    frame: DataFrame,
+    first_unit: int | Column,
+    units: int | Column,
+    tasks: int,
+    spec: UnitSpec,
+    struct: Any,
 ) -> DataFrame:
     """Run units ``first_unit .. first_unit + units - 1`` (column ``SLICE``) in ``tasks`` tasks.
 
@@ -342,18 +362,79 @@ def _run_units(
     partitioning of a few distinct ids could put three quarters of the work
     on one task).  Each task is one ``mapInArrow`` call, so the JVM does not
     sort the rows either; ``evaluate_task`` splits a task into its units.
+    ``first_unit`` and ``units`` may be columns (known only when the plan runs).
     """
     from pyspark.sql import functions as F
 
-    tasks = max(1, min(tasks, units))
+    if isinstance(units, int):
+        tasks = max(1, min(tasks, units))
+        units = F.lit(max(units, 1))
+    first = F.lit(first_unit) if isinstance(first_unit, int) else first_unit
     task = F.floor(
-        (F.col(SLICE) - F.lit(first_unit)).cast("double") * F.lit(tasks) / F.lit(max(units, 1))
+        (F.col(SLICE) - first).cast("double") * F.lit(tasks) / units
     )
 
     def run_task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return evaluate_task(batches, spec)
 
     return frame.repartitionById(tasks, task.cast("int")).mapInArrow(run_task, struct)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Slice length and the first and last slices owning events: numbers, or columns when
+    the stream is numbered inside the plan; ``ok`` false runs the stream as one unit."""
+
+    length: Column
+    k_lo: Column
+    k_hi: Column
+    ok: Column
+
+
+def _geometry(
+    stream: frames.Stream,
+    query: Query,
+    slicing: Any,
+    slices: int,
+    span: tuple[int | float, int | float] | None,
+    slice_size: int | float | None,
+) -> Geometry:
+    """Where the slices lie (papers/spark.md, "Slice length"), from the scan's count and
+    span, or, for a lazily numbered stream, from its ``TOTAL`` and ``AX_*`` columns (the
+    same arithmetic in Spark's doubles as ``partitioning.slicing_for`` in Python's)."""
+    from pyspark.sql import functions as F
+
+    assert query.within is not None
+    events_axis = query.within.attr is None
+    if not stream.lazy:
+        length = slicing.length
+        lo_v, hi_v = (0, max(stream.count - 1, 0)) if events_axis else (span or (0, 0))
+        k_lo = math.floor(float(lo_v) / float(length))
+        k_hi = max(math.floor(float(hi_v) / float(length)), k_lo)
+        return Geometry(F.lit(length), F.lit(k_lo), F.lit(k_hi), F.lit(True))
+    w = query.within.size
+    if events_axis:
+        lo, hi, ok = F.lit(0), F.greatest(F.col(TOTAL) - F.lit(1), F.lit(0)), F.lit(True)
+        if slice_size is not None:
+            length = F.lit(slicing.length)
+        else:
+            share = F.floor((F.col(TOTAL) + F.lit(slices - 1)) / F.lit(slices))
+            length = F.greatest(F.lit(int(math.ceil(w))), share, F.lit(1)).cast("long")
+            if query.slide is not None:
+                step = int(query.slide.size)
+                length = (F.floor((length + F.lit(step - 1)) / F.lit(step)) * F.lit(step)).cast("long")
+    else:
+        lo, hi, ok = F.col(AX_LO), F.col(AX_HI), F.col(AX_OK)
+        if slice_size is not None:
+            length = F.lit(slicing.length)
+        else:
+            length = F.greatest(F.lit(w).cast("double"), (hi - lo) / F.lit(slices))
+            if isinstance(w, int) and stream.kinds.get(query.within.attr or "") == "int":
+                length = F.ceil(length).cast("double")
+            length = F.when(length <= F.lit(0), F.lit(1.0)).otherwise(length)
+    first = F.floor(lo.cast("double") / length.cast("double"))
+    last = F.greatest(F.floor(hi.cast("double") / length.cast("double")), first)
+    return Geometry(length, first, last, ok)
 
 
 def _sliced(
@@ -365,39 +446,58 @@ def _sliced(
     span: tuple[int | float, int | float] | None,
     slice_size: int | float | None,
 ) -> DataFrame:
-    """Time slices with one window of overlap; each keeps the starts it owns."""
+    """Time slices with one window of overlap; each keeps the starts it owns.
+
+    A lazily numbered stream whose ``ON`` axis turns out to decrease somewhere
+    (``AX_OK`` false) runs as one unit owning every event: the one ordered
+    partition the eager planner chooses (without its ``NotParallelWarning``).
+    """
     from dataclasses import replace
 
     from pyspark.sql import functions as F
 
     assert query.within is not None
+    slices = UNITS_PER_CORE * n_parts
     slicing = slicing_for(
         query,
         count=stream.count,
         span=span,
-        slices=UNITS_PER_CORE * n_parts,
+        slices=slices,
         slice_size=slice_size,
     )
+    frame = stream.frame
+    if stream.lazy and query.within.attr is not None:
+        frame = with_axis(frame, query.within.attr)
+    at = _geometry(stream, query, slicing, slices, span, slice_size)
     events_axis = query.within.attr is None
     v = F.col(POS) if events_axis else F.col(f"`{query.within.attr}`").cast("double")
-    length, before, after = slicing.length, slicing.before, slicing.after
-    # The slices that own events: those of the axis' smallest and largest values
-    # (the same floor of a double division as Spark's ``owner`` below).
-    lo_v, hi_v = (0, max(stream.count - 1, 0)) if events_axis else (span or (0, 0))
-    k_lo = math.floor(float(lo_v) / float(length))
-    k_hi = max(math.floor(float(hi_v) / float(length)), k_lo)
+    length, before, after = at.length, slicing.before, slicing.after
     # Float axes: widen the data range by a hair so rounding never loses an event
     # (more contiguous context never changes the complex events a slice owns).
     eps = 0.0 if events_axis else 1e-9
-    first = F.greatest(F.floor((v - F.lit(after)) / F.lit(length) - F.lit(eps)), F.lit(k_lo))
-    last = F.least(F.floor((v + F.lit(before)) / F.lit(length)), F.lit(k_hi))
-    owner = F.floor(v / F.lit(length))
-    sliced = (
-        stream.frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
-        .withColumn(OWN, owner.cast("long") == F.col(SLICE))
-    )
-    units = k_hi - k_lo + 1
-    tasks = MAX_TASKS_PER_CORE * n_parts
+    first = F.greatest(F.floor((v - F.lit(after)) / length - F.lit(eps)), at.k_lo)
+    last = F.least(F.floor((v + F.lit(before)) / length), at.k_hi)
+    owner = F.floor(v / length)
+    if stream.lazy:
+        every = F.when(at.ok, F.sequence(first.cast("long"), last.cast("long")))
+        every = every.otherwise(F.array(F.lit(0).cast("long")))
+        sliced = (
+            frame.withColumn(SLICE, F.explode(every))
+            .withColumn(OWN, F.when(at.ok, owner.cast("long") == F.col(SLICE)).otherwise(F.lit(True)))
+        )
+        k_lo: int | Column = F.when(at.ok, at.k_lo).otherwise(F.lit(0))
+        units: int | Column = F.when(at.ok, at.k_hi - at.k_lo + F.lit(1)).otherwise(F.lit(1))
+        tasks = UNITS_PER_CORE * n_parts
+        sliced = drop_helpers(sliced)
+    else:
+        sliced = (
+            frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
+            .withColumn(OWN, owner.cast("long") == F.col(SLICE))
+        )
+        lo_v, hi_v = (0, max(stream.count - 1, 0)) if events_axis else (span or (0, 0))
+        k_lo = math.floor(float(lo_v) / float(slicing.length))
+        units = max(math.floor(float(hi_v) / float(slicing.length)), k_lo) - k_lo + 1
+        tasks = MAX_TASKS_PER_CORE * n_parts
     spec = replace(base, sliced=True, shift_windows=events_axis and query.slide is not None)
     if query.returns is None:
         return _run_units(sliced, k_lo, units, tasks, spec, result_struct)
@@ -504,21 +604,23 @@ def run_to_results(
     partitions: int | None = None,
     slice_size: int | float | None = None,
     progress: Report | None = None,
+    lazy: bool = False,
 ) -> list[Match] | list[TrendRow]:
     """``run`` collected into the single-process engines' objects, sorted (spec §12).
 
     ``progress`` (say ``print``) hears the plan and, about once a second, how
-    many Spark tasks are done.
+    many Spark tasks are done.  ``lazy`` plans a DataFrame as :func:`plan` does
+    with ``lazy`` (no scan job; keys hashed, not balanced by size).
     """
     with spark_errors():
         spark = session or get_session(master)
     with watch(spark, progress):
         planned = plan(
             query, data, type_col=type_col, time_col=time_col, schema=schema, session=spark,
-            partitions=partitions, slice_size=slice_size,
+            partitions=partitions, slice_size=slice_size, lazy=lazy,
         )
         try:
-            if progress is not None:
+            if progress is not None and not planned.stream.lazy:
                 progress(f"{planned.stream.count:,} events numbered; {planned.strategy.reason}")
             return results_of(planned, _collect(planned.frame))
         finally:
