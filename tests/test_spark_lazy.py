@@ -1,0 +1,209 @@
+"""``acel.spark.run`` is lazy: no Spark job until an action, and the same results (issue 25 §4).
+
+Jobs are counted with a job group and ``statusTracker``: building the result
+frame must start none; the action then gives what the eager planner and the
+single-process engine give.  The lazy plan (``spark_backend.lazy``) is also
+cross-checked on generated queries and streams, as ``tests/test_spark.py`` does
+for the eager one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acel.acea import engine
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from acel.lang.ast import Query, Window
+from acel.lang.errors import DataError
+from acel.lang.events import Event
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
+from acel.testing import (
+    SPEC_STOCK_EVENTS,
+    SPEC_STOCK_SCHEMA,
+    TEST_SCHEMA,
+    queries,
+    streams,
+    trend_queries,
+)
+
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
+]
+
+SETTINGS = settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+QUERIES = [
+    "SELL AS a ; SELL AS b",  # one unit
+    "SELL AS a ; SELL AS b PARTITION BY name",  # key buckets
+    "SELL AS a ; BUY AS b WITHIN 3 EVENTS",  # slices by position
+    "RETURN COUNT(*), SUM(b.price) PATTERN SELL AS a ; BUY AS b WITHIN 300 ON price",  # ON axis
+    "RETURN COUNT(*) PATTERN SELL AS a ; BUY AS b WITHIN 4 EVENTS SLIDE 2 EVENTS",
+    "RETURN COUNT(*), MAX(a.price) PATTERN SELL AS a ; BUY AS b",
+]
+
+
+def _frame(spark: Any, events: list[Event]) -> Any:
+    from acel.spark_backend.frames import events_frame
+
+    return events_frame(spark, events)
+
+
+def _jobs(spark: Any, group: str) -> int:
+    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
+def _quiet_run(spark: Any, group: str, query: str, data: Any, **kw: Any) -> Any:
+    import acel
+
+    spark.sparkContext.setJobGroup(group, "acel.spark.run planning (test)")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return acel.spark.run(query, data, session=spark, vars="json", **kw)
+    finally:
+        spark.sparkContext.setJobGroup("after-" + group, "actions (test)")
+
+
+def _lazy(spark: Any, query: Query | str, data: Any, schema: Schema | None, **kw: Any) -> Any:
+    from acel.spark_backend import run_to_results
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_to_results(query, data, schema=schema, session=spark, lazy=True, **kw)
+
+
+def _plain(events: list[Event]) -> list[dict[str, Any]]:
+    return [e.as_dict() for e in events]
+
+
+@pytest.mark.parametrize("index", range(len(QUERIES)))
+def test_building_the_frame_runs_no_job(spark: Any, index: int) -> None:
+    """A DataFrame with its schema: zero jobs until ``collect``, then the engine's results."""
+    import acel
+
+    query = QUERIES[index]
+    group = f"lazy-frame-{index}"
+    frame = _quiet_run(spark, group, query, _frame(spark, SPEC_STOCK_EVENTS),
+                       schema=SPEC_STOCK_SCHEMA)
+    assert _jobs(spark, group) == 0
+    rows = frame.collect()
+    expected = list(acel.run(query, _plain(SPEC_STOCK_EVENTS), schema=SPEC_STOCK_SCHEMA))
+    assert len(rows) == len(expected) and len(rows) > 0
+    got = _lazy(spark, query, _frame(spark, SPEC_STOCK_EVENTS), SPEC_STOCK_SCHEMA)
+    assert got == expected
+
+
+@pytest.mark.parametrize("index", [1, 2, 3])
+def test_a_file_is_planned_without_a_job(spark: Any, tmp_path: Path, index: int) -> None:
+    """A path: read on the driver (its copy carries positions, keys and the axis are
+    counted while writing), so no Spark job before the action either, schema inferred."""
+    import acel
+
+    path = tmp_path / "stocks.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in _plain(SPEC_STOCK_EVENTS)))
+    query = QUERIES[index]
+    group = f"lazy-file-{index}"
+    frame = _quiet_run(spark, group, query, str(path))
+    assert _jobs(spark, group) == 0
+    expected = list(acel.run(query, str(path)))
+    assert len(frame.collect()) == len(expected)
+    assert acel.spark.collect(query, str(path), session=spark) == expected
+
+
+@SETTINGS
+@given(queries(top_negation=True), streams(max_len=9), st.integers(1, 3), st.booleans())
+def test_lazy_plan_equals_engine_on_generated_queries(
+    spark: Any, query: Query, stream: list[Event], size: int, force_within: bool
+) -> None:
+    if force_within and query.within is None:
+        query = replace(query, within=Window(3))
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    assert _lazy(spark, query, _frame(spark, stream), TEST_SCHEMA, slice_size=size) == expected
+
+
+@SETTINGS
+@given(trend_queries(top_negation=True), streams(max_len=9), st.integers(1, 3))
+def test_lazy_plan_equals_engine_on_generated_trend_queries(
+    spark: Any, query: Query, stream: list[Event], size: int
+) -> None:
+    expected = engine.run(query, stream, TEST_SCHEMA)
+    got = _lazy(spark, query, _frame(spark, stream), TEST_SCHEMA, slice_size=size)
+    assert _round(got) == _round(expected)
+
+
+def _round(rows: list[Any]) -> list[Any]:
+    """Floats may differ by summation order only (spec §4)."""
+    from acel.lang.clauses import TrendRow
+
+    return [
+        TrendRow(r.key, r.window, tuple((n, round(v, 9) if isinstance(v, float) else v)
+                                        for n, v in r.values))
+        if isinstance(r, TrendRow) else r
+        for r in rows
+    ]
+
+
+def test_a_frame_out_of_time_order_is_sorted_in_the_plan(spark: Any) -> None:
+    """With a time column the plan sorts by (time, input order), stably, as the readers do."""
+    import acel
+
+    rows = [("A", 3, 1), ("B", 1, 2), ("A", 1, 3), ("B", 2, 4), ("A", 2, 5), ("B", 3, 6)]
+    frame = spark.createDataFrame(rows, "type string, ts long, x long")
+    query = "A AS a ; B AS b WITHIN 2 ON ts"
+    group = "lazy-time"
+    lazy_frame = _quiet_run(spark, group, query, frame, time_col="ts",
+                            schema=Schema.of({"A": ["ts", "x"], "B": ["ts", "x"]}))
+    assert _jobs(spark, group) == 0
+    events = [{"type": t, "ts": ts, "x": x} for t, ts, x in rows]
+    expected = list(acel.run(query, events, time_col="ts"))
+    got = sorted((r["start"], r["end"]) for r in lazy_frame.collect())
+    assert got == sorted((m.event.start, m.event.end) for m in expected) and got
+    assert _lazy(spark, query, frame, None, time_col="ts") == expected
+
+
+def test_a_decreasing_on_axis_runs_as_one_unit(spark: Any) -> None:
+    """The plan cannot know the axis' order beforehand: a decreasing axis found while
+    the action runs makes one unit of the whole stream, exact as the eager fallback."""
+    values = [5, 1, 9, 2, 8, 3, 7, 4]
+    events = [Event(i, (("type", "A" if i % 2 else "B"), ("v", v))) for i, v in enumerate(values)]
+    schema = Schema.of({"A": ["v"], "B": ["v"]})
+    query = parse_query("B AS b ; A AS a WITHIN 3 ON v")
+    expected = engine.run(query, events, schema)
+    assert expected
+    assert _lazy(spark, query, _frame(spark, events), schema, slice_size=1) == expected
+
+
+def test_bad_rows_fail_the_action_in_one_line(spark: Any) -> None:
+    frame = spark.createDataFrame([("A", 1), (None, 2), ("", 3)], "type string, x long")
+    with pytest.raises(DataError) as caught:
+        _lazy(spark, "A AS a", frame, Schema.of({"A": ["x"]}))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "bad input rows, nothing was run: 2 row(s) with a NULL or empty type" in message
+
+
+def test_a_missing_axis_value_fails_the_action(spark: Any) -> None:
+    frame = spark.createDataFrame([("A", 1), ("B", None), ("A", 3)], "type string, v long")
+    with pytest.raises(DataError, match=r"1 event\(s\) have no numeric 'v'"):
+        _lazy(spark, "A AS a ; A AS b WITHIN 5 ON v", frame, Schema.of({"A": ["v"], "B": ["v"]}))
+
+
+def test_an_empty_stream_gives_the_identity_row(spark: Any) -> None:
+    frame = spark.createDataFrame([], "type string, x long")
+    got = _lazy(spark, "RETURN COUNT(*), SUM(a.x) PATTERN A AS a WITHIN 3 EVENTS", frame,
+                Schema.of({"A": ["x"]}))
+    assert [r.values for r in got] == [(("COUNT(*)", 0), ("SUM(a.x)", 0))]
