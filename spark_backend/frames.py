@@ -272,15 +272,11 @@ def read_file(
     count = 0
     try:
         with pq.ParquetWriter(target, written) as writer:
-            for batch in stream.batches():
-                try:
-                    table = pa.Table.from_pylist(batch, schema=arrow_schema)
-                except (OverflowError, pa.ArrowInvalid):
-                    raise _too_big(path, type_col, schema, kinds, batch) from None
+            for table in _tables(stream, arrow_schema, path, type_col, schema, kinds):
                 facts.add(table, kinds)
-                positions = pa.array(range(count, count + len(batch)), pa.int64())
+                positions = pa.array(range(count, count + table.num_rows), pa.int64())
                 writer.write_table(table.append_column(written.field(POS), positions))
-                count += len(batch)
+                count += table.num_rows
     except BaseException:
         _remove(folder)
         raise
@@ -293,6 +289,45 @@ def read_file(
     known = parquet_schema(target)  # no Spark job to read the footer
     reader = spark.read if known is None else spark.read.schema(known)
     return FileEvents(reader.parquet(target), path, events_schema, count, folder, facts)
+
+
+def _tables(
+    stream: Any, arrow_schema: Any, path: str, type_col: str, schema: Schema | None,
+    kinds: dict[str, str],
+) -> Any:
+    """The stream's events as Arrow tables of ``arrow_schema``, in stream order.
+
+    Columnar when the reader gives them so (``EventStream.arrow_batches``, issue 23:
+    the same events, checks and errors as ``batches``), else built from the
+    attribute maps of ``batches`` (also when ``arrow_batches`` returns ``None``).
+    """
+    import pyarrow as pa
+
+    columnar = getattr(stream, "arrow_batches", None)
+    batches = columnar() if columnar is not None else None
+    if batches is not None:
+        for batch in batches:
+            yield _conformed(batch, arrow_schema)
+        return
+    for rows in stream.batches():
+        try:
+            yield pa.Table.from_pylist(rows, schema=arrow_schema)
+        except (OverflowError, pa.ArrowInvalid):
+            raise _too_big(path, type_col, schema, kinds, rows) from None
+
+
+def _conformed(batch: Any, arrow_schema: Any) -> Any:
+    """A record batch as a table with ``arrow_schema``'s columns, in its order (a column
+    the batch lacks is all NULL)."""
+    import pyarrow as pa
+
+    names = batch.schema.names
+    columns = [
+        batch.column(names.index(f.name)).cast(f.type) if f.name in names
+        else pa.nulls(batch.num_rows, f.type)
+        for f in arrow_schema
+    ]
+    return pa.Table.from_arrays(columns, schema=arrow_schema)
 
 
 def _attribute_order(schema: Schema) -> list[str]:
