@@ -259,3 +259,19 @@ def test_a_files_copy_is_the_same_from_columnar_batches(
     assert got.count == len(events) and got.facts is not None and plain.facts is not None
     assert got.facts.sizes == plain.facts.sizes and got.facts.sizes
     assert bool(calls) == (columnar == "given")
+
+
+def test_keys_are_dealt_to_buckets_by_size_in_the_plan(spark: Any) -> None:
+    """Largest first, snake order: 8 equal keys fill 8 buckets one each; with sizes
+    8, 7, …, 1 on 4 buckets every bucket holds 9 events (hashing gave no such bound)."""
+    from acel.spark_backend.executor import SLICE
+    from acel.spark_backend.run import _bucketed_in_plan
+
+    equal = spark.createDataFrame([(k,) for k in range(8) for _ in range(3)], "k long")
+    placed = {r["k"]: r[SLICE] for r in _bucketed_in_plan(equal, ("k",), 8).collect()}
+    assert sorted(placed.values()) == list(range(8))
+    uneven = spark.createDataFrame([(k,) for k in range(1, 9) for _ in range(k)], "k long")
+    load: dict[int, int] = {}
+    for row in _bucketed_in_plan(uneven, ("k",), 4).collect():
+        load[row[SLICE]] = load.get(row[SLICE], 0) + 1
+    assert load == {0: 9, 1: 9, 2: 9, 3: 9}
