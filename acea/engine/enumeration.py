@@ -25,6 +25,8 @@ from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
 from acel.acea.engine.dag import Builder, Edge, Node, compact, enumerate_within, make_node
 from acel.acea.engine.windows import WindowRule
 
+from acel.io.native_switch import wanted
+
 Config = tuple[int, tuple[Any, ...]]
 
 EXPIRED = float("-inf")
@@ -34,7 +36,33 @@ WATCH_EVERY = 1024
 """How often (in complex events of one step) :attr:`Enumerator.watch` is called."""
 WATCH_MASK = WATCH_EVERY - 1
 
+NativeLines = Callable[..., None]
+"""``_native_enum.lines(node, end, threshold, coords, builder, make, out, watch, seen)``."""
 
+
+def native_lines() -> NativeLines | None:
+    """The C walk of ``acea/engine/native/enumerate.c`` (issue 23), or ``None`` when it
+    was not built (the pure-Python walk of :mod:`acel.acea.engine.dag` is the reference)."""
+    try:
+        from acel.acea.engine import _native_enum  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    _native_enum.init(Node)
+    lines: NativeLines = _native_enum.lines
+    return lines
+
+
+def choose_native(build: Builder | None) -> NativeLines | None:
+    """The native walk when ``ACEL_NATIVE`` wants it and the builder writes §12 text
+    (it says how with a ``native_make``, :class:`acel.io.lines.LineBuilder`): complex
+    events built as objects always take the pure-Python walk."""
+    if getattr(build, "native_make", None) is None:
+        return None
+    lines = native_lines()
+    if not wanted(lines is not None, "the extension acel.acea.engine._native_enum is not built "
+                  "(pip install -e . with a C compiler)"):
+        return None
+    return lines
 
 
 class Enumerator:
@@ -54,6 +82,7 @@ class Enumerator:
         "build",
         "prepare",
         "watch",
+        "native",
     )
 
     def __init__(
@@ -87,6 +116,8 @@ class Enumerator:
         self.period = 64
         self.local = 0
         self.starts = starts
+        self.native = choose_native(build)
+        """The C walk that writes each run's §12 text (``None``: the pure-Python one)."""
 
     def exhausted(self) -> bool:
         """No run is alive and none may start: later events cannot change the output."""
@@ -197,7 +228,9 @@ class Enumerator:
         watch = self.watch
         coords = self.coords
         out: list[Any] = []
-        if self.dedupe:
+        if self.native is not None:
+            self._emit_native(self.native, ends, k, threshold, out)
+        elif self.dedupe:
             seen: set[Any] = set()
             for node in ends:
                 for ce in enumerate_within(node, k, threshold, coords, build):
@@ -216,6 +249,17 @@ class Enumerator:
             for node in ends:
                 out.extend(enumerate_within(node, k, threshold, coords, build))
         return out
+
+    def _emit_native(
+        self, native: NativeLines, ends: list[Node], k: int, threshold: Any, out: list[Any]
+    ) -> None:
+        """:meth:`_emit` by the C walk: the same complex events, in the same order, each
+        the builder's :class:`~acel.io.lines.PreparedEvent` (same dedupe, same watch)."""
+        build = self.build
+        make = build.native_make  # type: ignore[union-attr]
+        unique: set[Any] | None = set() if self.dedupe else None
+        for node in ends:
+            native(node, k, threshold, self.coords, build, make, out, self.watch, unique)
 
     def _compact(self, threshold: Any) -> None:
         """Drop the expired parts of the run graph; the next compaction's period."""

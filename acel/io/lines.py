@@ -228,6 +228,11 @@ class LineBuilder:
 
     __slots__ = ("encoder",)
 
+    native_make = PreparedEvent
+    """What the native walk (``acea/engine/native/enumerate.c``) makes of a run's
+    ``(start, end, vars JSON)``: it joins the entries :meth:`_load` prepares exactly as
+    :meth:`__call__` does, and calls :meth:`__call__` itself for a run with tied events."""
+
     def __init__(self, encoder: LineEncoder) -> None:
         self.encoder = encoder
 

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import IO, Any, Union
 
 from acel.io.formats import FORMATS
-from acel.io.lines import LineEncoder, clean, value_json
+from acel.io.lines import LineEncoder, PreparedEvent, clean, value_json
+from acel.io.native_switch import wanted
 from acel.io.targets import open_direct, open_partial, special_target
 from acel.lang.clauses import Key, Match, TrendRow, key_sort_key
 from acel.lang.errors import AcelError, DataError
@@ -42,6 +43,24 @@ OUTPUT_FORMATS = FORMATS
 
 _FIRST_FOUR = itemgetter(0, 1, 2, 3)
 """(end, query, start, line): the order of complex events in a file (spec §12)."""
+
+NativeLines = Any
+"""``_native_writer.match_lines(pending, PreparedEvent, limit)`` (``acel/io/native/writer.c``)."""
+
+
+def native_match_lines() -> NativeLines | None:
+    """The C line writer (issue 23) when ``ACEL_NATIVE`` wants it and it was built
+    (``None``: :meth:`ResultWriter._flush`'s pure-Python lines, the reference)."""
+    try:
+        from acel.io import _native_writer  # type: ignore[attr-defined]
+    except ImportError:
+        available = None
+    else:
+        available = _native_writer.match_lines
+    if not wanted(available is not None, "the extension acel.io._native_writer is not built "
+                  "(pip install -e . with a C compiler)"):
+        return None
+    return available
 
 
 
@@ -399,6 +418,9 @@ class ResultWriter:
         self.live = live
         self.workload = workload
         self.encoder = LineEncoder()
+        self.native = native_match_lines() if self.kind == "jsonl" else None
+        """The C writer of complex events' lines (unkeyed, no query name; else ``None``
+        or its own fallback: the pure-Python lines of :meth:`_flush`)."""
         self.written = 0
         self.rows: list[tuple[Any, str | None]] = []
         self.pending: list[tuple[Any, str | None]] = []
@@ -470,21 +492,42 @@ class ResultWriter:
     def _flush(self) -> None:
         if self.pending:
             pending, self.pending = self.pending, []
-            encoder = self.encoder
-            keyed = [
-                (m.event.end, q or "", m.event.start, encoder.match(m, q), m) for m, q in pending
-            ]
-            keyed.sort(key=_FIRST_FOUR)
-            if self.limit is not None:
-                keyed = keyed[: max(0, self.limit - self.written)]
-            if self.kind == "jsonl":
-                self._lines([item[3] for item in keyed])
-            elif self.kind == "csv":
-                self._csv_matches([(item[4], item[1] or None) for item in keyed])
-            else:
-                self._parquet_matches([(item[4], item[1] or None, item[3]) for item in keyed])
+            if self.native is None or not self._native_flush(pending):
+                self._flush_matches(pending)
         if self.live and self.handle is not None:
             self.handle.flush()
+
+    def _native_flush(self, pending: list[tuple[Any, str | None]]) -> bool:
+        """The lines of ``pending`` by the C writer; ``False`` (nothing written) when one
+        of them is outside its fragment (a key, a query name, a complex event not
+        prepared as text, a position beyond 64 bits)."""
+        limit = None if self.limit is None else max(0, self.limit - self.written)
+        native = self.native
+        assert native is not None
+        done = native(pending, PreparedEvent, limit)
+        if done is None:
+            return False
+        text, count = done
+        assert self.handle is not None
+        self.handle.write(text)
+        self.written += count
+        return True
+
+    def _flush_matches(self, pending: list[tuple[Any, str | None]]) -> None:
+        """The complex events of ``pending`` in spec §12 order (the reference path)."""
+        encoder = self.encoder
+        keyed = [
+            (m.event.end, q or "", m.event.start, encoder.match(m, q), m) for m, q in pending
+        ]
+        keyed.sort(key=_FIRST_FOUR)
+        if self.limit is not None:
+            keyed = keyed[: max(0, self.limit - self.written)]
+        if self.kind == "jsonl":
+            self._lines([item[3] for item in keyed])
+        elif self.kind == "csv":
+            self._csv_matches([(item[4], item[1] or None) for item in keyed])
+        else:
+            self._parquet_matches([(item[4], item[1] or None, item[3]) for item in keyed])
 
     @property
     def full(self) -> bool:
