@@ -353,10 +353,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=60.0, help="baseline time limit (s)")
     parser.add_argument(
         "--parts", default="trend,complex,memory,pipeline,workload,select",
-        help="comma-separated: trend,complex,memory,pipeline,workload,native,select (bench/pipeline.py: acel "
-             "run end to end, reading, memory at 10^6/10^7, the flights query, negation; "
+        help="comma-separated: trend,complex,memory,pipeline,workload,native,peers,select (bench/pipeline.py: "
+             "acel run end to end, reading, memory at 10^6/10^7, the flights query, negation; "
              "bench/workload_bench.py: HAMLET's workload, shared vs each query alone; "
-             "bench/native_limit.py: acel run against exact C programmes on W0)",
+             "bench/native_limit.py: acel run against exact C programmes on W0; "
+             "bench/peers.py: acel run, CORE and C side by side on W0)",
     )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -391,6 +392,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         native_limit.main((["--sizes", "20000"] if args.quick else []) + ["--out", args.out])
         with open(os.path.join(args.out, "native-limit.json")) as fh:
             report["native"] = json.load(fh)["rows"]
+    if "peers" in parts:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import peers
+
+        peers.main((["--sizes", "20000"] if args.quick else []) + ["--out", args.out])
+        with open(os.path.join(args.out, "peers.json")) as fh:
+            report["peers"] = json.load(fh)
     if "select" in parts:
         report["select"] = select_part(args.quick)
     report["machine"]["load_average_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None

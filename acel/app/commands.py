@@ -182,6 +182,9 @@ def _setup_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes only (under a minute)")
     p.add_argument("--spark", action="store_true", help="run the Spark benchmark (bench/spark_bench.py)")
     p.add_argument("--out", default="bench-out", help="folder for the table, JSON and plot (default bench-out)")
+    p.add_argument("--parts", default=None,
+                   help="comma-separated parts of bench/run.py (e.g. peers: acel run against CORE "
+                        "and C on W0, bench/peers.py); default: its usual parts")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -189,6 +192,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if not script.exists():
         raise UsageError(f"the benchmarks live in a clone of the project: {script} is missing")
     argv = ["--out", args.out] + (["--quick"] if args.quick else [])
+    if args.parts is not None:
+        if args.spark:
+            raise UsageError("--parts chooses parts of bench/run.py, not of the Spark benchmark")
+        argv += ["--parts", args.parts]
     namespace = runpy.run_path(str(script))
     main = namespace.get("main")
     if main is None:
