@@ -17,6 +17,7 @@ dropped as the axis moves on, when it is monotone).
 
 from __future__ import annotations
 
+import importlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -43,8 +44,8 @@ NativeLines = Callable[..., None]
 def native_lines() -> NativeLines | None:
     """The C walk of ``acea/engine/native/enumerate.c`` (issue 23), or ``None`` when it
     was not built (the pure-Python walk of :mod:`acel.acea.engine.dag` is the reference)."""
-    try:
-        from acel.acea.engine import _native_enum  # type: ignore[attr-defined]
+    try:  # by name: a ``from`` import of the package would be an import cycle
+        _native_enum = importlib.import_module("acel.acea.engine._native_enum")
     except ImportError:
         return None
     _native_enum.init(Node)

@@ -16,6 +16,7 @@ the previous one).
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import json
 import os
@@ -51,12 +52,10 @@ NativeLines = Any
 def native_match_lines() -> NativeLines | None:
     """The C line writer (issue 23) when ``ACEL_NATIVE`` wants it and it was built
     (``None``: :meth:`ResultWriter._flush`'s pure-Python lines, the reference)."""
-    try:
-        from acel.io import _native_writer  # type: ignore[attr-defined]
+    try:  # by name, as a module of this package
+        available = importlib.import_module("acel.io._native_writer").match_lines
     except ImportError:
         available = None
-    else:
-        available = _native_writer.match_lines
     if not wanted(available is not None, "the extension acel.io._native_writer is not built "
                   "(pip install -e . with a C compiler)"):
         return None
