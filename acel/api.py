@@ -11,7 +11,6 @@ command line prints (queries: line, column and a caret).
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -363,6 +362,8 @@ class Results:
         if tables.check_form(form) != "nested":
             returns = self.query.ast.returns is not None
             return tables.arrow_table(tables.columns_of(self.to_list(), form, returns))
+        import tempfile
+
         import pyarrow.parquet as pq
 
         with tempfile.TemporaryDirectory(prefix="acel-results-") as folder:

@@ -4,7 +4,9 @@ Each subcommand is a :class:`Command` in the registry :data:`COMMANDS`
 (``fmt``, ``check``, ``run``, ``compile`` here); later commands (``conform``,
 ``bench``, ``demo``) join with :func:`add_command` without touching the others.
 Engines, the checker and the compiler are imported lazily, so a missing piece
-only affects the command that needs it.  Every user error (:class:`AcelError`,
+only affects the command that needs it; a command's module is imported only
+when that command is chosen (``acel run`` imports nothing of the workload, Spark
+or ``--version`` machinery: papers/engine.md "Start-up").  Every user error (:class:`AcelError`,
 a missing file) is printed on stderr with exit status 2, never a traceback.
 """
 
@@ -17,9 +19,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from acel.app import run_cmd, workload_cmd
-from acel.app.hints import no_schema_warning
 from acel.app.options import (
     UsageError,
     add_type_col,
@@ -94,6 +95,8 @@ def _setup_check(p: argparse.ArgumentParser) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Parse and check a query; print what it uses."""
+    from acel.app import workload_cmd
+
     if workload_cmd.dispatch(args):
         return workload_cmd.cmd_check(args)
     query = load_query(args.query)
@@ -132,9 +135,12 @@ def _setup_compile(p: argparse.ArgumentParser) -> None:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     """Compile a query to an ACEA; print its size and DOT, or write DOT/SVG/PNG files."""
+    from acel.app import workload_cmd
+
     if workload_cmd.dispatch(args):
         return workload_cmd.cmd_compile(args)
     from acel.api import compile as compile_query
+    from acel.app.hints import no_schema_warning
     from acel.lang import ast
 
     query = load_query(args.query)
@@ -178,6 +184,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------- registry, main
 
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported at its first call: a command's module is loaded only
+    when that command is chosen (issue 23, start-up cost)."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{module}.{name}``, imported on first use."
+    return call
+
+
 add_command(
     "fmt", _setup_fmt, cmd_fmt,
     help="print the canonical text of a query",
@@ -191,7 +210,7 @@ add_command(
            "  acel check \"SELL AS x FILTER x[price > 1]\" --schema tests/data/stocks_schema.json",
 )
 add_command(
-    "run", run_cmd.setup_run, run_cmd.cmd_run,
+    "run", lazy("acel.app.run_cmd", "setup_run"), lazy("acel.app.run_cmd", "cmd_run"),
     help="run a query on an event file",
     epilog="examples:\n  acel run \"SELL ; BUY\" --data tests/data/stocks.jsonl\n"
            "  acel run examples/paper/ex3_2_three_sales.acel --data tests/data/stocks.csv "
@@ -239,29 +258,62 @@ def version() -> str:
         return __version__
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with one subparser per registered command."""
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked (``importlib.metadata``
+    and the ``email`` package it loads cost ~15 ms of every start otherwise)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"acel {version()}")
+        parser.exit()
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word not starting with ``-`` (the top level
+    has no option taking a value); ``None`` when there is none (``acel --version``,
+    ``acel --help``)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser with one subparser per registered command.  Given the
+    ``argv`` it will parse, only the chosen command's options are set up (so only
+    that command's module is imported; none for ``--version``); every command is
+    still listed by ``acel --help``, whose lines come from the registry."""
     load_extensions()
     parser = argparse.ArgumentParser(
         prog="acel",
         description="ACEL: complex event recognition with aggregation.",
         epilog="run 'acel COMMAND --help' for the options and an example of each command",
     )
-    parser.add_argument("--version", action="version", version=f"acel {version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    every = argv is None
+    only = None if every else chosen_command(argv)
     for command in COMMANDS.values():
         p = sub.add_parser(
             command.name, help=command.help, description=command.help,
             epilog=command.epilog, formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        command.setup(p)
+        if every or command.name == only:
+            command.setup(p)
         p.set_defaults(handler=command.handler)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse ``argv`` and run the command; user errors exit with status 2."""
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)

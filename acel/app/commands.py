@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acel.api import as_query
 from acel.app.cli import add_command
 from acel.app.options import UsageError, load_query_text
 from acel.app.reporting import eprint
@@ -79,6 +78,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
             args.null_rate = real.null_rate
     if args.query is None:
         return _conform_generated(args, against)
+    from acel.api import as_query
     from acel.app.conform import ORACLE_LIMIT, conform
     from acel.engines import ENGINES
     from acel.io import read_events, read_schema

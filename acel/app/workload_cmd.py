@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acel.api import EmptyData, open_stream
 from acel.app.options import UsageError, describe, load_schema, no_events, read_given_schema
 from acel.app.reporting import (
     MemoryGuard,
@@ -26,23 +25,50 @@ from acel.app.reporting import (
     summary,
     write_groups,
 )
+from acel.io.formats import could_be_path, read_text_file
 from acel.lang.schema import Schema
-from acel.workload import NamedQuery, check_workload, is_workload, workload_from_args
+
+if TYPE_CHECKING:
+    from acel.workload import NamedQuery
+
+# acel.api and acel.workload are imported where a workload is run: one query's
+# `acel run` never loads them (papers/engine.md "Start-up").
 
 
 def dispatch(args: argparse.Namespace) -> bool:
     """Whether the command's QUERY arguments are a workload (then this module runs it);
     otherwise ``args.query`` becomes the one QUERY (or ``None``) the command expects."""
     queries = args.query if isinstance(args.query, list) else [args.query] if args.query else []
-    if queries and is_workload(queries):
-        args.query = queries
-        return True
+    if queries and may_be_workload(queries):
+        from acel.workload import is_workload
+
+        if is_workload(queries):
+            args.query = queries
+            return True
     args.query = queries[0] if queries else None
     return False
 
 
+def may_be_workload(queries: list[str]) -> bool:
+    """False when the QUERY arguments surely are one query: a single text or file that
+    never says ``query`` cannot hold a ``QUERY name:`` header.  Otherwise
+    :func:`acel.workload.is_workload` decides (it agrees on every False given here)."""
+    if len(queries) != 1:
+        return True
+    text = queries[0]
+    if could_be_path(text):
+        path = Path(text)
+        if path.is_dir():
+            return True
+        if path.is_file():
+            text = read_text_file(path)
+    return "query" in text.lower()
+
+
 def _load(args: argparse.Namespace) -> tuple[list[NamedQuery], Schema | None]:
     """The workload, checked against ``--schema`` before any data is read."""
+    from acel.workload import check_workload, workload_from_args
+
     workload = workload_from_args(args.query)
     given = read_given_schema(args)
     if given is not None:
@@ -55,6 +81,8 @@ def _load(args: argparse.Namespace) -> tuple[list[NamedQuery], Schema | None]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``acel check`` of a workload: each query, and the shared plan with a schema."""
+    from acel.workload import check_workload, workload_from_args
+
     workload = workload_from_args(args.query)
     schema, _ = load_schema(args)
     if schema is not None:
@@ -86,6 +114,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from acel.acea.model import render
     from acel.api import Query, schema_of
     from acel.api import compile as compile_query
+    from acel.workload import check_workload, workload_from_args
 
     workload = workload_from_args(args.query)
     schema, _ = load_schema(args)
@@ -172,6 +201,9 @@ def cmd_run(args: argparse.Namespace, progress: Progress) -> int:
 def _open(args: argparse.Namespace, workload: list[NamedQuery], given: Schema | None) -> Any:
     """The stream of ``--data``, every query checked against its schema
     (:func:`acel.api.open_stream`, as one query's run opens it)."""
+    from acel.api import EmptyData, open_stream
+    from acel.workload import check_workload
+
     watch = sorted(
         {q.query.within.attr for q in workload if q.query.within is not None and q.query.within.attr}
     )
@@ -250,6 +282,7 @@ def _batch_groups(engine: Any, workload: list[NamedQuery], stream: Any, max_even
 def _run_spark(args: argparse.Namespace, progress: Progress) -> int:
     from acel.io.results import ResultWriter
     from acel.spark_backend.workload import run_workload_to_results
+    from acel.workload import check_workload
 
     workload, given = _load(args)
     _one_table(args, workload)

@@ -10,10 +10,7 @@ the stream's length).  Python's sort and :func:`heapq.merge` are both stable
 
 from __future__ import annotations
 
-import heapq
 import os
-import pickle
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -49,6 +46,8 @@ def sort_by_time(items: Iterable[Keyed], chunk: int = DEFAULT_CHUNK) -> Iterator
         if buffer:
             runs.append(_spill(buffer))
             buffer = []
+        import heapq  # here: a stream that fits in memory never loads it (start-up, issue 23)
+
         for _, attrs in heapq.merge(*(_read(run) for run in runs), key=_key):
             yield attrs
     finally:
@@ -57,6 +56,9 @@ def sort_by_time(items: Iterable[Keyed], chunk: int = DEFAULT_CHUNK) -> Iterator
 
 
 def _spill(items: list[Keyed]) -> IO[bytes]:
+    import pickle
+    import tempfile
+
     handle = tempfile.TemporaryFile(prefix="acel-sort-")
     for start in range(0, len(items), SPILL_BATCH):
         pickle.dump(items[start : start + SPILL_BATCH], handle, protocol=pickle.HIGHEST_PROTOCOL)
@@ -65,6 +67,8 @@ def _spill(items: list[Keyed]) -> IO[bytes]:
 
 
 def _read(handle: IO[bytes]) -> Iterator[Keyed]:
+    import pickle
+
     while True:
         try:
             batch = pickle.load(handle)

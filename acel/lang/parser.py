@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, cast
 
 from lark import Lark, Token, Tree
@@ -135,7 +135,14 @@ def _lark() -> Lark:
 
 
 def grammar_text() -> str:
-    """The text of ``grammar.lark``."""
+    """The text of ``grammar.lark``: the file beside this module (every install has it;
+    ``importlib.resources``, which loads ``zipfile`` and ``tempfile``, only where it is not,
+    e.g. a zipped package: its import cost every start ~3 ms, issue 23)."""
+    beside = Path(__file__).with_name("grammar.lark")
+    if beside.is_file():
+        return beside.read_text(encoding="utf-8")
+    from importlib import resources
+
     return resources.files("acel.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
 
 
