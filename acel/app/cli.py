@@ -297,7 +297,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     every = argv is None
-    only = None if every else chosen_command(argv)
+    only = None if argv is None else chosen_command(argv)
     for command in COMMANDS.values():
         p = sub.add_parser(
             command.name, help=command.help, description=command.help,
