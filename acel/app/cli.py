@@ -311,8 +311,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse ``argv`` and run the command; user errors exit with status 2."""
-    if argv is None:
+    if argv is None:  # the process is ours (acel, python -m acel)
         argv = sys.argv[1:]
+        if chosen_command(argv) == "run":  # resumed by run_cmd before the events
+            from acel.app.startup import pause_collection
+
+            pause_collection()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:

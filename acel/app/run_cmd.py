@@ -40,6 +40,7 @@ from acel.app.reporting import (
     write_groups,
 )
 from acel.app.runaway import RunawayGuard
+from acel.app.startup import resume_collection
 from acel.io.formats import could_be_path
 from acel.lang.events import Event
 from acel.lang.schema import Schema
@@ -104,9 +105,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.stream is not None:
         if workload:
             raise UsageError("--stream runs one query; run each query of the workload on its own")
+        resume_collection()  # only one query's own run (_run_stream) starts with it paused
         return _run_spark_stream(args, progress)
     check_run_options(args)
     if workload:
+        resume_collection()
         return workload_cmd.cmd_run(args, progress)
     if args.query is None and not (args.engine == "sase" and args.sase):
         raise UsageError("give a QUERY (or --engine sase --sase FILE)")
@@ -116,6 +119,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.query is not None and could_be_path(args.query) and Path(args.query).is_file():
         inputs.append(args.query)
     check_output(args.out, [i for i in inputs if i])  # a bad --out before any work
+    if args.engine == "spark" or args.sase:
+        resume_collection()
     if args.engine == "spark":
         results, n_events = _run_spark(args, progress)
         return _write_all(args, results, n_events, progress)
@@ -171,6 +176,7 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
         progress=report, memory_check=guard.check, build=build, inspect=missing,
         big_step=_runaway_guard(args, parsed, given, progress),
     )
+    resume_collection()  # start-up is over: the run collects its own garbage
     written = write_groups(writer, groups, writer.add, progress)
     if written is None:
         return 130

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any, Literal
 
 from acel.lang.errors import DataError
@@ -176,6 +175,8 @@ def _stddev_lift(x: Any) -> tuple[int, Any, Any]:
     """``(1, x, x²)``, exact: a finite float becomes its exact ``Fraction``."""
     x = _stddev_number(x)
     if isinstance(x, float) and math.isfinite(x):
+        from fractions import Fraction  # here: its import (and regex) only for STDDEV of floats
+
         x = Fraction(x)
     return (1, x, x * x)
 
