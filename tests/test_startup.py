@@ -183,3 +183,22 @@ def test_set_up_writes_bytecode(tmp_path: Path) -> None:
 def test_bytecode_is_git_ignored() -> None:
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert "__pycache__/" in ignored and "*.pyc" in ignored
+
+
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
+def test_native_limit_reports_each_sides_own_peak_rss(tmp_path: Path) -> None:
+    """Was: a child of a parent holding the 10^6 generated records reported the parent's
+    peak (807 MiB on both sides): Linux copies the high-water mark into a forked child."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from native_limit import build, bytecode, measured
+
+    launcher = build(tmp_path)["measure"]
+    ballast = bytearray(200 * 2**20)  # this process's peak: above 200 MiB
+    ballast[:: 4096] = b"x" * len(ballast[:: 4096])  # touched, so resident
+    own = measured(launcher, [sys.executable, "-c", "b = bytearray(60 * 2**20); b[::4096] = "
+                              "b'x' * len(b[::4096])"], None, None)
+    del ballast
+    assert 60 <= own["peak_rss_mib"] < 150
+    assert own["cpu_s"] > 0
+    counted = bytecode()
+    assert counted["modules"] > 100 and 0 <= counted["compiled"] <= counted["modules"]
