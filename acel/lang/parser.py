@@ -18,10 +18,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from acel.lang.lalr import Parser, Token, Tree, from_lark
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark import Token as LarkToken
+    from lark.exceptions import UnexpectedInput
+
+# lark is imported only where a query fails to parse, or where no runtime table is
+# stored (acel.lang.lalr runs the tables lark made: 18 ms of every start, issue 23).
 
 from acel.lang.ast import (
     SELECT_STRATEGIES,
@@ -122,6 +129,24 @@ class Locations:
 
 
 @lru_cache(maxsize=1)
+def _runtime() -> Parser | None:
+    """The lark-free parser of :mod:`acel.lang.lalr`, when ``acel.lang._parse_table``
+    holds its tables for this very grammar (compared as text: neither lark nor hashlib
+    is imported); else ``None``, and lark parses.  The tables are a complete parser of
+    the grammar, so they need not match the installed lark's version."""
+    import json
+
+    try:
+        from acel.lang import _parse_table
+    except ImportError:
+        return None
+    data = getattr(_parse_table, "RUNTIME", None)
+    if data is None or getattr(_parse_table, "RUNTIME_GRAMMAR", None) != grammar_text():
+        return None
+    return Parser(json.loads(data))
+
+
+@lru_cache(maxsize=1)
 def _lark() -> Lark:
     """The query parser: loaded from its stored LALR table when that was made from this
     very grammar by this lark version (``acel.lang._parse_table``: plain data in a module,
@@ -130,6 +155,8 @@ def _lark() -> Lark:
     grammar = grammar_text()
     table = _stored_table(grammar)
     if table is not None:
+        from lark import Lark
+
         return Lark._load_from_dict(table["data"], table["memo"])
     return build_lark(grammar)
 
@@ -148,6 +175,8 @@ def grammar_text() -> str:
 
 def build_lark(grammar: str) -> Lark:
     """The query parser built from the grammar (LALR, positions kept)."""
+    from lark import Lark
+
     return Lark(
         grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False
     )
@@ -324,7 +353,7 @@ def describe_expected(expected: Iterable[str], previous: str | None = None) -> s
     return _join(words)
 
 
-def _describe_token(token: Token) -> str:
+def _describe_token(token: LarkToken) -> str:
     if token.type == "$END":
         return "the end of the query"
     if token.type == "NAME":
@@ -340,6 +369,8 @@ def _describe_token(token: Token) -> str:
 
 def _previous_token_type(text: str, pos: int | None) -> str | None:
     """The type of the last token before character offset ``pos``."""
+    from lark.exceptions import UnexpectedInput
+
     previous: str | None = None
     try:
         for token in _lark().lex(text):
@@ -358,7 +389,9 @@ def _end_position(text: str) -> Position:
     that needs more (a query ending in a newline has an empty last line); a
     query of blanks and comments only ends at line 1, column 1.
     """
-    last: Token | None = None
+    from lark.exceptions import UnexpectedInput
+
+    last: LarkToken | None = None
     try:
         for token in _lark().lex(text):
             last = token
@@ -388,6 +421,8 @@ def _accepted(err: UnexpectedInput, text: str) -> set[str] | None:
 
 
 def _syntax_error(err: UnexpectedInput, text: str) -> AcelSyntaxError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream if err.pos_in_stream is not None else len(text)
         char = text[pos] if pos < len(text) else ""
@@ -985,10 +1020,17 @@ needs more than about 650 frames (``tests/test_robustness.py``).
 
 
 def _parse_tree(text: str) -> Tree:
-    try:
-        tree = _lark().parse(text)
-    except UnexpectedInput as err:
-        raise _syntax_error(err, text) from None
+    """The parse tree: :mod:`acel.lang.lalr` when its tables are stored, lark otherwise
+    and for every syntax error (the messages are made from lark's errors)."""
+    fast = _runtime()
+    tree = fast.parse(text) if fast is not None else None
+    if tree is None:
+        from lark.exceptions import UnexpectedInput
+
+        try:
+            tree = from_lark(_lark().parse(text))
+        except UnexpectedInput as err:
+            raise _syntax_error(err, text) from None
     _check_depth(tree, text)
     return tree
 
