@@ -25,10 +25,17 @@ def compiled_for(
     formula: Formula, schema: Schema, items: tuple[TrendItem, ...] | None = None
 ) -> tuple[ACEA, CompiledAutomaton]:
     """The trimmed ACEA of a formula and its compiled closures (trend payloads for ``items``)."""
+    automaton = automaton_for(formula, schema)
+    return automaton, compile_automaton(automaton, items)
+
+
+@lru_cache(maxsize=512)
+def automaton_for(formula: Formula, schema: Schema) -> ACEA:
+    """The trimmed ACEA of a formula, compiled once however many item sets ask for its
+    closures (a trend query asks twice: to choose its mode, then with its items)."""
     from acel.compiler import compile_formula
 
-    automaton = compile_formula(formula, schema)
-    return automaton, compile_automaton(automaton, items)
+    return compile_formula(formula, schema)
 
 
 unambiguous = lru_cache(maxsize=512)(is_unambiguous)
