@@ -78,6 +78,7 @@ def test_the_probe_sees_what_a_run_imports(w0: Path, tmp_path: Path) -> None:
     seen = probe("run", str(workload), "--data", str(w0), "--out", str(tmp_path / "o.jsonl"),
                  cwd=tmp_path)
     assert "acel.workload" in seen["modules"]
+    assert seen["gc_enabled"] is True  # a workload run resumes collection at once
 
 
 def test_a_command_module_loads_only_when_chosen(tmp_path: Path) -> None:
