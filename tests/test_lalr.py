@@ -107,7 +107,7 @@ def mutations(text: str, data: st.DataObject) -> str:
     return " ".join(words)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(query=st.one_of(queries(), raw_queries), data=st.data())
 def test_generated_queries_and_their_mutations(query: Any, data: st.DataObject) -> None:
     text = format_query(query)
