@@ -23,6 +23,7 @@ TREND = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11
 NOT_ON_THE_RUN_PATH = (
     "pyspark", "acel.spark_backend", "acel.workload", "acel.reference", "importlib.metadata",
     "email", "pandas", "pyarrow", "fractions", "acel.stepper", "acel.testing", "lark", "hashlib",
+    "shutil", "bz2", "lzma",
 )
 """What a one-query trend run on a JSON Lines file must not import."""
 
@@ -203,3 +204,16 @@ def test_native_limit_reports_each_sides_own_peak_rss(tmp_path: Path) -> None:
     assert own["cpu_s"] > 0
     counted = bytecode()
     assert counted["modules"] > 100 and 0 <= counted["compiled"] <= counted["modules"]
+
+
+@pytest.mark.parametrize("columns,expected", [("57", 57), ("0", None), ("x", None), (None, None)])
+def test_terminal_width_is_shutils(monkeypatch: pytest.MonkeyPatch, columns: str | None,
+                                   expected: int | None) -> None:
+    """The help's width as ``shutil.get_terminal_size`` gives it (without importing it)."""
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli.terminal_width() == shutil.get_terminal_size().columns
+    if expected is not None:
+        assert cli.terminal_width() == expected
