@@ -23,7 +23,7 @@ TREND = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11
 NOT_ON_THE_RUN_PATH = (
     "pyspark", "acel.spark_backend", "acel.workload", "acel.reference", "importlib.metadata",
     "email", "pandas", "pyarrow", "fractions", "acel.stepper", "acel.testing", "lark", "hashlib",
-    "shutil", "bz2", "lzma",
+    "shutil", "bz2", "lzma", "csv",
 )
 """What a one-query trend run on a JSON Lines file must not import."""
 

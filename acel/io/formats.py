@@ -10,7 +10,6 @@ UTF-8.  A UTF-8 byte order mark at the start of a file is accepted.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -267,6 +266,8 @@ def _json_array(source: str, data: bytes) -> list[Any]:
 
 def csv_header(path: str | Path) -> list[str]:
     """The header of a CSV file, checked (empty or duplicate names are errors)."""
+    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
     source = str(path)
     with _open_text(path) as handle:
         reader = csv.reader(handle, strict=True)
@@ -295,6 +296,8 @@ def csv_cells(path: str | Path, width: int) -> Iterator[list[tuple[int, int, lis
     of fields; an unclosed quote ends the file with a :class:`DataError`
     naming the line where the quoted field starts.
     """
+    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
     source = str(path)
     with _open_text(path) as handle:
         reader = csv.reader(handle, strict=True)

@@ -15,7 +15,6 @@ the previous one).
 
 from __future__ import annotations
 
-import csv
 import importlib
 import io
 import json
@@ -541,6 +540,8 @@ class ResultWriter:
     # -------------------------------------------------------------- CSV
 
     def _csv_matches(self, items: list[tuple[Any, str | None]]) -> None:
+        import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
         assert self.handle is not None
         text = io.StringIO()
         writer = csv.writer(text, lineterminator="\n")
@@ -654,6 +655,8 @@ class ResultWriter:
             header = ["query", *header]
             table = [[item[4], *cells] for item, cells in zip(ordered, table)]
         if self.kind == "csv":
+            import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
             assert self.handle is not None
             text = io.StringIO()
             writer = csv.writer(text, lineterminator="\n")
@@ -729,6 +732,8 @@ def results_to_string(results: Results, fmt: str = "jsonl") -> str:
 
 def read_table(path: str | Path) -> list[dict[str, Value | None]]:
     """A CSV or Parquet result file as plain dictionaries (for round-trip checks)."""
+    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
     kind = output_format(path)
     if kind == "parquet":
         import pyarrow.parquet as pq
