@@ -127,6 +127,23 @@ def test_an_in_process_main_leaves_collection_alone(
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
+def test_a_failing_process_run_resumes_collection(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cli.main() with the process's own argv pauses; an error before the events must not
+    leave the collector off for whoever called it."""
+    import gc
+
+    monkeypatch.setattr(sys, "argv", ["acel", "run", "A ;", "--data", str(DATA / "stocks.jsonl")])
+    try:
+        assert cli.main() == cli.EXIT_USER_ERROR
+        assert "query error" in capsys.readouterr().err
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()  # this test process's objects back in the collector's sight
+
+
 def test_resume_without_pause_does_nothing() -> None:
     import gc
 

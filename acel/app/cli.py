@@ -30,6 +30,7 @@ from acel.app.options import (
     load_schema,
 )
 from acel.app.reporting import EXIT_TERMINATED, Terminated, eprint, terminate_as_interrupt
+from acel.app.startup import pause_collection, resume_collection
 from acel.lang.errors import AcelError, DataError, QueryError
 
 EXIT_USER_ERROR = 2
@@ -344,9 +345,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the process is ours (acel, python -m acel)
         argv = sys.argv[1:]
         if chosen_command(argv) == "run":  # resumed by run_cmd before the events
-            from acel.app.startup import pause_collection
-
             pause_collection()
+    try:
+        return _main(argv)
+    finally:
+        resume_collection()  # if the command stopped before its events (an error, --help)
+
+
+def _main(argv: Sequence[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
