@@ -21,39 +21,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
+from acel.acea.model import expressions as ex
 from acel.acea.model.automaton import ACEA, Transition, required_types
-from acel.acea.model.expressions import (
-    TIME,
-    Arith,
-    Cmp,
-    Combine,
-    Const,
-    Finish,
-    GapClear,
-    GapStep,
-    Identity,
-    In,
-    IsNull,
-    Lift,
-    Negate,
-    PAnd,
-    PNot,
-    POr,
-    Reg,
-    RExpr,
-    RPred,
-    SameValue,
-    TrueP,
-    is_register,
-    names_in_expr,
-    names_in_pred,
-)
+from acel.acea.model.expressions import TIME, is_register, names_in_expr, names_in_pred
 
 from acel.lang import aggregates
 from acel.lang.events import Event
 from acel.lang.predicates import OPERATORS, arith, compare
+
+V = TypeVar("V")
 
 Tau = tuple[Any, ...]
 """Registers of a configuration: values in the order of ``live(state)``."""
@@ -165,7 +143,7 @@ _OPNAMES = {"=": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 class _Gen:
     """Accumulates constants/helpers in a namespace while writing source text."""
 
-    def __init__(self, special: RPred | None = None) -> None:
+    def __init__(self, special: ex.RPred | None = None) -> None:
         self.special = special
         self.ns: dict[str, Any] = {
             "_arith": arith,
@@ -189,58 +167,58 @@ class _Gen:
         self.ns[name] = value
         return name
 
-    def expr(self, e: RExpr, regs: dict[str, str]) -> str:
+    def expr(self, e: ex.RExpr, regs: dict[str, str]) -> str:
         """Source of an expression; ``regs`` maps register names to source text."""
-        if isinstance(e, Reg):
+        if isinstance(e, ex.Reg):
             if e.name == TIME:
                 return "t"
             if is_register(e.name):
                 return regs.get(e.name, "None")
             return f"a.get({e.name!r})"
-        if isinstance(e, Const):
+        if isinstance(e, ex.Const):
             if e.value is None or isinstance(e.value, (bool, int, str)):
                 return repr(e.value)
             return self.const(e.value)
-        if isinstance(e, Arith):
+        if isinstance(e, ex.Arith):
             return f"_arith({e.op!r}, {self.expr(e.left, regs)}, {self.expr(e.right, regs)})"
-        if isinstance(e, Negate):
+        if isinstance(e, ex.Negate):
             return f"_neg({self.expr(e.operand, regs)})"
-        if isinstance(e, Lift):
+        if isinstance(e, ex.Lift):
             return f"{self.const(_lift(e.func))}({self.expr(e.operand, regs)})"
-        if isinstance(e, Combine):
+        if isinstance(e, ex.Combine):
             fn = self.const(_combine(e.func))
             return f"{fn}({self.expr(e.left, regs)}, {self.expr(e.right, regs)})"
-        if isinstance(e, Finish):
+        if isinstance(e, ex.Finish):
             return f"{self.const(_finish(e.func))}({self.expr(e.operand, regs)})"
-        if isinstance(e, Identity):
+        if isinstance(e, ex.Identity):
             return self.const(_agg(e.func).identity)
-        if isinstance(e, GapStep):
+        if isinstance(e, ex.GapStep):
             return f"{self.const(gap_stepper(e.automaton))}({self.expr(e.operand, regs)}, a, t)"
         raise TypeError(f"not a register expression: {e!r}")
 
-    def pred3(self, p: RPred, regs: dict[str, str]) -> str:
+    def pred3(self, p: ex.RPred, regs: dict[str, str]) -> str:
         """Source of a three-valued predicate (True / False / None)."""
         if self.special is not None and p is self.special:
             return "K"
-        if isinstance(p, TrueP):
+        if isinstance(p, ex.TrueP):
             return "True"
-        if isinstance(p, Cmp):
+        if isinstance(p, ex.Cmp):
             fn = self.helper(f"_cmp_{_OPNAMES[p.op]}", lambda: _fast_compare(p.op))
             return f"{fn}({self.expr(p.left, regs)}, {self.expr(p.right, regs)})"
-        if isinstance(p, In):
+        if isinstance(p, ex.In):
             values = self.const(tuple(p.values))
             return f"_in3({self.expr(p.operand, regs)}, {values}, {p.negated!r})"
-        if isinstance(p, IsNull):
+        if isinstance(p, ex.IsNull):
             return f"({self.expr(p.operand, regs)} is None)"
-        if isinstance(p, SameValue):
+        if isinstance(p, ex.SameValue):
             return f"({self.expr(p.left, regs)} == {self.expr(p.right, regs)})"
-        if isinstance(p, PNot):
+        if isinstance(p, ex.PNot):
             return f"_not3({self.pred3(p.operand, regs)})"
-        if isinstance(p, PAnd):
+        if isinstance(p, ex.PAnd):
             return "_and3(" + ", ".join(self.pred3(o, regs) for o in p.operands) + ")"
-        if isinstance(p, POr):
+        if isinstance(p, ex.POr):
             return "_or3(" + ", ".join(self.pred3(o, regs) for o in p.operands) + ")"
-        if isinstance(p, GapClear):
+        if isinstance(p, ex.GapClear):
             return f"{self.const(gap_clear(p.automaton.finals))}({self.expr(p.operand, regs)})"
         raise TypeError(f"not a register predicate: {p!r}")
 
@@ -313,6 +291,16 @@ class TrendItem:
     var: str
     attr: str | None
 
+    def values(self, transition: Transition, of_register: Callable[[str | None], V]) -> list[str | V]:
+        """What each renaming of ``var`` on ``transition`` contributes: ``"1"`` for
+        COUNT(X), else ``of_register`` of the register holding ``attr`` (``None``
+        when that renaming binds no such attribute); shared by the code generator
+        and :mod:`.shared_labels`, so both read emissions alike (spec §6)."""
+        if self.attr is None:
+            return ["1" for _ in dict(transition.output).get(self.var, ())]
+        return [of_register(dict(renaming.items).get(self.attr))
+                for renaming in dict(transition.output).get(self.var, ())]
+
 
 @dataclass(frozen=True)
 class CompiledTransition:
@@ -346,10 +334,10 @@ class CompiledTransition:
 def is_skip_loop(transition: Transition, live: dict[int, tuple[str, ...]]) -> bool:
     """``TRUE``, non-emitting, ``x := x`` for every register live at its (own) state."""
     t = transition
-    if t.source != t.target or t.output or not isinstance(t.predicate, TrueP):
+    if t.source != t.target or t.output or not isinstance(t.predicate, ex.TrueP):
         return False
     assignment = dict(t.assignment)
-    return all(assignment.get(x) == Reg(x) for x in live[t.source])
+    return all(assignment.get(x) == ex.Reg(x) for x in live[t.source])
 
 
 def compile_transition(
@@ -373,7 +361,7 @@ def compile_transition(
         lines.append(f"    {local} = {gen.expr(expr, src_regs)}")
         new_regs[reg] = local
     pred = transition.predicate
-    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
+    conjuncts = pred.operands if isinstance(pred, ex.PAnd) else (pred,)
     event_only = {
         reg
         for reg, expr in transition.assignment
@@ -385,9 +373,9 @@ def compile_transition(
             guard_lines.append(f"    v{n} = {gen.expr(expr, {})}")
     has_guard = False
     for c in conjuncts:
-        if isinstance(c, TrueP):
+        if isinstance(c, ex.TrueP):
             continue
-        if isinstance(c, IsNull):
+        if isinstance(c, ex.IsNull):
             check = f"{gen.expr(c.operand, new_regs)} is not None"
         else:
             check = f"{gen.pred3(c, new_regs)} is not True"
@@ -453,15 +441,10 @@ def _tau_and_payload(
     else:
         contribs = []
         relevant = False
-        by_var = dict(transition.output)
         for item in items:
-            values = []
-            for renaming in by_var.get(item.var, ()):
-                if item.attr is None:
-                    values.append("1")
-                else:
-                    reg = dict(renaming.items).get(item.attr)
-                    values.append(new_regs.get(reg, "None") if reg is not None else "None")
+            values = item.values(
+                transition, lambda reg: new_regs.get(reg, "None") if reg is not None else "None"
+            )
             if not values:
                 contribs.append("None")
                 continue
@@ -583,7 +566,7 @@ def compile_range_transition(
     live: dict[int, tuple[str, ...]],
     items: Sequence[TrendItem] | None,
     copies: frozenset[str],
-    key_atom: Cmp,
+    key_atom: ex.Cmp,
 ) -> FireFn:
     """Generate ``parts(tau, attrs, time)`` for a transition indexed on one register.
 
@@ -607,17 +590,17 @@ def compile_range_transition(
         local = f"v{n}"
         lines.append(f"    {local} = {gen.expr(expr, src_regs)}")
         new_regs[reg] = local
-    other = key_atom.right if isinstance(key_atom.left, Reg) and key_atom.left.name in copies else key_atom.left
+    other = key_atom.right if isinstance(key_atom.left, ex.Reg) and key_atom.left.name in copies else key_atom.left
     pred = transition.predicate
-    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
-    with_key: list[RPred] = []
+    conjuncts = pred.operands if isinstance(pred, ex.PAnd) else (pred,)
+    with_key: list[ex.RPred] = []
     for c in conjuncts:
         if not _mentions(c, key_atom):
             lines.append(f"    if {gen.pred3(c, new_regs)} is not True: return None")
         else:
             with_key.append(c)
     lines.append(f"    y = {gen.expr(other, new_regs)}")
-    body = gen.pred3(with_key[0] if len(with_key) == 1 else PAnd(tuple(with_key)), new_regs)
+    body = gen.pred3(with_key[0] if len(with_key) == 1 else ex.PAnd(tuple(with_key)), new_regs)
     lines.append(f"    p = lambda K: {body}")
     lines.append("    w1 = p(True) is True")
     lines.append("    w0 = p(False) is True")
@@ -632,17 +615,17 @@ def compile_range_transition(
     return fn
 
 
-def _mentions(pred: RPred, atom: RPred) -> bool:
+def _mentions(pred: ex.RPred, atom: ex.RPred) -> bool:
     if pred is atom:
         return True
-    if isinstance(pred, (PAnd, POr)):
+    if isinstance(pred, (ex.PAnd, ex.POr)):
         return any(_mentions(o, atom) for o in pred.operands)
-    if isinstance(pred, PNot):
+    if isinstance(pred, ex.PNot):
         return _mentions(pred.operand, atom)
     return False
 
 
-def compile_event_expr(expr: RExpr) -> Callable[[dict[str, Any], int], Any]:
+def compile_event_expr(expr: ex.RExpr) -> Callable[[dict[str, Any], int], Any]:
     """An expression that reads no register, as a function of ``(attrs, time)``."""
     gen = _Gen()
     source = f"def value(a, t):\n    return {gen.expr(expr, {})}"

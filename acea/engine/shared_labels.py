@@ -39,16 +39,11 @@ def labels_of(
     predicate = _rename(transition.predicate, names)
     verdict = (types, assignment, predicate)
     assigned_regs = {reg for reg, _ in transition.assignment}
-    by_var = dict(transition.output)
     payload = []
     for item in items:
-        values = []
-        for renaming in by_var.get(item.var, ()):
-            if item.attr is None:
-                values.append("1")
-            else:
-                reg = dict(renaming.items).get(item.attr)
-                values.append(names.get(reg) if reg in assigned_regs else None)  # type: ignore[arg-type]
+        values = item.values(
+            transition, lambda reg: names[reg] if reg is not None and reg in assigned_regs else None
+        )
         payload.append((item.func.upper(), tuple(values)))
     return verdict, (verdict, tuple(payload))
 

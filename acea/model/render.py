@@ -27,28 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import graphviz
-from acel.acea.model.expressions import (
-    Arith,
-    Cmp,
-    Combine,
-    Const,
-    Finish,
-    GapClear,
-    GapStep,
-    Identity,
-    In,
-    IsNull,
-    Lift,
-    Negate,
-    PAnd,
-    PNot,
-    POr,
-    Reg,
-    RExpr,
-    RPred,
-    SameValue,
-    TrueP,
-)
+from acel.acea.model import expressions as ex
 from acel.acea.model.words import Names, Speaker, guard_lines
 
 _BOOKKEEPING = re.compile(r"^((inc|dec|same)_[a-z]+\d*|now|start)#")
@@ -69,62 +48,62 @@ def format_value(value: Any) -> str:
     return repr(value)
 
 
-def format_rexpr(expr: RExpr) -> str:
+def format_rexpr(expr: ex.RExpr) -> str:
     """An expression as text (``Combine`` as ``⊕F``, ``Lift`` as ``gF``, ``Finish`` as ``hF``)."""
-    if isinstance(expr, Reg):
+    if isinstance(expr, ex.Reg):
         return expr.name
-    if isinstance(expr, Const):
+    if isinstance(expr, ex.Const):
         return format_value(expr.value)
-    if isinstance(expr, Arith):
+    if isinstance(expr, ex.Arith):
         return f"({format_rexpr(expr.left)} {expr.op} {format_rexpr(expr.right)})"
-    if isinstance(expr, Negate):
+    if isinstance(expr, ex.Negate):
         return f"-{format_rexpr(expr.operand)}"
-    if isinstance(expr, Lift):
+    if isinstance(expr, ex.Lift):
         return f"g{expr.func}({format_rexpr(expr.operand)})"
-    if isinstance(expr, Combine):
+    if isinstance(expr, ex.Combine):
         return f"{format_rexpr(expr.left)} ⊕{expr.func} {format_rexpr(expr.right)}"
-    if isinstance(expr, Finish):
+    if isinstance(expr, ex.Finish):
         return f"h{expr.func}({format_rexpr(expr.operand)})"
-    if isinstance(expr, Identity):
+    if isinstance(expr, ex.Identity):
         return f"1{expr.func}"
-    if isinstance(expr, GapStep):
+    if isinstance(expr, ex.GapStep):
         return f"δ[{expr.label or 'ψ'}]({format_rexpr(expr.operand)} ∪ {{q0}})"
     raise TypeError(f"not a register expression: {expr!r}")
 
 
-def format_rpred(pred: RPred) -> str:
+def format_rpred(pred: ex.RPred) -> str:
     """A predicate as text (``≡`` is null-safe equality)."""
-    if isinstance(pred, TrueP):
+    if isinstance(pred, ex.TrueP):
         return "TRUE"
-    if isinstance(pred, Cmp):
+    if isinstance(pred, ex.Cmp):
         return f"{format_rexpr(pred.left)} {pred.op} {format_rexpr(pred.right)}"
-    if isinstance(pred, In):
+    if isinstance(pred, ex.In):
         values = ", ".join(format_value(v) for v in pred.values)
         neg = "NOT " if pred.negated else ""
         return f"{format_rexpr(pred.operand)} {neg}IN ({values})"
-    if isinstance(pred, IsNull):
+    if isinstance(pred, ex.IsNull):
         return f"{format_rexpr(pred.operand)} IS NULL"
-    if isinstance(pred, SameValue):
+    if isinstance(pred, ex.SameValue):
         return f"{format_rexpr(pred.left)} ≡ {format_rexpr(pred.right)}"
-    if isinstance(pred, PNot):
+    if isinstance(pred, ex.PNot):
         return f"NOT ({format_rpred(pred.operand)})"
-    if isinstance(pred, PAnd):
+    if isinstance(pred, ex.PAnd):
         return " AND ".join(_wrap(p) for p in pred.operands)
-    if isinstance(pred, POr):
+    if isinstance(pred, ex.POr):
         return " OR ".join(_wrap(p) for p in pred.operands)
-    if isinstance(pred, GapClear):
+    if isinstance(pred, ex.GapClear):
         return f"no match of {pred.label or 'ψ'} in {format_rexpr(pred.operand)}"
     raise TypeError(f"not a register predicate: {pred!r}")
 
 
-def _wrap(pred: RPred) -> str:
+def _wrap(pred: ex.RPred) -> str:
     text = format_rpred(pred)
-    return f"({text})" if isinstance(pred, (PAnd, POr)) else text
+    return f"({text})" if isinstance(pred, (ex.PAnd, ex.POr)) else text
 
 
-def _copy_group(reg: str, expr: RExpr) -> str | None:
+def _copy_group(reg: str, expr: ex.RExpr) -> str | None:
     """``n`` when ``reg := expr`` is the copy ``a#n := a``."""
-    if isinstance(expr, Reg) and "#" not in expr.name and reg.startswith(expr.name + "#"):
+    if isinstance(expr, ex.Reg) and "#" not in expr.name and reg.startswith(expr.name + "#"):
         return reg[len(expr.name) + 1 :]
     return None
 
@@ -156,10 +135,10 @@ def format_output(t: Transition) -> str:
     )
 
 
-def gap_of(t: Transition) -> GapStep | None:
+def gap_of(t: Transition) -> ex.GapStep | None:
     """The ``GapStep`` a gap loop assigns (``None`` for any other transition)."""
     for _, expr in t.assignment:
-        if isinstance(expr, GapStep):
+        if isinstance(expr, ex.GapStep):
             return expr
     return None
 
@@ -216,8 +195,8 @@ def _wrap_lines(lines: list[str], width: int, most: int) -> list[str]:
 def _is_skip(t: Transition) -> bool:
     """The skip loop of ``;`` / ``+``: reads any event and changes nothing but dropping
     or keeping registers."""
-    return (isinstance(t.predicate, TrueP) and not t.output and t.source == t.target
-            and all(isinstance(e, Reg) and e.name == r for r, e in t.assignment))
+    return (isinstance(t.predicate, ex.TrueP) and not t.output and t.source == t.target
+            and all(isinstance(e, ex.Reg) and e.name == r for r, e in t.assignment))
 
 
 class Legend:
@@ -253,11 +232,11 @@ def updates_text(t: Transition, names: Names) -> str:
     for reg, expr in t.assignment:
         if _copy_group(reg, expr) is not None:
             continue
-        elif isinstance(expr, Reg) and expr.name == reg:
+        elif isinstance(expr, ex.Reg) and expr.name == reg:
             continue
-        elif isinstance(expr, GapStep):
+        elif isinstance(expr, ex.GapStep):
             parts.append(f"step the runs of NOT {expr.label or 'psi'}")
-        elif isinstance(expr, Const) and expr.value == frozenset():
+        elif isinstance(expr, ex.Const) and expr.value == frozenset():
             parts.append("no runs of the NOT yet")
         elif not (_BOOKKEEPING.match(reg)):
             parts.append(f"{speak.reg(reg)} := {speak.expr(expr)}")

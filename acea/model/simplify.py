@@ -29,34 +29,9 @@ from itertools import combinations
 from typing import Any
 
 import sympy
+from acel.acea.model import expressions as ex
 from acel.acea.model.automaton import ACEA, Transition
-from acel.acea.model.expressions import (
-    Arith,
-    Cmp,
-    Combine,
-    Const,
-    Finish,
-    GapClear,
-    GapStep,
-    Identity,
-    In,
-    IsNull,
-    Lift,
-    Negate,
-    PAnd,
-    PNot,
-    POr,
-    Reg,
-    RExpr,
-    RPred,
-    SameValue,
-    TrueP,
-    conj,
-    eval_rexpr,
-    eval_rpred3,
-    names_in_expr,
-    names_in_pred,
-)
+from acel.acea.model.expressions import conj, eval_rexpr, eval_rpred3, names_in_expr, names_in_pred
 from acel.acea.model.graph import trim_parts
 from sympy.logic.inference import satisfiable
 
@@ -65,61 +40,61 @@ def _no_lookup(name: str) -> Any:
     raise KeyError(name)
 
 
-def fold_expr(expr: RExpr) -> RExpr:
+def fold_expr(expr: ex.RExpr) -> ex.RExpr:
     """Evaluate every sub-expression that reads no name (monoid ones are left alone).
 
     A gap register's step keeps its shape; the negated formula's automaton is
     simplified in turn (:func:`simplify`, the same result for the step and
     its :class:`GapClear`, so both keep reading one automaton).
     """
-    if isinstance(expr, (Reg, Const, Identity)):
+    if isinstance(expr, (ex.Reg, ex.Const, ex.Identity)):
         return expr
-    if isinstance(expr, GapStep):
-        return GapStep(_simplified(expr.automaton), fold_expr(expr.operand), expr.label)
-    if isinstance(expr, Arith):
-        out: RExpr = Arith(expr.op, fold_expr(expr.left), fold_expr(expr.right))
-    elif isinstance(expr, Negate):
-        out = Negate(fold_expr(expr.operand))
-    elif isinstance(expr, Lift):
-        return Lift(expr.func, fold_expr(expr.operand))
-    elif isinstance(expr, Finish):
-        return Finish(expr.func, fold_expr(expr.operand))
-    elif isinstance(expr, Combine):
-        return Combine(expr.func, fold_expr(expr.left), fold_expr(expr.right))
+    if isinstance(expr, ex.GapStep):
+        return ex.GapStep(_simplified(expr.automaton), fold_expr(expr.operand), expr.label)
+    if isinstance(expr, ex.Arith):
+        out: ex.RExpr = ex.Arith(expr.op, fold_expr(expr.left), fold_expr(expr.right))
+    elif isinstance(expr, ex.Negate):
+        out = ex.Negate(fold_expr(expr.operand))
+    elif isinstance(expr, ex.Lift):
+        return ex.Lift(expr.func, fold_expr(expr.operand))
+    elif isinstance(expr, ex.Finish):
+        return ex.Finish(expr.func, fold_expr(expr.operand))
+    elif isinstance(expr, ex.Combine):
+        return ex.Combine(expr.func, fold_expr(expr.left), fold_expr(expr.right))
     else:
         raise TypeError(f"not a register expression: {expr!r}")
     if not names_in_expr(out):
-        return Const(eval_rexpr(out, _no_lookup))
+        return ex.Const(eval_rexpr(out, _no_lookup))
     return out
 
 
-def fold_pred(pred: RPred) -> RPred:
+def fold_pred(pred: ex.RPred) -> ex.RPred:
     """Fold constants inside the comparisons of a predicate (structure kept)."""
-    if isinstance(pred, TrueP):
+    if isinstance(pred, ex.TrueP):
         return pred
-    if isinstance(pred, Cmp):
-        return Cmp(pred.op, fold_expr(pred.left), fold_expr(pred.right))
-    if isinstance(pred, In):
-        return In(fold_expr(pred.operand), pred.values, pred.negated)
-    if isinstance(pred, IsNull):
-        return IsNull(fold_expr(pred.operand))
-    if isinstance(pred, SameValue):
-        return SameValue(fold_expr(pred.left), fold_expr(pred.right))
-    if isinstance(pred, PNot):
-        return PNot(fold_pred(pred.operand))
-    if isinstance(pred, PAnd):
-        return PAnd(tuple(fold_pred(p) for p in pred.operands))
-    if isinstance(pred, POr):
-        return POr(tuple(fold_pred(p) for p in pred.operands))
-    if isinstance(pred, GapClear):
-        return GapClear(_simplified(pred.automaton), fold_expr(pred.operand), pred.label)
+    if isinstance(pred, ex.Cmp):
+        return ex.Cmp(pred.op, fold_expr(pred.left), fold_expr(pred.right))
+    if isinstance(pred, ex.In):
+        return ex.In(fold_expr(pred.operand), pred.values, pred.negated)
+    if isinstance(pred, ex.IsNull):
+        return ex.IsNull(fold_expr(pred.operand))
+    if isinstance(pred, ex.SameValue):
+        return ex.SameValue(fold_expr(pred.left), fold_expr(pred.right))
+    if isinstance(pred, ex.PNot):
+        return ex.PNot(fold_pred(pred.operand))
+    if isinstance(pred, ex.PAnd):
+        return ex.PAnd(tuple(fold_pred(p) for p in pred.operands))
+    if isinstance(pred, ex.POr):
+        return ex.POr(tuple(fold_pred(p) for p in pred.operands))
+    if isinstance(pred, ex.GapClear):
+        return ex.GapClear(_simplified(pred.automaton), fold_expr(pred.operand), pred.label)
     raise TypeError(f"not a register predicate: {pred!r}")
 
 
-def decide_conjuncts(pred: RPred) -> RPred | None:
+def decide_conjuncts(pred: ex.RPred) -> ex.RPred | None:
     """Drop top-level conjuncts that read nothing and are true; ``None`` if one is not."""
-    conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
-    kept: list[RPred] = []
+    conjuncts = pred.operands if isinstance(pred, ex.PAnd) else (pred,)
+    kept: list[ex.RPred] = []
     for c in conjuncts:
         if names_in_pred(c):
             kept.append(c)
@@ -152,24 +127,24 @@ class _Abstraction:
             self.symbols[key] = sympy.Symbol(f"p{len(self.symbols)}")
         return self.symbols[key]
 
-    def of(self, pred: RPred) -> Any:
-        if isinstance(pred, TrueP):
+    def of(self, pred: ex.RPred) -> Any:
+        if isinstance(pred, ex.TrueP):
             return sympy.true
-        if isinstance(pred, PAnd):
+        if isinstance(pred, ex.PAnd):
             return sympy.And(*(self.of(p) for p in pred.operands))
-        if isinstance(pred, POr):
+        if isinstance(pred, ex.POr):
             return sympy.Or(*(self.of(p) for p in pred.operands))
-        if isinstance(pred, PNot):
+        if isinstance(pred, ex.PNot):
             return sympy.Not(self.of(pred.operand))
-        if isinstance(pred, Cmp) and pred.op == "=":
+        if isinstance(pred, ex.Cmp) and pred.op == "=":
             reg, const = _reg_const(pred.left, pred.right)
             key = _const_key(const.value) if const is not None else None
             if reg is not None and key is not None:
                 sym = self.symbol(("eq", reg.name, key))
                 self.equalities.setdefault(reg.name, {})[key] = sym
                 return sym
-        if isinstance(pred, SameValue) and isinstance(pred.left, Reg) and isinstance(
-            pred.right, Reg
+        if isinstance(pred, ex.SameValue) and isinstance(pred.left, ex.Reg) and isinstance(
+            pred.right, ex.Reg
         ):
             sym = self.symbol(("same", pred.left.name, pred.right.name))
             self.same.append((pred.left.name, pred.right.name, sym))
@@ -189,17 +164,17 @@ class _Abstraction:
         return sympy.And(*out)
 
 
-def _reg_const(left: RExpr, right: RExpr) -> tuple[Reg | None, Const | None]:
-    if isinstance(left, Reg) and isinstance(right, Const):
+def _reg_const(left: ex.RExpr, right: ex.RExpr) -> tuple[ex.Reg | None, ex.Const | None]:
+    if isinstance(left, ex.Reg) and isinstance(right, ex.Const):
         return left, right
-    if isinstance(right, Reg) and isinstance(left, Const):
+    if isinstance(right, ex.Reg) and isinstance(left, ex.Const):
         return right, left
     return None, None
 
 
-def contradictory(pred: RPred) -> bool:
+def contradictory(pred: ex.RPred) -> bool:
     """Whether the predicate can never be true (sound, not complete)."""
-    if isinstance(pred, TrueP):
+    if isinstance(pred, ex.TrueP):
         return False
     abstraction = _Abstraction()
     formula = abstraction.of(pred)

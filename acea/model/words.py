@@ -17,30 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from acel.acea.model.expressions import (
-    TIME,
-    Arith,
-    Cmp,
-    Combine,
-    Const,
-    Finish,
-    GapClear,
-    GapStep,
-    Identity,
-    In,
-    IsNull,
-    Lift,
-    Negate,
-    PAnd,
-    PNot,
-    POr,
-    Reg,
-    RExpr,
-    RPred,
-    SameValue,
-    TrueP,
-    names_in_pred,
-)
+from acel.acea.model import expressions as ex
+from acel.acea.model.expressions import TIME, names_in_pred
 
 if TYPE_CHECKING:  # only named in annotations: the automaton draws itself through render
     from acel.acea.model.automaton import ACEA, Transition
@@ -118,7 +96,7 @@ def _all_transitions(automaton: ACEA) -> Iterable[Transition]:
     for t in automaton.transitions:
         yield t
         for _, expr in t.assignment:
-            if isinstance(expr, GapStep):
+            if isinstance(expr, ex.GapStep):
                 yield from _all_transitions(expr.automaton)
 
 
@@ -126,19 +104,19 @@ def _group(reg: str) -> str:
     return reg.rsplit("#", 1)[1] if "#" in reg else ""
 
 
-def _type_test(pred: RPred) -> tuple[str, str] | None:
+def _type_test(pred: ex.RPred) -> tuple[str, str] | None:
     """``(group, T)`` for ``type#n = 'T'``."""
-    if (isinstance(pred, Cmp) and pred.op == "=" and isinstance(pred.left, Reg)
-            and pred.left.name.startswith("type#") and isinstance(pred.right, Const)
+    if (isinstance(pred, ex.Cmp) and pred.op == "=" and isinstance(pred.left, ex.Reg)
+            and pred.left.name.startswith("type#") and isinstance(pred.right, ex.Const)
             and isinstance(pred.right.value, str)):
         return _group(pred.left.name), pred.right.value
     return None
 
 
-def _conjuncts(pred: RPred) -> list[RPred]:
-    if isinstance(pred, PAnd):
+def _conjuncts(pred: ex.RPred) -> list[ex.RPred]:
+    if isinstance(pred, ex.PAnd):
         return [c for p in pred.operands for c in _conjuncts(p)]
-    if isinstance(pred, TrueP):
+    if isinstance(pred, ex.TrueP):
         return []
     return [pred]
 
@@ -180,75 +158,75 @@ class Speaker:
         stem = _STEM.sub("", name)
         return stem[4:] + " so far" if stem.startswith("acc_") else stem
 
-    def expr(self, e: RExpr) -> str:
+    def expr(self, e: ex.RExpr) -> str:
         """An expression in the query's words (monoid steps read as the aggregate)."""
-        if isinstance(e, Reg):
+        if isinstance(e, ex.Reg):
             return self.reg(e.name)
-        if isinstance(e, Const):
+        if isinstance(e, ex.Const):
             return value_text(e.value)
-        if isinstance(e, Arith):
+        if isinstance(e, ex.Arith):
             return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
-        if isinstance(e, Negate):
+        if isinstance(e, ex.Negate):
             return f"-{self.expr(e.operand)}"
-        if isinstance(e, Lift):
+        if isinstance(e, ex.Lift):
             return self.expr(e.operand)
-        if isinstance(e, Finish):
+        if isinstance(e, ex.Finish):
             inner = e.operand
-            if isinstance(inner, Combine) and inner.func == e.func:
+            if isinstance(inner, ex.Combine) and inner.func == e.func:
                 return self.expr(inner)
             return f"{e.func}({self.expr(inner)})"
-        if isinstance(e, Combine):
+        if isinstance(e, ex.Combine):
             return f"{e.func}({self.expr(e.left)}, {self.expr(e.right)})"
-        if isinstance(e, Identity):
+        if isinstance(e, ex.Identity):
             return f"{e.func}()"
-        if isinstance(e, GapStep):
+        if isinstance(e, ex.GapStep):
             return f"runs of NOT {e.label or 'psi'}"
         raise TypeError(f"not a register expression: {e!r}")
 
-    def pred(self, p: RPred) -> str:
+    def pred(self, p: ex.RPred) -> str:
         """A predicate in the query's words (ACEL's operators)."""
         bag = self.bag(p)
         if bag is not None:
             return bag
-        if isinstance(p, TrueP):
+        if isinstance(p, ex.TrueP):
             return "TRUE"
-        if isinstance(p, Cmp):
+        if isinstance(p, ex.Cmp):
             left, right = self.expr(p.left), self.expr(p.right)
-            return f"{left.strip('()')} {p.op} {right}" if isinstance(p.left, Arith) else f"{left} {p.op} {right}"
-        if isinstance(p, In):
+            return f"{left.strip('()')} {p.op} {right}" if isinstance(p.left, ex.Arith) else f"{left} {p.op} {right}"
+        if isinstance(p, ex.In):
             values = ", ".join(value_text(v) for v in p.values)
             return f"{self.expr(p.operand)} {'NOT ' if p.negated else ''}IN ({values})"
-        if isinstance(p, IsNull):
+        if isinstance(p, ex.IsNull):
             return f"{self.expr(p.operand)} IS NULL"
-        if isinstance(p, SameValue):
+        if isinstance(p, ex.SameValue):
             return f"{self.expr(p.left)} = {self.expr(p.right)} (or both NULL)"
-        if isinstance(p, PNot):
+        if isinstance(p, ex.PNot):
             return f"NOT ({self.pred(p.operand)})"
-        if isinstance(p, (PAnd, POr)):
-            word = " AND " if isinstance(p, PAnd) else " OR "
+        if isinstance(p, (ex.PAnd, ex.POr)):
+            word = " AND " if isinstance(p, ex.PAnd) else " OR "
             return word.join(self._wrapped(o) for o in p.operands)
-        if isinstance(p, GapClear):
+        if isinstance(p, ex.GapClear):
             return f"NOT {p.label or 'psi'}"
         raise TypeError(f"not a register predicate: {p!r}")
 
-    def _wrapped(self, p: RPred) -> str:
+    def _wrapped(self, p: ex.RPred) -> str:
         text = self.pred(p)
-        return f"({text})" if isinstance(p, (PAnd, POr)) and self.bag(p) is None else text
+        return f"({text})" if isinstance(p, (ex.PAnd, ex.POr)) and self.bag(p) is None else text
 
-    def bag(self, p: RPred) -> str | None:
+    def bag(self, p: ex.RPred) -> str | None:
         """``INC(a)``/``DEC(a)``/``SAME(a)`` for the bookkeeping test of filter_bag."""
-        if not isinstance(p, POr) or len(p.operands) != 2:
+        if not isinstance(p, ex.POr) or len(p.operands) != 2:
             return None
         first = _conjuncts(p.operands[0])
         null = first[0] if first else None
-        if not (isinstance(null, IsNull) and isinstance(null.operand, Reg)):
+        if not (isinstance(null, ex.IsNull) and isinstance(null.operand, ex.Reg)):
             return None
         match = _BAG.match(null.operand.name)
         if match is None:
             return None
         for c in _conjuncts(p.operands[1]):
-            if isinstance(c, Cmp):
-                current = c.right if isinstance(c.left, Reg) and _BAG.match(c.left.name) else c.left
+            if isinstance(c, ex.Cmp):
+                current = c.right if isinstance(c.left, ex.Reg) and _BAG.match(c.left.name) else c.left
                 owner = self.names.bags.get(null.operand.name)
                 named = self.names.registers.get(getattr(current, "name", ""))
                 if owner is not None and named is not None:  # X[INC(a)]: a of X's events
@@ -259,23 +237,23 @@ class Speaker:
         return None
 
 
-def window_of(pred: RPred) -> str | None:
+def window_of(pred: ex.RPred) -> str | None:
     """``WITHIN d`` for the window test ``(now - start) < d``."""
-    if (isinstance(pred, Cmp) and isinstance(pred.left, Arith) and pred.left.op == "-"
-            and isinstance(pred.left.left, Reg) and pred.left.left.name.startswith("now#")
-            and isinstance(pred.right, Const)):
+    if (isinstance(pred, ex.Cmp) and isinstance(pred.left, ex.Arith) and pred.left.op == "-"
+            and isinstance(pred.left.left, ex.Reg) and pred.left.left.name.startswith("now#")
+            and isinstance(pred.right, ex.Const)):
         return f"WITHIN {value_text(pred.right.value)}"
     return None
 
 
-def _mentions(p: RPred, names: Names) -> set[str]:
+def _mentions(p: ex.RPred, names: Names) -> set[str]:
     """The variables ``p`` reads (``""`` for a register of no variable)."""
     if Speaker(names).bag(p) is not None:  # the bookkeeping registers belong to X
         null = _conjuncts(p.operands[0])[0]  # type: ignore[attr-defined]
         owner = names.bags.get(null.operand.name)  # type: ignore[attr-defined]
         if owner is not None:
             return {owner}
-        p = PAnd(tuple(c for c in _conjuncts(p.operands[1]) if isinstance(c, Cmp)))  # type: ignore[attr-defined]
+        p = ex.PAnd(tuple(c for c in _conjuncts(p.operands[1]) if isinstance(c, ex.Cmp)))  # type: ignore[attr-defined]
         return {v for v in _mentions(p, names) if v} or {""}
     found = set()
     for name in names_in_pred(p):

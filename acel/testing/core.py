@@ -26,33 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from acel.lang.ast import (
-    As,
-    Atom,
-    Attr,
-    BinOp,
-    Compare,
-    Contig,
-    ContigPlus,
-    Expr,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    Formula,
-    InList,
-    Lit,
-    Neg,
-    Or,
-    Plus,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-    Query,
-    Seq,
-    VarPred,
-)
+from acel.lang import ast
 from acel.lang.clauses import Match
 from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import ComplexEvent, Event, Value
@@ -79,69 +53,69 @@ SELECTIONS = {"ALL": "ALL", "STRICT": "STRICT", "NEXT": "NEXT", "LAST": "LAST", 
 # ------------------------------------------------------------------ translator
 
 
-def _expr(expr: Expr) -> str:
-    if isinstance(expr, Attr):
+def _expr(expr: ast.Expr) -> str:
+    if isinstance(expr, ast.Attr):
         return TYPE if expr.name == "type" else expr.name
-    if isinstance(expr, Lit):
+    if isinstance(expr, ast.Lit):
         value = expr.value
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise UnsupportedQuery(f"CORE: the literal {value!r} (only integers and strings)")
         if isinstance(value, str):
             return "'" + value.replace("'", "") + "'"
         return str(value) if value >= 0 else f"(0 - {-value})"
-    if isinstance(expr, Neg):
+    if isinstance(expr, ast.Neg):
         return f"(0 - {_expr(expr.operand)})"
-    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*"):
+    if isinstance(expr, ast.BinOp) and expr.op in ("+", "-", "*"):
         return f"({_expr(expr.left)} {expr.op} {_expr(expr.right)})"
     raise UnsupportedQuery(f"CORE: the expression {expr!r} (its division differs from ACEL's)")
 
 
-def _pred(pred: Pred) -> str:
-    if isinstance(pred, Compare):
-        if not any(isinstance(side, Attr) or isinstance(side, BinOp) for side in (pred.left, pred.right)):
+def _pred(pred: ast.Pred) -> str:
+    if isinstance(pred, ast.Compare):
+        if not any(isinstance(side, ast.Attr) or isinstance(side, ast.BinOp) for side in (pred.left, pred.right)):
             raise UnsupportedQuery("CORE: a comparison of constants")
         return f"{_expr(pred.left)} {pred.op} {_expr(pred.right)}"
-    if isinstance(pred, InList):
+    if isinstance(pred, ast.InList):
         subject = _expr(pred.expr)
-        text = " OR ".join(f"{subject} = {_expr(Lit(v))}" for v in pred.values)
+        text = " OR ".join(f"{subject} = {_expr(ast.Lit(v))}" for v in pred.values)
         return f"(NOT ({text}))" if pred.negated else f"({text})"
-    if isinstance(pred, PredNot):
+    if isinstance(pred, ast.PredNot):
         return f"(NOT {_pred(pred.operand)})"
-    if isinstance(pred, PredAnd):
+    if isinstance(pred, ast.PredAnd):
         return f"({_pred(pred.left)} AND {_pred(pred.right)})"
-    if isinstance(pred, PredOr):
+    if isinstance(pred, ast.PredOr):
         return f"({_pred(pred.left)} OR {_pred(pred.right)})"
     raise UnsupportedQuery(f"CORE: the predicate {pred!r}")
 
 
-def _filter(flt: Filter) -> str:
-    if isinstance(flt, VarPred):
+def _filter(flt: ast.Filter) -> str:
+    if isinstance(flt, ast.VarPred):
         return f"{flt.var}[{_pred(flt.pred)}]"
-    if isinstance(flt, FilterAnd):
+    if isinstance(flt, ast.FilterAnd):
         return f"({_filter(flt.left)} AND {_filter(flt.right)})"
-    if isinstance(flt, FilterOr):
+    if isinstance(flt, ast.FilterOr):
         return f"({_filter(flt.left)} OR {_filter(flt.right)})"
     raise UnsupportedQuery("CORE: bag predicates (SAME, INC, DEC)")
 
 
-def _formula(f: Formula) -> str:
-    if isinstance(f, Atom):
+def _formula(f: ast.Formula) -> str:
+    if isinstance(f, ast.Atom):
         return f.type
-    if isinstance(f, As):
+    if isinstance(f, ast.As):
         return f"({_formula(f.formula)} AS {f.var})"
-    if isinstance(f, (Seq, Contig, Or)):
-        op = {Seq: ";", Contig: ":", Or: "OR"}[type(f)]
+    if isinstance(f, (ast.Seq, ast.Contig, ast.Or)):
+        op = {ast.Seq: ";", ast.Contig: ":", ast.Or: "OR"}[type(f)]
         return f"({_formula(f.left)} {op} {_formula(f.right)})"
-    if isinstance(f, Plus):
+    if isinstance(f, ast.Plus):
         return f"({_formula(f.formula)})+"
-    if isinstance(f, ContigPlus):
+    if isinstance(f, ast.ContigPlus):
         return f"({_formula(f.formula)}):+"
-    if isinstance(f, FilterF):
+    if isinstance(f, ast.FilterF):
         return f"({_formula(f.formula)} FILTER {_filter(f.filter)})"
     raise UnsupportedQuery(f"CORE does not run {type(f).__name__}")
 
 
-def to_ceql(query: Query, stream_name: str = "S") -> str:
+def to_ceql(query: ast.Query, stream_name: str = "S") -> str:
     """``query`` in CORE's CEQL (``SELECT s * FROM S WHERE ... [PARTITION BY [a]]
     [WITHIN n EVENTS]``); :class:`UnsupportedQuery` outside the shared fragment."""
     if query.returns is not None:
@@ -282,7 +256,7 @@ class CoreEngine:
         self.timeout = timeout
         self.drop_last = drop_last
 
-    def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
+    def __call__(self, query: ast.Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         ceql = to_ceql(query)
         shown = list(stream[:-1]) if self.drop_last else list(stream)
         ids = {name: k for k, (name, _attrs) in enumerate(schema.types)}

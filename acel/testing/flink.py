@@ -32,31 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acel.lang.ast import (
-    As,
-    Atom,
-    Attr,
-    BinOp,
-    Compare,
-    Contig,
-    ContigPlus,
-    Expr,
-    Filter,
-    FilterAnd,
-    FilterF,
-    Formula,
-    InList,
-    Lit,
-    Neg,
-    Plus,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-    Query,
-    Seq,
-    VarPred,
-)
+from acel.lang import ast
 from acel.lang.clauses import Match, split_partitions
 from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import ComplexEvent, Event
@@ -89,75 +65,75 @@ class Stage:
 
     type: str
     variables: set[str]
-    preds: list[Pred] = field(default_factory=list)
+    preds: list[ast.Pred] = field(default_factory=list)
     loop: str | None = None  # None, "any" (+) or "consecutive" (:+)
     link: str = "followedByAny"
 
 
-def _stages(f: Formula) -> list[Stage]:
-    if isinstance(f, Atom):
+def _stages(f: ast.Formula) -> list[Stage]:
+    if isinstance(f, ast.Atom):
         return [Stage(f.type, {f.type})]
-    if isinstance(f, As):
+    if isinstance(f, ast.As):
         inner = _stages(f.formula)
         for stage in inner:
             stage.variables.add(f.var)
         return inner
-    if isinstance(f, FilterF):
+    if isinstance(f, ast.FilterF):
         inner = _stages(f.formula)
         for var, pred in _conjuncts(f.filter):
             for stage in inner:
                 if var in stage.variables:
                     stage.preds.append(pred)
         return inner
-    if isinstance(f, (Seq, Contig)):
+    if isinstance(f, (ast.Seq, ast.Contig)):
         left, right = _stages(f.left), _stages(f.right)
-        right[0].link = "next" if isinstance(f, Contig) else "followedByAny"
+        right[0].link = "next" if isinstance(f, ast.Contig) else "followedByAny"
         return left + right
-    if isinstance(f, (Plus, ContigPlus)):
+    if isinstance(f, (ast.Plus, ast.ContigPlus)):
         inner = _stages(f.formula)
         if len(inner) != 1 or inner[0].loop is not None:
             raise UnsupportedQuery("Flink adapter: an iteration of more than one event type")
-        inner[0].loop = "any" if isinstance(f, Plus) else "consecutive"
+        inner[0].loop = "any" if isinstance(f, ast.Plus) else "consecutive"
         return inner
     raise UnsupportedQuery(f"Flink CEP has no {type(f).__name__} in this adapter")
 
 
-def _conjuncts(flt: Filter) -> list[tuple[str, Pred]]:
-    if isinstance(flt, VarPred):
+def _conjuncts(flt: ast.Filter) -> list[tuple[str, ast.Pred]]:
+    if isinstance(flt, ast.VarPred):
         return [(flt.var, flt.pred)]
-    if isinstance(flt, FilterAnd):
+    if isinstance(flt, ast.FilterAnd):
         return _conjuncts(flt.left) + _conjuncts(flt.right)
     raise UnsupportedQuery("Flink adapter: FILTER with OR across variables, or a bag predicate")
 
 
-def _expr(expr: Expr) -> dict[str, Any]:
-    if isinstance(expr, Attr):
+def _expr(expr: ast.Expr) -> dict[str, Any]:
+    if isinstance(expr, ast.Attr):
         return {"op": "attr", "name": expr.name}
-    if isinstance(expr, Lit):
+    if isinstance(expr, ast.Lit):
         if isinstance(expr.value, bool) or not isinstance(expr.value, (int, str)):
             raise UnsupportedQuery(f"Flink adapter: the literal {expr.value!r}")
         return {"op": "int" if isinstance(expr.value, int) else "str", "value": expr.value}
-    if isinstance(expr, Neg):
+    if isinstance(expr, ast.Neg):
         return {"op": "-", "a": {"op": "int", "value": 0}, "b": _expr(expr.operand)}
-    if isinstance(expr, BinOp) and expr.op in ("+", "-", "*"):
+    if isinstance(expr, ast.BinOp) and expr.op in ("+", "-", "*"):
         return {"op": expr.op, "a": _expr(expr.left), "b": _expr(expr.right)}
     raise UnsupportedQuery("Flink adapter: division and modulo (Java's differ from ACEL's)")
 
 
-def _node(pred: Pred) -> dict[str, Any]:
-    if isinstance(pred, Compare):
+def _node(pred: ast.Pred) -> dict[str, Any]:
+    if isinstance(pred, ast.Compare):
         return {"op": pred.op, "a": _expr(pred.left), "b": _expr(pred.right)}
-    if isinstance(pred, InList):
+    if isinstance(pred, ast.InList):
         subject = _expr(pred.expr)
         node: dict[str, Any] = {"op": "not", "a": {"op": "true"}}  # the empty list
         for value in pred.values:
-            eq = {"op": "=", "a": subject, "b": _expr(Lit(value))}
+            eq = {"op": "=", "a": subject, "b": _expr(ast.Lit(value))}
             node = eq if node.get("a") == {"op": "true"} else {"op": "or", "a": node, "b": eq}
         return {"op": "not", "a": node} if pred.negated else node
-    if isinstance(pred, PredNot):
+    if isinstance(pred, ast.PredNot):
         return {"op": "not", "a": _node(pred.operand)}
-    if isinstance(pred, (PredAnd, PredOr)):
-        op = "and" if isinstance(pred, PredAnd) else "or"
+    if isinstance(pred, (ast.PredAnd, ast.PredOr)):
+        op = "and" if isinstance(pred, ast.PredAnd) else "or"
         return {"op": op, "a": _node(pred.left), "b": _node(pred.right)}
     raise UnsupportedQuery(f"Flink adapter: the predicate {pred!r}")
 
@@ -170,7 +146,7 @@ def _condition(stage: Stage) -> dict[str, Any]:
     return node
 
 
-def to_pattern(query: Query) -> tuple[dict[str, Any], list[Stage]]:
+def to_pattern(query: ast.Query) -> tuple[dict[str, Any], list[Stage]]:
     """The JSON description of ``query``'s Flink ``Pattern`` (without events) and its
     stages (``s0``, ``s1``, …); :class:`UnsupportedQuery` outside the shared fragment."""
     if query.returns is not None:
@@ -207,7 +183,7 @@ def to_pattern(query: Query) -> tuple[dict[str, Any], list[Stage]]:
     return {"stages": described, "within": within, "skip": skip_text}, stages
 
 
-def _events(query: Query, stream: Sequence[Event], schema: Schema) -> list[dict[str, Any]]:
+def _events(query: ast.Query, stream: Sequence[Event], schema: Schema) -> list[dict[str, Any]]:
     """The events Flink sees: position, partition key, and the position inside the
     partition as the timestamp (ACEL's EVENTS windows count inside the partition)."""
     out: list[tuple[int, dict[str, Any]]] = []
@@ -290,7 +266,7 @@ class FlinkEngine:
         return {"timeout": self.timeout, "drop_last": self.drop_last, "_process": None,
                 "_pending": b""}
 
-    def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
+    def __call__(self, query: ast.Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         job, stages = to_pattern(query)
         shown = list(stream[:-1]) if self.drop_last else list(stream)
         job["events"] = _events(query, shown, schema)

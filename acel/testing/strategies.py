@@ -41,57 +41,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from acel.lang.ast import (
-    SELECT_STRATEGIES,
-    Agg,
-    AggOutput,
-    And,
-    As,
-    Atom,
-    Attr,
-    BagAgg,
-    BagPred,
-    BinOp,
-    Compare,
-    Contig,
-    ContigPlus,
-    CountStar,
-    Expr,
-    Filter,
-    FilterAnd,
-    FilterF,
-    FilterOr,
-    FirstLast,
-    Formula,
-    InList,
-    LeadingNot,
-    Lit,
-    Next,
-    Opt,
-    Or,
-    Plus,
-    Pred,
-    PredAnd,
-    PredNot,
-    PredOr,
-    Prev,
-    ProjectAttrs,
-    ProjectVars,
-    Query,
-    Repeat,
-    ReturnAgg,
-    ReturnAttr,
-    ReturnItem,
-    Running,
-    Seq,
-    SeqNot,
-    Skip,
-    TrailingNot,
-    VarAttr,
-    VarPred,
-    Window,
-    neg,
-)
+from acel.lang import ast
+from acel.lang.ast import SELECT_STRATEGIES, neg
 from acel.lang.checker import formula_env
 from acel.lang.events import Event, Value
 from acel.lang.operators import OPERATORS, operator_names
@@ -210,54 +161,54 @@ def _data_attrs(env: Mapping[str, frozenset[str]], var: str) -> list[str]:
 
 
 @st.composite
-def _exprs(draw: Any, attrs: list[str], depth: int = 2) -> Expr:
+def _exprs(draw: Any, attrs: list[str], depth: int = 2) -> ast.Expr:
     choice = draw(st.integers(0, 9 if depth > 0 else 5))
     if choice <= 3 and attrs:
-        return Attr(draw(st.sampled_from(attrs)))
+        return ast.Attr(draw(st.sampled_from(attrs)))
     if choice <= 5:
-        return Lit(draw(st.integers(-1, 4)))
+        return ast.Lit(draw(st.integers(-1, 4)))
     if choice == 6:
         return neg(draw(_exprs(attrs, depth - 1)))
     op = draw(st.sampled_from(["+", "-", "*", "/", "%"]))
-    return BinOp(op, draw(_exprs(attrs, depth - 1)), draw(_exprs(attrs, depth - 1)))
+    return ast.BinOp(op, draw(_exprs(attrs, depth - 1)), draw(_exprs(attrs, depth - 1)))
 
 
 @st.composite
-def _atomic_preds(draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool) -> Pred:
+def _atomic_preds(draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool) -> ast.Pred:
     choice = draw(st.integers(0, 9))
     if has_type and choice == 0:
         values = tuple(draw(st.lists(st.sampled_from(types), min_size=1, max_size=2, unique=True)))
-        return InList(Attr("type"), values, draw(st.booleans()))
+        return ast.InList(ast.Attr("type"), values, draw(st.booleans()))
     if has_type and choice == 1:
-        return Compare(
-            draw(st.sampled_from(["=", "!="])), Attr("type"), Lit(draw(st.sampled_from(types)))
+        return ast.Compare(
+            draw(st.sampled_from(["=", "!="])), ast.Attr("type"), ast.Lit(draw(st.sampled_from(types)))
         )
     if not attrs:
-        return Compare(
-            draw(st.sampled_from(["=", "<", ">="])), Lit(draw(st.integers(0, 2))), Lit(1)
+        return ast.Compare(
+            draw(st.sampled_from(["=", "<", ">="])), ast.Lit(draw(st.integers(0, 2))), ast.Lit(1)
         )
-    attr = Attr(draw(st.sampled_from(attrs)))
+    attr = ast.Attr(draw(st.sampled_from(attrs)))
     if choice <= 3:
         values = tuple(draw(st.lists(st.integers(-1, 4), min_size=1, max_size=3, unique=True)))
-        return InList(attr, values, draw(st.booleans()))
+        return ast.InList(attr, values, draw(st.booleans()))
     op = draw(st.sampled_from(["=", "!=", "<", "<=", ">", ">="]))
     if choice <= 7:
-        return Compare(op, attr, Lit(draw(st.integers(0, 3))))
-    return Compare(op, draw(_exprs(attrs)), draw(_exprs(attrs)))
+        return ast.Compare(op, attr, ast.Lit(draw(st.integers(0, 3))))
+    return ast.Compare(op, draw(_exprs(attrs)), draw(_exprs(attrs)))
 
 
 @st.composite
 def _preds(
     draw: Any, attrs: list[str], types: tuple[str, ...], has_type: bool, depth: int = 2
-) -> Pred:
+) -> ast.Pred:
     choice = draw(st.integers(0, 9 if depth > 0 else 0))
     if choice <= 5:
         return draw(_atomic_preds(attrs, types, has_type))
     if choice == 6:
-        return PredNot(draw(_preds(attrs, types, has_type, depth - 1)))
+        return ast.PredNot(draw(_preds(attrs, types, has_type, depth - 1)))
     left = draw(_preds(attrs, types, has_type, depth - 1))
     right = draw(_preds(attrs, types, has_type, depth - 1))
-    return PredAnd(left, right) if choice <= 8 else PredOr(left, right)
+    return ast.PredAnd(left, right) if choice <= 8 else ast.PredOr(left, right)
 
 
 @st.composite
@@ -268,70 +219,70 @@ def _var_filters(
     var: str | None = None,
     bag: bool = True,
     relate: bool = False,
-) -> Filter:
+) -> ast.Filter:
     var = var if var is not None else draw(st.sampled_from(sorted(env)))
     attrs = _data_attrs(env, var)
     if bag and attrs and draw(st.integers(0, 3)) == 3:
         kind = draw(st.sampled_from(["SAME", "INC", "DEC"]))
-        return BagPred(var, kind, draw(st.sampled_from(attrs)))
+        return ast.BagPred(var, kind, draw(st.sampled_from(attrs)))
     if relate and attrs and draw(st.integers(0, 3)) == 3:
-        return VarPred(var, draw(_relating_preds(env, var, types)))
-    return VarPred(var, draw(_preds(attrs, types, "type" in env[var])))
+        return ast.VarPred(var, draw(_relating_preds(env, var, types)))
+    return ast.VarPred(var, draw(_preds(attrs, types, "type" in env[var])))
 
 
 _RELATE_OPS = ("<", "<=", ">", ">=", "=")
 
 
 @st.composite
-def _relating_term(draw: Any, env: Env, var: str) -> tuple[Expr, bool]:
+def _relating_term(draw: Any, env: Env, var: str) -> tuple[ast.Expr, bool]:
     """One term of spec §5.1 in the compiled fragment, and whether it reads X's history."""
     attrs = _data_attrs(env, var)
     # PREV/RUNNING on a variable that receives several events in one step (an AGG
     # variable of nested AGGs) is refused by the compiler (ties in time): not generated
     choice = draw(st.integers(2 if var in AGG_VARS else 0, 3))
     if choice == 0:
-        return Prev(draw(st.sampled_from(attrs))), True
+        return ast.Prev(draw(st.sampled_from(attrs))), True
     if choice == 1:
-        return Running(draw(st.sampled_from(NUMERIC_FUNCS)), draw(st.sampled_from(attrs))), True
+        return ast.Running(draw(st.sampled_from(NUMERIC_FUNCS)), draw(st.sampled_from(attrs))), True
     other = draw(st.sampled_from(sorted(env)))
     other_attrs = _data_attrs(env, other)
     if choice == 2 and other_attrs:
-        return VarAttr(other, draw(st.sampled_from(other_attrs))), False
+        return ast.VarAttr(other, draw(st.sampled_from(other_attrs))), False
     if not other_attrs:
-        return BagAgg("COUNT", other, None), False
+        return ast.BagAgg("COUNT", other, None), False
     func = draw(st.sampled_from(NUMERIC_FUNCS))
     attr = None if func == "COUNT" and draw(st.booleans()) else draw(st.sampled_from(other_attrs))
-    return BagAgg(func, other, attr), False
+    return ast.BagAgg(func, other, attr), False
 
 
 @st.composite
-def _relating_preds(draw: Any, env: Env, var: str, types: tuple[str, ...]) -> Pred:
+def _relating_preds(draw: Any, env: Env, var: str, types: tuple[str, ...]) -> ast.Pred:
     """``X[P]`` relating events (spec §5.1) in the fragment the compiler builds: one or two
     comparisons ``own op term`` (sometimes linear: ``own - term op c``, sometimes under
     NOT), with a plain predicate beside them now and then; NULLs, ties and empty bags
     come from the streams."""
     attrs = _data_attrs(env, var)
-    parts: list[Pred] = []
+    parts: list[ast.Pred] = []
     for _ in range(draw(st.integers(1, 2))):
         term, _history = draw(_relating_term(env, var))
-        own: Expr = Attr(draw(st.sampled_from(attrs)))
+        own: ast.Expr = ast.Attr(draw(st.sampled_from(attrs)))
         op = draw(st.sampled_from(_RELATE_OPS))
         shape = draw(st.integers(0, 3))
-        cmp: Pred
+        cmp: ast.Pred
         if shape == 0:
-            cmp = Compare(op, term, own)
+            cmp = ast.Compare(op, term, own)
         elif shape == 1:
-            cmp = Compare(op, BinOp("-", own, term), Lit(draw(st.integers(-1, 1))))
+            cmp = ast.Compare(op, ast.BinOp("-", own, term), ast.Lit(draw(st.integers(-1, 1))))
         else:
-            cmp = Compare(op, own, term)
+            cmp = ast.Compare(op, own, term)
         if op != "=" and draw(st.integers(0, 4)) == 4:
-            cmp = PredNot(cmp)
+            cmp = ast.PredNot(cmp)
         parts.append(cmp)
     if draw(st.integers(0, 2)) == 2:
         parts.append(draw(_preds(attrs, types, "type" in env[var], 0)))
     pred = parts[0]
     for part in parts[1:]:
-        pred = PredAnd(pred, part)
+        pred = ast.PredAnd(pred, part)
     return pred
 
 
@@ -344,17 +295,17 @@ def _filters(
     var: str | None = None,
     bag: bool = True,
     relate: bool = False,
-) -> Filter:
+) -> ast.Filter:
     choice = draw(st.integers(0, 5 if depth > 0 else 0))
     if choice <= 3:
         return draw(_var_filters(env, types, var, bag, relate))
     left = draw(_filters(env, types, depth - 1, var, bag, relate))
     right = draw(_filters(env, types, depth - 1, None, bag, relate))
-    return FilterAnd(left, right) if choice == 4 else FilterOr(left, right)
+    return ast.FilterAnd(left, right) if choice == 4 else ast.FilterOr(left, right)
 
 
 @st.composite
-def _agg_outputs(draw: Any, env: Env) -> tuple[AggOutput, ...]:
+def _agg_outputs(draw: Any, env: Env) -> tuple[ast.AggOutput, ...]:
     names = draw(st.lists(st.sampled_from(OUT_NAMES), min_size=1, max_size=3, unique=True))
     outputs = []
     for name in names:
@@ -366,16 +317,16 @@ def _agg_outputs(draw: Any, env: Env) -> tuple[AggOutput, ...]:
             attr = draw(st.sampled_from([None, *attrs]))
         else:
             attr = draw(st.sampled_from(attrs))
-        outputs.append(AggOutput(name, func, var, attr))
+        outputs.append(ast.AggOutput(name, func, var, attr))
     return tuple(outputs)
 
 
-_BINARY: dict[int, Callable[[Formula, Formula], Formula]] = {
-    5: Or,
-    6: And,
-    7: Seq,
-    8: Seq,
-    9: Contig,
+_BINARY: dict[int, Callable[[ast.Formula, ast.Formula], ast.Formula]] = {
+    5: ast.Or,
+    6: ast.And,
+    7: ast.Seq,
+    8: ast.Seq,
+    9: ast.Contig,
 }
 
 _CHOICE_OPERATOR: dict[int, str] = {
@@ -405,14 +356,14 @@ def _choices(ops: frozenset[str]) -> list[int]:
 @st.composite
 def _formula_env(
     draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str] = ALL_OPERATORS
-) -> tuple[Formula, Env]:
+) -> tuple[ast.Formula, Env]:
     """A well-formed formula with the variables it binds."""
     types = schema.type_names()
     if depth <= 0:
         type_name = draw(st.sampled_from(types))
         # NEXT expands to a :+ iteration, so it spends the iteration budget too.
         use_next = "NEXT" in ops and plus_budget > 0 and draw(st.integers(0, 9)) == 9
-        node: Formula = Next(type_name) if use_next else Atom(type_name)
+        node: ast.Formula = ast.Next(type_name) if use_next else ast.Atom(type_name)
         return node, {type_name: frozenset(schema.attributes(type_name))}
 
     choice = draw(st.sampled_from(_choices(ops)))
@@ -426,18 +377,18 @@ def _formula_env(
         excluded = tuple(
             draw(_negated(schema, depth - 1, plus_budget, ops)) for _ in range(count)
         )
-        return SeqNot(left, excluded, right), _merge(lenv, renv)
+        return ast.SeqNot(left, excluded, right), _merge(lenv, renv)
     if choice == 2:  # AS
         f, env = draw(sub)
         var = draw(st.sampled_from(AS_VARS))
         collected = frozenset().union(*env.values())
-        return As(f, var), _merge(env, {var: collected})
+        return ast.As(f, var), _merge(env, {var: collected})
     if choice in (3, 4):  # FILTER
         f, env = draw(sub)
         if not env:
             return f, env
         flt = draw(_filters(env, types, bag="BAG" in ops, relate="RELATE" in ops))
-        return FilterF(f, flt), env
+        return ast.FilterF(f, flt), env
     if choice in (5, 6, 7, 8, 9):  # binary
         (left, lenv), (right, renv) = draw(sub), draw(sub)
         if choice >= 7:
@@ -448,14 +399,14 @@ def _formula_env(
     if choice == 10 and plus_budget > 0:  # iterations
         f, env = draw(_formula_env(schema, depth - 1, plus_budget - 1, ops))
         if "CONTIG_PLUS" not in ops:
-            return Plus(f), env
+            return ast.Plus(f), env
         if "PLUS" not in ops:
-            return ContigPlus(f), env
-        return (Plus(f) if draw(st.booleans()) else ContigPlus(f)), env
+            return ast.ContigPlus(f), env
+        return (ast.Plus(f) if draw(st.booleans()) else ast.ContigPlus(f)), env
     if choice == 11:  # PROJECT[...]
         f, env = draw(sub)
         keep = draw(st.lists(st.sampled_from(sorted(env)), max_size=2, unique=True)) if env else []
-        return ProjectVars(tuple(keep), f), {v: env[v] for v in keep}
+        return ast.ProjectVars(tuple(keep), f), {v: env[v] for v in keep}
     if choice == 12:  # PROJECT X[...]
         f, env = draw(sub)
         carriers = sorted(v for v in env if env[v])
@@ -465,7 +416,7 @@ def _formula_env(
         attrs = draw(
             st.lists(st.sampled_from(sorted(env[var])), min_size=1, max_size=2, unique=True)
         )
-        return ProjectAttrs(var, tuple(attrs), f), {**env, var: frozenset(attrs)}
+        return ast.ProjectAttrs(var, tuple(attrs), f), {**env, var: frozenset(attrs)}
     if "AGG" not in ops:  # choice 10 without iteration budget left
         return draw(sub)
     # AGG (choices 13-15), sometimes filtered through its new variable
@@ -475,16 +426,16 @@ def _formula_env(
     var = draw(st.sampled_from(AGG_VARS))
     outputs = draw(_agg_outputs(env))
     new_env = _merge(env, {var: frozenset(o.name for o in outputs)})
-    node = Agg(var, outputs, f)
+    node = ast.Agg(var, outputs, f)
     if "FILTER" in ops and draw(st.booleans()):
-        node = FilterF(node, draw(_filters(new_env, types, 0, var, "BAG" in ops, "RELATE" in ops)))
+        node = ast.FilterF(node, draw(_filters(new_env, types, 0, var, "BAG" in ops, "RELATE" in ops)))
     return node, new_env
 
 
-_SPINE = (Seq, Contig, SeqNot)
+_SPINE = (ast.Seq, ast.Contig, ast.SeqNot)
 
 
-def _closed(f: Formula, env: Env, ops: frozenset[str], always: bool = True) -> Formula:
+def _closed(f: ast.Formula, env: Env, ops: frozenset[str], always: bool = True) -> ast.Formula:
     """``f`` made one element when it stands on the left of a ``;``/``:`` chain.
 
     A chain on the left of another is flattened into it (the AST has no parentheses),
@@ -495,20 +446,20 @@ def _closed(f: Formula, env: Env, ops: frozenset[str], always: bool = True) -> F
     if not isinstance(f, _SPINE):
         return f
     if not always:
-        node: Formula = f
-        while isinstance(node, _SPINE) and not isinstance(node.right, Opt):
+        node: ast.Formula = f
+        while isinstance(node, _SPINE) and not isinstance(node.right, ast.Opt):
             node = node.left
-        if not isinstance(node, (*_SPINE, Opt)):
+        if not isinstance(node, (*_SPINE, ast.Opt)):
             return f
     if "PROJECT" in ops:
-        return ProjectVars(tuple(sorted(env)), f)
-    return Or(f, f)  # OPTIONAL is generated only with PROJECT or OR
+        return ast.ProjectVars(tuple(sorted(env)), f)
+    return ast.Or(f, f)  # OPTIONAL is generated only with PROJECT or OR
 
 
 @st.composite
 def _quantified(
     draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str], repeat: bool
-) -> tuple[Formula, Env]:
+) -> tuple[ast.Formula, Env]:
     """``φ{n}``, ``φ{n,m}``, ``φ{n,}`` (an iteration: it spends the budget), or a ``;``
     or ``:`` chain of two or three elements with one or two ``ψ?``/``ψ*`` (spec §3.2)."""
     if repeat:
@@ -517,20 +468,20 @@ def _quantified(
         high = None if unbounded else draw(st.integers(low, 3))
         budget = plus_budget - 1 if unbounded else plus_budget
         inner, inner_env = draw(_formula_env(schema, depth - 1, budget, ops))
-        return Repeat(inner, low, high, draw(st.booleans())), inner_env
+        return ast.Repeat(inner, low, high, draw(st.booleans())), inner_env
     sub = _formula_env(schema, depth - 1, plus_budget, ops)
     size = draw(st.integers(2, 3))
     parts = [draw(sub) for _ in range(size)]
     optional = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=size - 1, unique=True))
-    joins = [j for j, name in ((Seq, "SEQ"), (Contig, "CONTIG")) if name in ops]
-    join: Callable[[Formula, Formula], Formula] = draw(st.sampled_from(joins))
-    elements: list[Formula] = []
+    joins = [j for j, name in ((ast.Seq, "SEQ"), (ast.Contig, "CONTIG")) if name in ops]
+    join: Callable[[ast.Formula, ast.Formula], ast.Formula] = draw(st.sampled_from(joins))
+    elements: list[ast.Formula] = []
     for index, (f, part_env) in enumerate(parts):
         if index == 0:
             f = _closed(f, part_env, ops)
         if index in optional:
             star = plus_budget > 0 and "PLUS" in ops and draw(st.integers(0, 2)) == 2
-            f = Opt(f, star)
+            f = ast.Opt(f, star)
         elements.append(f)
     node = elements[0]
     env: Env = {}
@@ -544,7 +495,7 @@ def _quantified(
 @st.composite
 def _negated(
     draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str] = ALL_OPERATORS
-) -> Formula:
+) -> ast.Formula:
     """A small ψ for ``NOT ψ`` (depth ≤ 2, at most one iteration): the oracle
     evaluates it over the whole stream; it may hold a negation itself."""
     inner_depth = draw(st.integers(0, max(0, min(depth, 2))))
@@ -557,7 +508,7 @@ def formulas_with_env(
     max_depth: int = 4,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
-) -> st.SearchStrategy[tuple[Formula, Env]]:
+) -> st.SearchStrategy[tuple[ast.Formula, Env]]:
     """Well-formed formulas with their variable environment (var → attributes)."""
     ops = allowed(operators, without)
     return st.integers(1, max_depth).flatmap(lambda d: _formula_env(schema, d, 2, ops))
@@ -568,7 +519,7 @@ def formulas(
     max_depth: int = 4,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
-) -> st.SearchStrategy[Formula]:
+) -> st.SearchStrategy[ast.Formula]:
     """Well-formed formulas over ``schema`` (they pass the checker), using only the
     allowed operators (see the module doc)."""
     return formulas_with_env(schema, max_depth, operators, without).map(lambda pair: pair[0])
@@ -577,14 +528,14 @@ def formulas(
 @st.composite
 def _negation_env(
     draw: Any, schema: Schema, depth: int, ops: frozenset[str] = ALL_OPERATORS
-) -> tuple[Formula, Env]:
+) -> tuple[ast.Formula, Env]:
     """``φ1 ; NOT ψ.. ; φ2``, sometimes inside ``+``, ``AND``, ``OR``, ``AGG`` or FILTER."""
     types = schema.type_names()
     (left, lenv), (right, renv) = (draw(_formula_env(schema, depth - 1, 1, ops)) for _ in range(2))
     left = _closed(left, lenv, ops, always=False)
     count = draw(st.sampled_from((1, 1, 2)))
     excluded = tuple(draw(_negated(schema, 2, 1, ops)) for _ in range(count))
-    node: Formula = SeqNot(left, excluded, right)
+    node: ast.Formula = ast.SeqNot(left, excluded, right)
     env = _merge(lenv, renv)
     wanted = {"plus": "PLUS", "and": "AND", "or": "OR", "agg": "AGG", "filter": "FILTER"}
     # a FILTER or an AGG needs a variable to read (the sides may bind none)
@@ -593,18 +544,18 @@ def _negation_env(
     ]
     context = draw(st.sampled_from(contexts))
     if context == "plus":
-        node = Plus(node)
+        node = ast.Plus(node)
     elif context in ("and", "or"):
         other, oenv = draw(_formula_env(schema, depth - 1, 1, ops))
-        node = And(node, other) if context == "and" else Or(other, node)
+        node = ast.And(node, other) if context == "and" else ast.Or(other, node)
         env = _merge(env, oenv)
     elif context == "agg":
         var = draw(st.sampled_from(AGG_VARS))
         outputs = draw(_agg_outputs(env))
-        node = Agg(var, outputs, node)
+        node = ast.Agg(var, outputs, node)
         env = _merge(env, {var: frozenset(o.name for o in outputs)})
     elif context == "filter":
-        node = FilterF(node, draw(_filters(env, types, bag="BAG" in ops)))
+        node = ast.FilterF(node, draw(_filters(env, types, bag="BAG" in ops)))
     return node, env
 
 
@@ -613,7 +564,7 @@ def negation_formulas_with_env(
     max_depth: int = 3,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
-) -> st.SearchStrategy[tuple[Formula, Env]]:
+) -> st.SearchStrategy[tuple[ast.Formula, Env]]:
     """Well-formed formulas that always hold a middle negation (see :func:`formulas`)."""
     ops = allowed(operators, without) | {"NOT"}
     return st.integers(1, max_depth).flatmap(lambda d: _negation_env(schema, d, ops))
@@ -624,7 +575,7 @@ def negation_formulas(
     max_depth: int = 3,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
-) -> st.SearchStrategy[Formula]:
+) -> st.SearchStrategy[ast.Formula]:
     """Well-formed formulas that always hold a middle negation."""
     return negation_formulas_with_env(schema, max_depth, operators, without).map(
         lambda pair: pair[0]
@@ -635,12 +586,12 @@ def negation_formulas(
 
 
 @st.composite
-def _windows(draw: Any, max_size: int = 7, on: str | None = None) -> Window:
+def _windows(draw: Any, max_size: int = 7, on: str | None = None) -> ast.Window:
     """``n EVENTS``, or (when ``on`` names an attribute) sometimes ``d ON on``
     (EVENTS first, so that shrinking goes there)."""
     if on is not None and draw(st.booleans()):
-        return Window(draw(st.integers(1, 4)), on)
-    return Window(draw(st.integers(1, max_size)))
+        return ast.Window(draw(st.integers(1, 4)), on)
+    return ast.Window(draw(st.integers(1, max_size)))
 
 
 def window_attribute(schema: Schema) -> str | None:
@@ -662,45 +613,45 @@ def _on_attribute(schema: Schema, ops: frozenset[str], windows_on: bool) -> str 
 
 @st.composite
 def _with_top_negation(
-    draw: Any, formula: Formula, schema: Schema, ops: frozenset[str] = ALL_OPERATORS
-) -> Formula:
+    draw: Any, formula: ast.Formula, schema: Schema, ops: frozenset[str] = ALL_OPERATORS
+) -> ast.Formula:
     """``formula`` with a leading and/or trailing negation (spec §3.1), in the
     canonical shape (LeadingNot outermost), sometimes under the formula's FILTER."""
     kind = draw(st.sampled_from(("leading", "trailing", "both")))
-    filt: Filter | None = None
-    if isinstance(formula, FilterF) and draw(st.booleans()):
+    filt: ast.Filter | None = None
+    if isinstance(formula, ast.FilterF) and draw(st.booleans()):
         filt = formula.filter
         formula = formula.formula
 
-    def some() -> tuple[Formula, ...]:
+    def some() -> tuple[ast.Formula, ...]:
         count = draw(st.sampled_from((1, 1, 2)))
         return tuple(draw(_negated(schema, 1, 1, ops)) for _ in range(count))
 
     if kind in ("trailing", "both"):
-        formula = TrailingNot(formula, some())
+        formula = ast.TrailingNot(formula, some())
     if kind in ("leading", "both"):
-        formula = LeadingNot(some(), formula)
-    return formula if filt is None else FilterF(formula, filt)
+        formula = ast.LeadingNot(some(), formula)
+    return formula if filt is None else ast.FilterF(formula, filt)
 
 
 @st.composite
 def _strategy_clauses(
-    draw: Any, formula: Formula, schema: Schema, ops: frozenset[str]
-) -> tuple[str, Skip | None]:
+    draw: Any, formula: ast.Formula, schema: Schema, ops: frozenset[str]
+) -> tuple[str, ast.Skip | None]:
     """A selection strategy (spec §6.2, ``ALL`` half of the time) and an after-match
     skip (none half of the time), each only if ``ops`` has SELECT / SKIP."""
     select = "ALL"
     if "SELECT" in ops:
         select = draw(st.sampled_from(("ALL",) * 4 + SELECT_STRATEGIES[1:]))
-    skip: Skip | None = None
+    skip: ast.Skip | None = None
     if "SKIP" in ops:
         kind = draw(st.sampled_from((None, None, None, "TO_NEXT_ROW", "PAST_LAST_ROW", "TO_FIRST", "TO_LAST")))
         if kind in ("TO_NEXT_ROW", "PAST_LAST_ROW"):
-            skip = Skip(kind)
+            skip = ast.Skip(kind)
         elif kind is not None:
             variables = sorted(formula_env(formula, schema))
             if variables:
-                skip = Skip(kind, draw(st.sampled_from(variables)))
+                skip = ast.Skip(kind, draw(st.sampled_from(variables)))
     return select, skip
 
 
@@ -720,11 +671,11 @@ def queries(
     schema: Schema = TEST_SCHEMA,
     max_depth: int = 4,
     top_negation: bool = False,
-    of: st.SearchStrategy[Formula] | None = None,
+    of: st.SearchStrategy[ast.Formula] | None = None,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
     windows_on: bool = False,
-) -> Query:
+) -> ast.Query:
     """A formula with an optional ``PARTITION BY k`` and an optional ``WITHIN n EVENTS``
     (with ``top_negation``, sometimes leading/trailing negation and then WITHIN;
     ``of`` replaces the formula strategy; ``operators``/``without`` as in :func:`formulas`,
@@ -741,7 +692,7 @@ def queries(
         formula = draw(_with_top_negation(formula, schema, ops))
         within = within or draw(_windows(on=on))
     select, skip = draw(_strategy_clauses(formula, schema, ops))
-    return Query(formula, None, partition, within, None, select, skip)
+    return ast.Query(formula, None, partition, within, None, select, skip)
 
 
 @st.composite
@@ -750,11 +701,11 @@ def trend_queries(
     schema: Schema = TEST_SCHEMA,
     max_depth: int = 4,
     top_negation: bool = False,
-    of: st.SearchStrategy[tuple[Formula, Env]] | None = None,
+    of: st.SearchStrategy[tuple[ast.Formula, Env]] | None = None,
     operators: Iterable[str] | None = None,
     without: Iterable[str] = (),
     windows_on: bool = False,
-) -> Query:
+) -> ast.Query:
     """A RETURN query: COUNT(*), COUNT(X), SUM/MIN/MAX/AVG(X.a), the partition attribute;
     optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n; both ON
     attr with ``windows_on``, as in :func:`queries`); with
@@ -765,14 +716,14 @@ def trend_queries(
     formula, env = draw(of if of is not None else formulas_with_env(schema, max_depth, ops))
     key = _partition_attribute(schema)
     partition = (key,) if key and "PARTITION_BY" in ops and draw(st.booleans()) else ()
-    candidates: list[ReturnItem] = [CountStar()]
+    candidates: list[ast.ReturnItem] = [ast.CountStar()]
     for var in sorted(env):
-        candidates.append(ReturnAgg("COUNT", var, None))
+        candidates.append(ast.ReturnAgg("COUNT", var, None))
         for attr in _data_attrs(env, var):
             for func in ("SUM", "MIN", "MAX", "AVG"):
-                candidates.append(ReturnAgg(func, var, attr))
+                candidates.append(ast.ReturnAgg(func, var, attr))
     if partition:
-        candidates.append(ReturnAttr(partition[0]))
+        candidates.append(ast.ReturnAttr(partition[0]))
     items = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4, unique=True))
     on = _on_attribute(schema, ops, windows_on)
     within = draw(st.none() | _windows(on=on)) if "WITHIN" in ops else None
@@ -781,9 +732,9 @@ def trend_queries(
         within = within or draw(_windows(on=on))
     slide = None
     if within is not None and "SLIDE" in ops and draw(st.booleans()):
-        slide = Window(draw(st.integers(1, int(within.size))), within.attr)
+        slide = ast.Window(draw(st.integers(1, int(within.size))), within.attr)
     select, skip = draw(_strategy_clauses(formula, schema, ops))
-    return Query(formula, tuple(items), partition, within, slide, select, skip)
+    return ast.Query(formula, tuple(items), partition, within, slide, select, skip)
 
 
 # ---------------------------------------------- arbitrary ASTs (round trip)
@@ -798,52 +749,52 @@ raw_literals: st.SearchStrategy[Value] = st.one_of(
 )
 
 
-def _raw_lit(value: Value) -> Lit:
-    return Lit(value)
+def _raw_lit(value: Value) -> ast.Lit:
+    return ast.Lit(value)
 
 
 _raw_funcs = st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"])
-_raw_relating: st.SearchStrategy[Expr] = st.one_of(
-    st.builds(VarAttr, _names, _names),
-    st.builds(BagAgg, _raw_funcs, _names, st.none() | _names),
-    st.builds(FirstLast, st.sampled_from(["FIRST", "LAST"]), _names, _names),
-    st.builds(Prev, _names),
-    st.builds(Running, _raw_funcs, _names),
+_raw_relating: st.SearchStrategy[ast.Expr] = st.one_of(
+    st.builds(ast.VarAttr, _names, _names),
+    st.builds(ast.BagAgg, _raw_funcs, _names, st.none() | _names),
+    st.builds(ast.FirstLast, st.sampled_from(["FIRST", "LAST"]), _names, _names),
+    st.builds(ast.Prev, _names),
+    st.builds(ast.Running, _raw_funcs, _names),
 )
 
-raw_exprs: st.SearchStrategy[Expr] = st.recursive(
-    st.one_of(_names.map(Attr), raw_literals.map(_raw_lit), _raw_relating),
+raw_exprs: st.SearchStrategy[ast.Expr] = st.recursive(
+    st.one_of(_names.map(ast.Attr), raw_literals.map(_raw_lit), _raw_relating),
     lambda inner: st.one_of(
-        st.builds(BinOp, st.sampled_from(["+", "-", "*", "/", "%"]), inner, inner),
+        st.builds(ast.BinOp, st.sampled_from(["+", "-", "*", "/", "%"]), inner, inner),
         inner.map(neg),
     ),
     max_leaves=6,
 )
 
-raw_preds: st.SearchStrategy[Pred] = st.recursive(
+raw_preds: st.SearchStrategy[ast.Pred] = st.recursive(
     st.one_of(
         st.builds(
-            Compare, st.sampled_from(["=", "!=", "<", "<=", ">", ">="]), raw_exprs, raw_exprs
+            ast.Compare, st.sampled_from(["=", "!=", "<", "<=", ">", ">="]), raw_exprs, raw_exprs
         ),
-        st.builds(InList, raw_exprs, st.lists(raw_literals, max_size=3).map(tuple), st.booleans()),
+        st.builds(ast.InList, raw_exprs, st.lists(raw_literals, max_size=3).map(tuple), st.booleans()),
     ),
     lambda inner: st.one_of(
-        st.builds(PredAnd, inner, inner), st.builds(PredOr, inner, inner), st.builds(PredNot, inner)
+        st.builds(ast.PredAnd, inner, inner), st.builds(ast.PredOr, inner, inner), st.builds(ast.PredNot, inner)
     ),
     max_leaves=5,
 )
 
-raw_filters: st.SearchStrategy[Filter] = st.recursive(
+raw_filters: st.SearchStrategy[ast.Filter] = st.recursive(
     st.one_of(
-        st.builds(VarPred, _names, raw_preds),
-        st.builds(BagPred, _names, st.sampled_from(["SAME", "INC", "DEC"]), _names),
+        st.builds(ast.VarPred, _names, raw_preds),
+        st.builds(ast.BagPred, _names, st.sampled_from(["SAME", "INC", "DEC"]), _names),
     ),
-    lambda inner: st.one_of(st.builds(FilterAnd, inner, inner), st.builds(FilterOr, inner, inner)),
+    lambda inner: st.one_of(st.builds(ast.FilterAnd, inner, inner), st.builds(ast.FilterOr, inner, inner)),
     max_leaves=4,
 )
 
 _raw_outputs = st.builds(
-    AggOutput,
+    ast.AggOutput,
     _names,
     st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
     _names,
@@ -852,70 +803,70 @@ _raw_outputs = st.builds(
 _name_tuples = st.lists(_names, max_size=3).map(tuple)
 
 
-def _raw_excluded(inner: st.SearchStrategy[Formula]) -> st.SearchStrategy[tuple[Formula, ...]]:
+def _raw_excluded(inner: st.SearchStrategy[ast.Formula]) -> st.SearchStrategy[tuple[ast.Formula, ...]]:
     """The ψ list of a raw negation node (one or two NOTs in a row)."""
     return st.lists(inner, min_size=1, max_size=2).map(tuple)
 
 
-def _raw_repeat(f: Formula, low: int, extra: int, contiguous: bool) -> Formula:
+def _raw_repeat(f: ast.Formula, low: int, extra: int, contiguous: bool) -> ast.Formula:
     """``φ{n}``, ``φ{n,m}`` or ``φ{n,}`` (``extra`` 0: exact, 1: one more, 2: unbounded)."""
     high = None if extra == 2 else low + extra
-    return Repeat(f, low, high, contiguous)
+    return ast.Repeat(f, low, high, contiguous)
 
 
-_CHAINS = (Seq, Contig, SeqNot, LeadingNot, TrailingNot)
+_CHAINS = (ast.Seq, ast.Contig, ast.SeqNot, ast.LeadingNot, ast.TrailingNot)
 
 
-def _raw_optional(first: Formula, second: Formula, star: bool) -> Formula:
+def _raw_optional(first: ast.Formula, second: ast.Formula, star: bool) -> ast.Formula:
     """``(φ ; ψ?)+``: an optional element in a chain of its own (parenthesised, so that
     no outer connector or NOT can make it ill-formed)."""
     if isinstance(first, _CHAINS):
-        first = Or(first, first)
-    return Plus(Seq(first, Opt(second, star)))
+        first = ast.Or(first, first)
+    return ast.Plus(ast.Seq(first, ast.Opt(second, star)))
 
 
-raw_formulas: st.SearchStrategy[Formula] = st.recursive(
-    st.one_of(_names.map(Atom), _names.map(Next)),
+raw_formulas: st.SearchStrategy[ast.Formula] = st.recursive(
+    st.one_of(_names.map(ast.Atom), _names.map(ast.Next)),
     lambda inner: st.one_of(
-        st.builds(As, inner, _names),
-        st.builds(FilterF, inner, raw_filters),
-        st.builds(Or, inner, inner),
-        st.builds(And, inner, inner),
-        st.builds(Seq, inner, inner),
-        st.builds(Contig, inner, inner),
-        st.builds(Plus, inner),
-        st.builds(ContigPlus, inner),
-        st.builds(ProjectVars, _name_tuples, inner),
-        st.builds(ProjectAttrs, _names, _name_tuples, inner),
-        st.builds(Agg, _names, st.lists(_raw_outputs, min_size=1, max_size=3).map(tuple), inner),
-        st.builds(SeqNot, inner, _raw_excluded(inner), inner),
-        st.builds(LeadingNot, _raw_excluded(inner), inner),
-        st.builds(TrailingNot, inner, _raw_excluded(inner)),
+        st.builds(ast.As, inner, _names),
+        st.builds(ast.FilterF, inner, raw_filters),
+        st.builds(ast.Or, inner, inner),
+        st.builds(ast.And, inner, inner),
+        st.builds(ast.Seq, inner, inner),
+        st.builds(ast.Contig, inner, inner),
+        st.builds(ast.Plus, inner),
+        st.builds(ast.ContigPlus, inner),
+        st.builds(ast.ProjectVars, _name_tuples, inner),
+        st.builds(ast.ProjectAttrs, _names, _name_tuples, inner),
+        st.builds(ast.Agg, _names, st.lists(_raw_outputs, min_size=1, max_size=3).map(tuple), inner),
+        st.builds(ast.SeqNot, inner, _raw_excluded(inner), inner),
+        st.builds(ast.LeadingNot, _raw_excluded(inner), inner),
+        st.builds(ast.TrailingNot, inner, _raw_excluded(inner)),
         st.builds(_raw_repeat, inner, st.integers(1, 3), st.integers(0, 2), st.booleans()),
         st.builds(_raw_optional, inner, inner, st.booleans()),
     ),
     max_leaves=8,
 )
 
-_raw_items: st.SearchStrategy[ReturnItem] = st.one_of(
-    st.just(CountStar()),
+_raw_items: st.SearchStrategy[ast.ReturnItem] = st.one_of(
+    st.just(ast.CountStar()),
     st.builds(
-        ReturnAgg,
+        ast.ReturnAgg,
         st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
         _names,
         st.none() | _names,
     ),
-    st.builds(ReturnAttr, _names),
+    st.builds(ast.ReturnAttr, _names),
 )
-_raw_windows = st.builds(Window, st.integers(-5, 100) | _floats, st.none() | _names)
+_raw_windows = st.builds(ast.Window, st.integers(-5, 100) | _floats, st.none() | _names)
 
-_raw_skips: st.SearchStrategy[Skip] = st.one_of(
-    st.sampled_from((Skip("TO_NEXT_ROW"), Skip("PAST_LAST_ROW"))),
-    st.builds(Skip, st.sampled_from(("TO_FIRST", "TO_LAST")), _names),
+_raw_skips: st.SearchStrategy[ast.Skip] = st.one_of(
+    st.sampled_from((ast.Skip("TO_NEXT_ROW"), ast.Skip("PAST_LAST_ROW"))),
+    st.builds(ast.Skip, st.sampled_from(("TO_FIRST", "TO_LAST")), _names),
 )
 
-raw_queries: st.SearchStrategy[Query] = st.builds(
-    Query,
+raw_queries: st.SearchStrategy[ast.Query] = st.builds(
+    ast.Query,
     raw_formulas,
     st.none() | st.lists(_raw_items, min_size=1, max_size=3).map(tuple),
     _name_tuples,
