@@ -35,8 +35,11 @@ setup: graphviz $(STAMP) $(BYTECODE)
 demo: graphviz $(STAMP) $(BYTECODE)
 	$(BIN)/acel demo
 
+# The whole suite (native paths built and on), then its Hypothesis properties that
+# reach a native path again in pure Python (tests/conftest.py, papers/engine.md).
 test: graphviz $(STAMP)
 	$(BIN)/pytest
+	ACEL_NATIVE=0 $(BIN)/pytest -m native_paths
 
 lint: $(STAMP)
 	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench tools

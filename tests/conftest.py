@@ -1,7 +1,14 @@
-"""Shared test set-up: Hypothesis profiles and the import path of tests/strategies.py.
+"""Shared test set-up: Hypothesis profiles, the import path of tests/strategies.py, and
+the ``native_paths`` marker of CI's second pass.
 
 Profiles: ``ci`` (small, for CI), ``dev`` (default), ``thorough`` (the issue
 targets: thousands of examples), chosen with ``HYPOTHESIS_PROFILE``.
+
+``native_paths`` marks the Hypothesis properties (``@given`` tests and tests that run
+the conformance kit's ``assert_conforms``) that ``make test`` runs a second time
+under ``ACEL_NATIVE=0`` (issue 23, papers/engine.md "Both paths in CI"): every
+property of a test file that is neither Spark's nor in :data:`ONE_PATH`.  A new
+property file therefore runs on both paths unless it is listed there.
 """
 
 from __future__ import annotations
@@ -9,11 +16,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, is_hypothesis_test, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -25,6 +32,78 @@ settings.register_profile("ci", max_examples=150, derandomize=True, **_COMMON)  
 settings.register_profile("dev", max_examples=300, **_COMMON)
 settings.register_profile("thorough", max_examples=3000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+ONE_PATH = frozenset({
+    # measured (papers/engine.md "Both paths in CI"): no property here reaches a native
+    # path, so ACEL_NATIVE=0 would run the very same code again
+    "test_acea.py", "test_acea_simplify.py", "test_checker.py", "test_compiler_oracle.py",
+    "test_compiler_rewrite.py", "test_compiler_size.py", "test_compiler_stress.py",
+    "test_io_streaming.py", "test_negation_oracle.py", "test_negation_sase.py",
+    "test_oracle.py", "test_oracle_laws.py", "test_printer.py", "test_relate_compiler.py",
+    "test_relate_language.py", "test_render_readable.py", "test_robustness.py",
+    "test_sase_properties.py", "test_strategies.py", "test_testing_kit.py",
+    # CORE and Flink against the oracle (and slow: installed on first use)
+    "test_real_engines.py",
+    # these compare both paths inside each example (they set ACEL_NATIVE themselves)
+    "test_native_core.py", "test_native_enum.py", "test_native_reader.py",
+    "test_native_writer.py",
+})
+"""Test files whose Hypothesis properties CI runs once (on the default path)."""
+
+_NOT_BUILT = "not built"
+"""Words of the skip reason of a test that needs a native extension (tests/test_native_*.py)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "native_paths: a Hypothesis property CI also runs with ACEL_NATIVE=0 (conftest.py)"
+    )
+
+
+def _is_property(item: pytest.Item) -> bool:
+    """A Hypothesis test: ``@given``, or a test that runs the conformance kit
+    (``assert_conforms`` drives Hypothesis inside, e.g. engine == oracle)."""
+    if not isinstance(item, pytest.Function):
+        return False
+    code = getattr(item.function, "__code__", None)
+    return is_hypothesis_test(item.obj) or (code is not None and "assert_conforms" in code.co_names)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the properties of CI's second pass (``native_paths``, see the module docstring)."""
+    for item in items:
+        if (_is_property(item)
+                and item.get_closest_marker("spark") is None
+                and item.get_closest_marker("cluster") is None
+                and item.path.name not in ONE_PATH):
+            item.add_marker(pytest.mark.native_paths)
+
+
+def _loud(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Under ``ACEL_NATIVE=1``, a test (or test file) skipped because a native extension is
+    not built fails instead: that setting insists on the native paths (issue 23)."""
+    from acel.io.native_switch import mode
+
+    if not report.skipped or mode() != "on":
+        return
+    reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if _NOT_BUILT in reason or ("could not import 'acel." in reason and "_native" in reason):
+        report.outcome = "failed"
+        report.longrepr = f"ACEL_NATIVE=1 but {reason.removeprefix('Skipped: ')}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """See :func:`_loud`."""
+    outcome = yield
+    _loud(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
+    """See :func:`_loud` (``pytest.importorskip`` of an extension skips a whole file)."""
+    outcome = yield
+    _loud(outcome.get_result())
 
 
 @pytest.fixture(scope="session")

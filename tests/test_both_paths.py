@@ -1,0 +1,98 @@
+"""CI runs the properties on both paths (issue 23, papers/engine.md "Both paths in CI").
+
+The second pass of ``make test`` selects ``-m native_paths`` under ``ACEL_NATIVE=0``
+(tests/conftest.py); under ``ACEL_NATIVE=1`` a missing extension fails instead of
+skipping.  These tests keep that machinery honest.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+import conftest
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+EXTENSIONS = (
+    "acel.acea.engine._native_core",
+    "acel.acea.engine._native_enum",
+    "acel.io._native_reader",
+    "acel.io._native_writer",
+)
+
+
+def _skipped(reason: str, when: str = "setup") -> pytest.TestReport:
+    return pytest.TestReport(
+        "tests/test_x.py::test_y", ("tests/test_x.py", 1, "test_y"), {}, "skipped",
+        ("tests/test_x.py", 1, f"Skipped: {reason}"), when,
+    )
+
+
+@pytest.mark.parametrize("reason", [
+    "native core not built",
+    "acel.io._native_writer is not built",
+    "could not import 'acel.io._native_reader': No module named 'acel.io._native_reader'",
+])
+def test_acel_native_1_turns_a_missing_extension_into_a_failure(
+    monkeypatch: pytest.MonkeyPatch, reason: str
+) -> None:
+    monkeypatch.setenv("ACEL_NATIVE", "1")
+    report = _skipped(reason)
+    conftest._loud(report)
+    assert report.failed
+    assert str(report.longrepr) == f"ACEL_NATIVE=1 but {reason}"
+
+
+@pytest.mark.parametrize("mode", ["auto", "0"])
+def test_otherwise_a_missing_extension_is_a_skip(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    monkeypatch.setenv("ACEL_NATIVE", mode)
+    report = _skipped("native core not built")
+    conftest._loud(report)
+    assert report.skipped
+
+
+def test_other_skips_stay_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACEL_NATIVE", "1")
+    for reason in ("Spark needs Java", "could not import 'nbconvert': No module named 'nbconvert'"):
+        report = _skipped(reason)
+        conftest._loud(report)
+        assert report.skipped, reason
+
+
+def test_every_one_path_file_exists_and_holds_properties() -> None:
+    """A renamed or emptied file in ``ONE_PATH`` would be a stale entry."""
+    for name in sorted(conftest.ONE_PATH):
+        text = (TESTS / name).read_text(encoding="utf-8")
+        assert "@given" in text or "assert_conforms(" in text, name
+
+
+def test_the_second_pass_is_in_make_test() -> None:
+    """``make test`` (what CI runs, .ci/run) runs the marked properties with ``ACEL_NATIVE=0``."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    lines = [line.strip() for line in recipe.splitlines()[1:]]
+    assert lines == ["$(BIN)/pytest", "ACEL_NATIVE=0 $(BIN)/pytest -m native_paths"]
+
+
+def test_the_engine_properties_are_marked(request: pytest.FixtureRequest) -> None:
+    """The marker reaches the properties that take the native core (measured, papers/engine.md)."""
+    session = request.session
+    marked = {item.nodeid for item in session.items if item.get_closest_marker("native_paths")}
+    here = {item.nodeid for item in session.items}
+    kit = "tests/test_engine_properties.py::test_engine_equals_oracle"  # runs assert_conforms
+    given = "tests/test_engine_properties.py::test_propagation_equals_enumeration"  # @given
+    if kit not in here or given not in here:
+        pytest.skip("run with tests/test_engine_properties.py to see its marks")
+    assert kit in marked and given in marked
+    assert not any(nodeid.startswith("tests/test_native_core.py") for nodeid in marked)
+    assert not any("test_both_paths.py" in nodeid for nodeid in marked)
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="CI builds every extension; a user may lack a C compiler")
+@pytest.mark.parametrize("name", EXTENSIONS)
+def test_ci_builds_every_extension(name: str) -> None:
+    """Without it, CI's first pass would quietly run pure Python twice."""
+    importlib.import_module(name)
