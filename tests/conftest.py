@@ -38,7 +38,7 @@ ONE_PATH = frozenset({
     # path, so ACEL_NATIVE=0 would run the very same code again
     "test_acea.py", "test_acea_simplify.py", "test_checker.py", "test_compiler_oracle.py",
     "test_compiler_rewrite.py", "test_compiler_size.py", "test_compiler_stress.py",
-    "test_io_streaming.py", "test_negation_oracle.py", "test_negation_sase.py",
+    "test_io_streaming.py", "test_lalr.py", "test_negation_oracle.py", "test_negation_sase.py",
     "test_oracle.py", "test_oracle_laws.py", "test_printer.py", "test_relate_compiler.py",
     "test_relate_language.py", "test_render_readable.py", "test_robustness.py",
     "test_sase_properties.py", "test_strategies.py", "test_testing_kit.py",
