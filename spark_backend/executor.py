@@ -17,7 +17,9 @@ import os
 import pickle
 import signal
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
@@ -119,6 +121,11 @@ class UnitSpec:
     shift_windows: bool = False
     fault: str = ""
     """Test-only fault injection (``session.FAULT_CONF``); empty: none."""
+    native: str = ""
+    """The driver's ``ACEL_NATIVE`` (``acel.io.native_switch``), applied in every task so that
+    executors take the path the driver asked for; empty: the executor's own setting."""
+    trace: str = ""
+    """The driver's ``ACEL_SPARK_TRACE`` (:data:`TRACE_ENV`); empty: the executor's own."""
 
 
 def inject_fault(fault: str) -> None:
@@ -283,22 +290,72 @@ def unit_run(
 
     Events are pushed with their global positions, so complex events come out
     at stream positions; ``owned`` (local indices) keeps the complex events, or
-    trend contributions, that start in the slice.
+    trend contributions, that start in the slice.  A trend query in the native
+    core's fragment (issue 23) is fed in runs of events (``Runner.push_batch``, as
+    the single process feeds it) when the unit is one partition; keyed units push
+    event by event, each step in the core.  The path taken is counted in :data:`PATHS`.
     """
     from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
 
     runner = Runner(query, spec.schema, monotone=unit_monotone(table, query),
                     start_positions=owned, positions_given=True)
+    records = unit_records(table, spec)
     out: list[Any] = []
     with paused_gc():
-        for k, (attrs, position) in enumerate(zip(unit_records(table, spec), positions)):
-            found = runner.push(attrs, position)
-            if found:
-                out.extend(found)
-            if owned is not None and k % PROGRESS_EVERY == PROGRESS_EVERY - 1 and runner.exhausted():
-                break
+        if runner.native is not None and not runner.partition_by:
+            # positions do not reach the trend core: only runs of the partition's events count
+            for a in range(0, len(records), PROGRESS_EVERY):
+                found = runner.push_batch(records[a:a + PROGRESS_EVERY])
+                if found:
+                    out.extend(found)
+                if owned is not None and runner.exhausted():
+                    break
+        else:
+            for k, (attrs, position) in enumerate(zip(records, positions)):
+                found = runner.push(attrs, position)
+                if found:
+                    out.extend(found)
+                if owned is not None and k % PROGRESS_EVERY == PROGRESS_EVERY - 1 and runner.exhausted():
+                    break
         out.extend(runner.finish())
+    PATHS[unit_path(runner)] += 1
     return out
+
+
+PATHS: Counter[str] = Counter()
+"""Units run in this Python worker, per path (:func:`unit_path`); the trace reports them."""
+
+
+def unit_path(runner: Any) -> str:
+    """How a unit ran: ``native`` (the C trend core throughout), ``handed-over`` (it began
+    there and went on in exact Python ints), or ``python``."""
+    from acel.acea.engine.native_trend import NativePropagator
+
+    if runner.native is None:
+        return "python"
+    evaluators = [p.evaluator for p in runner.partitions.values()]
+    if any(isinstance(e, NativePropagator) and e.python is not None for e in evaluators):
+        return "handed-over"
+    return "native" if all(isinstance(e, NativePropagator) for e in evaluators) else "python"
+
+
+@contextmanager
+def native_mode(value: str) -> Iterator[None]:
+    """``ACEL_NATIVE`` set to the driver's ``value`` while a task runs (empty: left as it is)."""
+    from acel.io.native_switch import VARIABLE
+
+    if not value:
+        yield
+        return
+    before = os.environ.get(VARIABLE)
+    os.environ[VARIABLE] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(VARIABLE, None)
+        else:
+            os.environ[VARIABLE] = before
 
 
 TRACE_ENV = "ACEL_SPARK_TRACE"
@@ -310,20 +367,23 @@ _LOADED = time.time()
 
 def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator[pa.RecordBatch]:
     """Run every unit (``SLICE`` value) of one Spark task's rows; their results in turn."""
-    trace = os.environ.get(TRACE_ENV)
+    trace = spec.trace or os.environ.get(TRACE_ENV)
     started, cpu = time.time(), time.process_time()
     received = list(batches)
     if not received or not any(batch.num_rows for batch in received):
         return
     inject_fault(spec.fault)
     arrived = time.time()
+    before = Counter(PATHS)
     table = pa.Table.from_batches(received).sort_by([(SLICE, "ascending"), (POS, "ascending")])
     units = table.column(SLICE).to_numpy()
     cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]
-    for a, b in zip(cuts, cuts[1:]):
-        yield from evaluate_unit(table.slice(a, b - a), spec).to_batches()
+    with native_mode(spec.native):
+        for a, b in zip(cuts, cuts[1:]):
+            yield from evaluate_unit(table.slice(a, b - a), spec).to_batches()
     if trace:
         _trace(trace, {"pid": os.getpid(), "rows": table.num_rows, "units": len(cuts) - 1,
+                       "paths": dict(PATHS - before),
                        "process_start": _process_start(), "module_loaded": _LOADED,
                        "started": started, "input_s": arrived - started,
                        "work_s": time.time() - arrived, "cpu_s": time.process_time() - cpu,

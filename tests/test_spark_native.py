@@ -1,0 +1,174 @@
+"""The native trend core inside Spark's executors (issue 23 §3).
+
+Engine tasks report which path each unit took (``executor.PATHS``, written to
+the ``ACEL_SPARK_TRACE`` file): the C core (``native``) or pure Python.  The
+driver's ``ACEL_NATIVE`` travels with the task (``UnitSpec.native``), so
+``ACEL_NATIVE=0`` gives pure Python in the executors too, with the same
+results; a worker without the extension falls back with the same results
+(checked in-process: the extension cannot be removed from a running worker).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import warnings
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from acel.lang.parser import parse_query
+from acel.lang.schema import Schema
+
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
+]
+
+W0_RETURN = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 11 ON ts"
+W0_SLICED = "RETURN COUNT(*), SUM(b.v), MAX(c.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
+W0_WHOLE = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c"
+W0_MATCH = "A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 5 ON ts"
+
+
+def _w0(path: Path, n: int = 3000, keys: int = 3) -> Path:
+    """W0 (bench/pipeline.py) with a key ``k``, as JSON Lines."""
+    rnd = random.Random(5)
+    with open(path, "w", encoding="utf-8") as handle:
+        for ts, kind in enumerate(rnd.choices("ABC", [0.2, 0.6, 0.2], k=n)):
+            record = {"type": kind, "ts": ts, "v": rnd.randrange(100), "k": rnd.randrange(keys)}
+            handle.write(json.dumps(record) + "\n")
+    return path
+
+
+def _single(query: str, path: Path) -> list[Any]:
+    import acel
+
+    return sorted(acel.run(query, str(path)), key=repr)
+
+
+def _traced(spark: Any, query: str, path: Path, trace: Path, monkeypatch: pytest.MonkeyPatch,
+            native: str | None) -> tuple[list[Any], dict[str, int]]:
+    """Results through Spark and the units per path the engine tasks reported."""
+    from acel.spark_backend import run_to_results
+
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("ACEL_SPARK_TRACE", str(trace))
+    if native is None:
+        monkeypatch.delenv("ACEL_NATIVE", raising=False)
+    else:
+        monkeypatch.setenv("ACEL_NATIVE", native)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NotParallelWarning of the one-unit query
+        results = run_to_results(query, str(path), session=spark)
+    paths: dict[str, int] = {}
+    for line in trace.read_text().splitlines():
+        for name, count in json.loads(line)["paths"].items():
+            paths[name] = paths.get(name, 0) + count
+    return sorted(results, key=repr), paths
+
+
+@pytest.mark.parametrize("query, n, path", [
+    (W0_RETURN, 3000, "native"),  # key buckets, each key's steps in the core
+    (W0_WHOLE, 40, "native"),  # one unit, fed in runs (push_batch)
+    (W0_WHOLE, 130, "handed-over"),  # counts past 2^63: exact Python ints from there on
+    (W0_SLICED, 3000, "python"),  # time slices merge monoid states: the Python propagator
+])
+def test_engine_tasks_report_their_path_and_acel_native_0_falls_back(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, n: int, path: str
+) -> None:
+    from acel.acea.engine import native_trend
+
+    if not native_trend.available():
+        pytest.skip("the native core is not built")
+    data = _w0(tmp_path / "w0.jsonl", n=n)
+    expected = _single(query, data)
+    native, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch, None)
+    assert native == expected
+    assert set(paths) == {path}
+    if path == "handed-over":
+        assert any(isinstance(v, int) and v >= 2**63 for row in native for _, v in row.values)
+    python, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch, "0")
+    assert python == expected
+    assert set(paths) == {"python"}
+
+
+def test_per_match_units_report_python(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _w0(tmp_path / "w0.jsonl", n=600)
+    found, paths = _traced(spark, W0_MATCH, data, tmp_path / "trace.jsonl", monkeypatch, None)
+    assert found == _single(W0_MATCH, data)
+    assert set(paths) == {"python"}
+
+
+# ------------------------------------------------------------------ in one process
+
+
+def _spec_and_table(query: str) -> tuple[Any, pa.Table]:
+    """A unit spec as the planner makes it, and one task's rows in two units (two key
+    buckets, or two halves of the stream)."""
+    from acel.spark_backend.executor import POS, SLICE, UnitSpec
+
+    parsed = parse_query(query)
+    keyed = bool(parsed.partition_by)
+    schema = Schema.of({t: ("k", "ts", "v") for t in "ABC"}, {"k": "int", "ts": "int", "v": "int"})
+    rnd = random.Random(11)
+    n = 4000
+    keys = [rnd.randrange(4) for _ in range(n)]
+    table = pa.table({
+        "type": rnd.choices("ABC", [0.2, 0.6, 0.2], k=n),
+        "ts": list(range(n)),
+        "v": [rnd.randrange(100) for _ in range(n)],
+        "k": keys,
+        POS: list(range(n)),
+        SLICE: [k % 2 for k in keys] if keyed else [int(p >= n // 2) for p in range(n)],
+    })
+    items = [("COUNT(*)", pa.decimal128(38, 0)), ("SUM(b.v)", pa.decimal128(38, 0))]
+    spec = UnitSpec(query=parsed, schema=schema, mode="rows", attr_columns=("k", "ts", "type", "v"),
+                    key_names=("k",) if keyed else (), item_kinds=("decimal", "decimal"),
+                    window_kind=None, out_schema=pa.schema([("k", pa.int64())] * keyed + items))
+    return spec, table
+
+
+def _rows(spec: Any, table: pa.Table, path: str) -> list[Any]:
+    """One task's rows, checking that every unit took ``path``."""
+    from acel.spark_backend import executor
+
+    before = executor.PATHS.copy()
+    got = pa.Table.from_batches(list(executor.evaluate_task(table.to_batches(max_chunksize=700), spec)))
+    assert set(executor.PATHS - before) == {path}
+    return sorted(got.to_pylist(), key=repr)
+
+
+@pytest.mark.parametrize("query", [
+    "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 11 ON ts",
+    "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts",
+])
+def test_a_worker_without_the_extension_gives_the_same_rows(
+    monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    from acel.acea.engine import native_trend
+
+    spec, table = _spec_and_table(query)
+    monkeypatch.delenv("ACEL_NATIVE", raising=False)
+    native = _rows(spec, table, "native" if native_trend.available() else "python")
+    monkeypatch.setattr(native_trend, "_native_core", None)
+    assert _rows(spec, table, "python") == native
+    assert len(native) == 4 if spec.key_names else 2
+    assert all(r["COUNT(*)"] > 0 for r in native)
+
+
+def test_the_drivers_acel_native_overrides_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from acel.acea.engine import native_trend
+    from acel.spark_backend import executor
+
+    if not native_trend.available():
+        pytest.skip("the native core is not built")
+    spec, table = _spec_and_table("RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts")
+    monkeypatch.setenv("ACEL_NATIVE", "1")  # the worker's own setting
+    off = _rows(replace(spec, native="0"), table, "python")
+    assert executor.os.environ["ACEL_NATIVE"] == "1"  # restored after the task
+    assert _rows(spec, table, "native") == off
