@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -224,6 +225,18 @@ def _arrow_keyed(table: Any, keys: Sequence[str], kinds: dict[str, str]) -> Any:
     return mask
 
 
+@dataclass(frozen=True)
+class FileCopy:
+    """A file's events written for Spark by the driver (:func:`copy_file`), no Spark needed."""
+
+    target: str
+    source: str
+    schema: Schema
+    count: int
+    folder: str
+    facts: FileFacts
+
+
 def read_file(
     spark: SparkSession,
     path: str,
@@ -243,14 +256,36 @@ def read_file(
     last of two equal JSON keys, reject a BOM, read an unclosed CSV quote as
     data and fail on an integer beyond 64 bits.  The events, already sorted by
     ``time_col`` and with the type in ``type``, are written in stream order to
-    a Parquet file with one column type per attribute kind, in a hidden
-    temporary folder beside the input (executors that could read the input
-    read it too), removed by :meth:`Stream.release` or when the process
-    exits.  An integer beyond 64 bits, which no Spark column holds, is an
-    error naming its row.  The reading costs about 1 s per 400,000 events of
-    Parquet and 4 s of JSON Lines on the driver.  The copy holds each event's
-    position (``POS``) and the driver counts ``keys`` and ``axes`` as it writes
-    (:class:`FileFacts`): planning a file's run needs no Spark job.
+    a Parquet file with one column type per attribute kind (:func:`copy_file`).
+    When :func:`prefetch` started that copy (while the JVM started), its result
+    is taken.  The copy holds each event's position (``POS``) and the driver
+    counts ``keys`` and ``axes`` as it writes (:class:`FileFacts`): planning a
+    file's run needs no Spark job.
+    """
+    key = _copy_key(path, type_col, time_col, schema, keys, axes)
+    pending = _PREFETCHED.pop(key, None)
+    copy = pending.result() if pending is not None else copy_file(
+        path, type_col=type_col, time_col=time_col, schema=schema, keys=keys, axes=axes)
+    known = parquet_schema(copy.target)  # no Spark job to read the footer
+    reader = spark.read if known is None else spark.read.schema(known)
+    return FileEvents(reader.parquet(copy.target), path, copy.schema, copy.count, copy.folder, copy.facts)
+
+
+def copy_file(
+    path: str,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+    keys: Sequence[str] = (),
+    axes: Sequence[str] = (),
+) -> FileCopy:
+    """The driver's part of :func:`read_file`: the events written to ``events.parquet``.
+
+    The copy goes to a hidden temporary folder beside the input (executors that
+    could read the input read it too), removed by :meth:`Stream.release` or when
+    the process exits.  An integer beyond 64 bits, which no Spark column holds,
+    is an error naming its row.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -286,9 +321,47 @@ def read_file(
             f"{path}: the data holds no events, so there is no schema to check the query "
             "against (give a schema to run it on an empty stream)"
         )
-    known = parquet_schema(target)  # no Spark job to read the footer
-    reader = spark.read if known is None else spark.read.schema(known)
-    return FileEvents(reader.parquet(target), path, events_schema, count, folder, facts)
+    return FileCopy(target, path, events_schema, count, folder, facts)
+
+
+_PREFETCHED: dict[tuple[Any, ...], Future[FileCopy]] = {}
+"""Copies started by :func:`prefetch`, taken by the :func:`read_file` with the same arguments."""
+
+
+def _copy_key(path: str, type_col: str, time_col: str | None, schema: Schema | None,
+              keys: Sequence[str], axes: Sequence[str]) -> tuple[Any, ...]:
+    return (os.path.abspath(path), type_col, time_col, schema, tuple(keys), tuple(sorted(axes)))
+
+
+def prefetch(
+    path: str,
+    *,
+    type_col: str = "type",
+    time_col: str | None = None,
+    schema: Schema | None = None,
+    keys: Sequence[str] = (),
+    axes: Sequence[str] = (),
+) -> None:
+    """Start :func:`copy_file` in a background thread, so that the driver's reading overlaps
+    the JVM's start (papers/spark.md, "Fixed costs"); :func:`read_file` with the same
+    arguments waits for it and takes it (its errors are raised there, unchanged)."""
+    import threading
+
+    key = _copy_key(path, type_col, time_col, schema, keys, axes)
+    if path == "-" or key in _PREFETCHED:  # standard input is read where it is used
+        return
+    pending: Future[FileCopy] = Future()
+    pending.set_running_or_notify_cancel()
+
+    def work() -> None:
+        try:
+            pending.set_result(copy_file(path, type_col=type_col, time_col=time_col,
+                                         schema=schema, keys=keys, axes=axes))
+        except BaseException as error:  # handed to read_file, which raises it
+            pending.set_exception(error)
+
+    _PREFETCHED[key] = pending
+    threading.Thread(target=work, name="acel-copy", daemon=True).start()
 
 
 def _tables(

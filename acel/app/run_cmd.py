@@ -233,8 +233,10 @@ def _run_sase_file(args: argparse.Namespace, progress: Progress) -> tuple[list[A
 
 def _run_spark(args: argparse.Namespace, progress: Progress) -> tuple[list[Any], int | None]:
     from acel.spark_backend import run_to_results
+    from acel.spark_backend.run import prefetch
 
     query, given = _load_query(args)
+    prefetch(query.ast, args.data, type_col=args.type_col, time_col=args.time_col, schema=given)
     progress.note(f"starting Spark ({args.master or 'embedded local session'})", force=True)
     with spark_session(args.master) as session:
         results = run_to_results(query.ast, args.data, type_col=args.type_col,

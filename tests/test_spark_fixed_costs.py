@@ -1,0 +1,91 @@
+"""Spark's fixed costs (issue 23 §3): the driver's reading of a file overlaps the JVM's start.
+
+``spark_backend.run.prefetch`` (called by ``acel run --engine spark`` before it
+starts the session) copies the file in a background thread; ``read_file`` with
+the same arguments takes that copy.  The copy, the planning facts and every
+error must be those of a reading started without it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acel.lang.errors import DataError
+from acel.lang.parser import parse_query
+
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
+]
+
+QUERY = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 3 ON ts"
+
+
+def _file(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+ROWS = [{"type": "ABCB"[i % 4], "ts": i, "v": i * 3 % 7, "k": i % 2} for i in range(40)]
+
+
+def test_copy_file_is_what_read_file_writes_without_spark(tmp_path: Path) -> None:
+    from acel.spark_backend import frames
+
+    data = _file(tmp_path / "e.jsonl", ROWS)
+    copy = frames.copy_file(str(data), keys=("k",), axes=("ts",))
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(copy.target)
+        assert copy.count == table.num_rows == 40
+        assert table.column(frames.POS).to_pylist() == list(range(40))
+        assert copy.facts.sizes == {(0,): 20, (1,): 20}
+    finally:
+        frames._remove(copy.folder)
+
+
+def test_a_prefetched_copy_is_taken_by_read_file(spark: Any, tmp_path: Path) -> None:
+    from acel.spark_backend import frames
+    from acel.spark_backend.run import prefetch, run_to_results
+
+    data = _file(tmp_path / "e.jsonl", ROWS)
+    plain = run_to_results(QUERY, str(data), session=spark)
+    prefetch(parse_query(QUERY), str(data))
+    assert len(frames._PREFETCHED) == 1
+    assert run_to_results(QUERY, str(data), session=spark) == plain
+    assert not frames._PREFETCHED  # taken, not read twice
+    assert len(plain) == 2
+
+
+def test_a_prefetch_with_other_arguments_is_not_taken(spark: Any, tmp_path: Path) -> None:
+    from acel.spark_backend import frames
+    from acel.spark_backend.run import prefetch, run_to_results
+
+    data = _file(tmp_path / "e.jsonl", ROWS)
+    prefetch(parse_query("A AS a ; B AS b"), str(data))  # no keys, no axis
+    try:
+        assert len(run_to_results(QUERY, str(data), session=spark)) == 2
+        assert len(frames._PREFETCHED) == 1
+    finally:
+        frames._PREFETCHED.clear()
+
+
+def test_a_prefetched_files_error_is_raised_by_the_run_unchanged(spark: Any, tmp_path: Path) -> None:
+    from acel.spark_backend.run import prefetch, run_to_results
+
+    data = _file(tmp_path / "bad.jsonl", ROWS[:3])
+    with open(data, "a", encoding="utf-8") as handle:
+        handle.write('{"type": "A", "ts": 3, "v": 1, "k": 0\n')
+    with pytest.raises(DataError) as plain:
+        run_to_results(QUERY, str(data), session=spark)
+    prefetch(parse_query(QUERY), str(data))  # no error here: it is the run's to raise
+    with pytest.raises(DataError) as fetched:
+        run_to_results(QUERY, str(data), session=spark)
+    assert str(fetched.value) == str(plain.value)
+    assert "line 4" in str(plain.value) or "row 4" in str(plain.value)
