@@ -86,26 +86,28 @@ def run(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
             "summary": [line for line in err.splitlines() if line.startswith("acel run [")][-1:]}
 
 
-def spark_run(args: list[str], work: Path, name: str) -> dict[str, Any]:
-    """A Spark run with its event log and task trace, summarised."""
+def spark_run(args: list[str], work: Path, name: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """A Spark run with its event log and task trace, summarised.
+
+    The event log is asked for on spark-submit's command line (``PYSPARK_SUBMIT_ARGS``),
+    not in a ``SPARK_CONF_DIR``: a non-empty conf folder on the class path turns the
+    class-data archive off (``session.cds_options``), and a user's run has it on.
+    """
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)  # Spark reads a URI
-    logs, conf = work / f"{name}.events", work / f"{name}.conf"
-    for folder in (logs, conf):
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-    (conf / "spark-defaults.conf").write_text(
-        f"spark.eventLog.enabled true\nspark.eventLog.dir file://{logs}\n"
-        "spark.eventLog.compress false\n"
-    )
+    logs = work / f"{name}.events"
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir(parents=True)
+    submit = (f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file://{logs} "
+              "--conf spark.eventLog.compress=false pyspark-shell")
     trace = work / f"{name}.trace.jsonl"
     trace.unlink(missing_ok=True)
-    result = run(args, {"SPARK_CONF_DIR": str(conf), "ACEL_SPARK_TRACE": str(trace)})
+    result = run(args, {"PYSPARK_SUBMIT_ARGS": submit, "ACEL_SPARK_TRACE": str(trace), **(env or {})})
     log = next(logs.iterdir())
     result["eventlog"] = spark_eventlog.summary(log)
     tasks = [json.loads(line) for line in trace.read_text().splitlines()] if trace.exists() else []
     result["engine_tasks"] = [
         {k: round(t[k], 3) if isinstance(t[k], float) else t[k]
-         for k in ("rows", "units", "input_s", "work_s", "cpu_s", "pid")}
+         for k in ("rows", "units", "input_s", "work_s", "cpu_s", "pid", "paths") if k in t}
         for t in sorted(tasks, key=lambda t: t["started"])
     ]
     result["engine_cpu_s"] = round(sum(t["cpu_s"] for t in tasks), 2)

@@ -8,7 +8,6 @@ Spark run costs about a second.
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -16,8 +15,9 @@ from typing import Any
 
 import pytest
 from acel.acea import engine
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from spark_fixtures import SPARK_MARKS, events_frame, spark_settings
 
 from acel.io import read_events
 from acel.lang.ast import As, Atom, CountStar, Plus, Query, ReturnAgg, ReturnAttr, Seq, Window
@@ -35,16 +35,9 @@ from acel.testing import (
     trend_queries,
 )
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
-]
+pytestmark = SPARK_MARKS
 
-SPARK_SETTINGS = settings(
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SPARK_SETTINGS = spark_settings(12)
 
 PAPER = SPEC_STOCK_SCHEMA
 PAPER_EVENTS = SPEC_STOCK_EVENTS
@@ -55,18 +48,12 @@ EXAMPLE_3_2 = (
 )
 
 
-def _frame(spark: Any, events: list[Event]) -> Any:
-    from acel.spark_backend.frames import events_frame
-
-    return events_frame(spark, events)
-
-
 def _spark(spark: Any, query: Query | str, events: list[Event], schema: Schema, **kw: Any) -> Any:
     from acel.spark_backend import run_to_results
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run_to_results(query, _frame(spark, events), schema=schema, session=spark, **kw)
+        return run_to_results(query, events_frame(spark, events), schema=schema, session=spark, **kw)
 
 
 def _approx(rows: list[Any]) -> list[Any]:
@@ -95,7 +82,7 @@ def test_example_3_2_under_every_strategy(spark: Any, clauses: str, kind: str) -
     expected = engine.run(query, PAPER_EVENTS, PAPER)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        planned = plan(query, _frame(spark, PAPER_EVENTS), schema=PAPER, session=spark,
+        planned = plan(query, events_frame(spark, PAPER_EVENTS), schema=PAPER, session=spark,
                        slice_size=2)
     assert planned.strategy.kind == kind
     assert any(isinstance(w.message, NotParallelWarning) for w in caught) == (kind == "single")
@@ -111,7 +98,7 @@ def test_example_3_2_under_every_strategy(spark: Any, clauses: str, kind: str) -
 def test_match_frame_columns(spark: Any) -> None:
     from acel.spark_backend import run
 
-    frame = run(EXAMPLE_3_2 + " PARTITION BY type", _frame(spark, PAPER_EVENTS), schema=PAPER,
+    frame = run(EXAMPLE_3_2 + " PARTITION BY type", events_frame(spark, PAPER_EVENTS), schema=PAPER,
                 session=spark)
     assert frame.columns == ["type", "start", "end", "vars"]
     rows = sorted(frame.collect(), key=lambda r: (r["end"], r["start"], r["vars"]))
@@ -126,7 +113,7 @@ def test_vars_are_typed_and_json_stays_an_option(spark: Any) -> None:
     the same content as the §12 JSON text that ``vars="json"`` keeps (issue 25 §4)."""
     import acel
 
-    data = _frame(spark, PAPER_EVENTS)
+    data = events_frame(spark, PAPER_EVENTS)
     query = EXAMPLE_3_2 + " PARTITION BY type"
     typed = acel.spark.run(query, data, schema=PAPER)
     texts = acel.spark.run(query, data, schema=PAPER, vars="json")
@@ -164,7 +151,7 @@ def test_no_pandas_future_warnings(spark: Any) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         frame = acel.spark.run(EXAMPLE_3_2 + " PARTITION BY type",
-                               _frame(spark, PAPER_EVENTS), schema=PAPER)
+                               events_frame(spark, PAPER_EVENTS), schema=PAPER)
         assert len(frame.toPandas()) == 6
     assert not [w for w in caught if issubclass(w.category, FutureWarning)], caught
 
@@ -289,7 +276,7 @@ def test_attribute_windows_slice_by_value(spark: Any, returns: bool) -> None:
     query = Query(formula, items if returns else None, (), Window(4, "ts"),
                   Window(2, "ts") if returns else None)
     expected = engine.run(query, stream, TS)
-    planned = plan(query, _frame(spark, stream), schema=TS, session=spark, slice_size=3)
+    planned = plan(query, events_frame(spark, stream), schema=TS, session=spark, slice_size=3)
     assert planned.strategy.kind == "slice"
     from acel.spark_backend.run import _collect, results_of
 
@@ -303,7 +290,7 @@ def test_unsorted_attribute_window_runs_as_one_partition(spark: Any) -> None:
     stream = [stream[i] .at(i) for i in (0, 3, 1, 4, 2)]
     query = Query(Seq(As(Atom("A"), "a"), As(Atom("B"), "b")), None, (), Window(3, "ts"))
     with pytest.warns(NotParallelWarning, match="cannot be sliced"):
-        got = run_to_results(query, _frame(spark, stream), schema=TS, session=spark)
+        got = run_to_results(query, events_frame(spark, stream), schema=TS, session=spark)
     assert got == engine.run(query, stream, TS)
 
 
@@ -319,10 +306,10 @@ def test_counts_beyond_64_bits_are_exact(spark: Any) -> None:
     assert expected[0].value("COUNT(*)") == 2**80 - 1
     got = _spark(spark, query, stream, TEST_SCHEMA, slice_size=30)
     assert got == expected
-    frame = run(query, _frame(spark, stream), schema=TEST_SCHEMA, session=spark)
+    frame = run(query, events_frame(spark, stream), schema=TEST_SCHEMA, session=spark)
     assert dict(frame.dtypes)["COUNT(*)"] == "decimal(38,0)"
     assert int(frame.collect()[0]["COUNT(*)"]) == 2**80 - 1
-    assert run_to_results(query, _frame(spark, []), schema=TEST_SCHEMA, session=spark) == [
+    assert run_to_results(query, events_frame(spark, []), schema=TEST_SCHEMA, session=spark) == [
         TrendRow((), None, (("COUNT(*)", 0), ("SUM(a.x)", 0)))
     ]
 
@@ -336,7 +323,7 @@ def test_partitioned_trend_frame_columns(spark: Any) -> None:
         ("k",), Window(4), Window(2),
     )
     stream = _straddling_stream(10)
-    frame = run(query, _frame(spark, stream), schema=TEST_SCHEMA, session=spark)
+    frame = run(query, events_frame(spark, stream), schema=TEST_SCHEMA, session=spark)
     assert frame.columns == ["k", "window_lo", "window_hi", "COUNT(*)", "MAX(a.x)"]
     assert _spark(spark, query, stream, TEST_SCHEMA) == engine.run(query, stream, TEST_SCHEMA)
 
@@ -478,7 +465,7 @@ def test_null_type_and_unreadable_time_are_reported(spark: Any, tmp_path: Path) 
 def test_missing_columns_and_bad_window_attribute(spark: Any) -> None:
     from acel.spark_backend import run_to_results
 
-    frame = _frame(spark, PAPER_EVENTS)
+    frame = events_frame(spark, PAPER_EVENTS)
     with pytest.raises(DataError, match="time column 'when' is not in the data"):
         run_to_results("SELL", frame, time_col="when", session=spark)
     with pytest.raises(DataError, match="needs a numeric attribute 'name'"):

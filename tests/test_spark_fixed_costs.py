@@ -9,19 +9,16 @@ error must be those of a reading started without it.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from spark_fixtures import SPARK_MARKS
 
 from acel.lang.errors import DataError
 from acel.lang.parser import parse_query
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
-]
+pytestmark = SPARK_MARKS
 
 QUERY = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 3 ON ts"
 
@@ -89,3 +86,26 @@ def test_a_prefetched_files_error_is_raised_by_the_run_unchanged(spark: Any, tmp
         run_to_results(QUERY, str(data), session=spark)
     assert str(fetched.value) == str(plain.value)
     assert "line 4" in str(plain.value) or "row 4" in str(plain.value)
+
+
+@pytest.mark.parametrize("size, name, expected", [
+    (1_000, "small.jsonl", "-XX:TieredStopAtLevel=1"),
+    (200 * 2**20, "large.jsonl", ""),
+    (10 * 2**20, "dense.parquet", ""),  # Parquet counts 8 times its bytes
+])
+def test_a_small_input_starts_the_jvm_with_the_quick_compiler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, name: str, expected: str
+) -> None:
+    from concurrent.futures import Future
+
+    from acel.spark_backend import frames, session
+
+    monkeypatch.delenv(session.JAVA_OPTIONS_ENV, raising=False)
+    assert frames.prefetched_bytes() is None and session.jit_options() == ""  # no file: full JIT
+    data = tmp_path / name
+    with open(data, "wb") as handle:
+        handle.truncate(size)  # sparse: no bytes written
+    monkeypatch.setattr(frames, "_PREFETCHED", {(str(data), "type"): Future()})
+    assert session.jit_options() == expected
+    monkeypatch.setenv(session.JAVA_OPTIONS_ENV, "-XX:+UseSerialGC")
+    assert session.jit_options() == "-XX:+UseSerialGC"

@@ -10,7 +10,6 @@ for the eager one.
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -18,8 +17,9 @@ from typing import Any
 
 import pytest
 from acel.acea import engine
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from spark_fixtures import SPARK_MARKS, events_frame, spark_settings
 
 from acel.lang.ast import Query, Window
 from acel.lang.clauses import Match
@@ -36,16 +36,9 @@ from acel.testing import (
     trend_queries,
 )
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
-]
+pytestmark = SPARK_MARKS
 
-SETTINGS = settings(
-    max_examples=10,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = spark_settings(10)
 
 QUERIES = [
     "SELL AS a ; SELL AS b",  # one unit
@@ -55,12 +48,6 @@ QUERIES = [
     "RETURN COUNT(*) PATTERN SELL AS a ; BUY AS b WITHIN 4 EVENTS SLIDE 2 EVENTS",
     "RETURN COUNT(*), MAX(a.price) PATTERN SELL AS a ; BUY AS b",
 ]
-
-
-def _frame(spark: Any, events: list[Event]) -> Any:
-    from acel.spark_backend.frames import events_frame
-
-    return events_frame(spark, events)
 
 
 def _jobs(spark: Any, group: str) -> int:
@@ -98,13 +85,13 @@ def test_building_the_frame_runs_no_job(spark: Any, index: int) -> None:
 
     query = QUERIES[index]
     group = f"lazy-frame-{index}"
-    frame = _quiet_run(spark, group, query, _frame(spark, SPEC_STOCK_EVENTS),
+    frame = _quiet_run(spark, group, query, events_frame(spark, SPEC_STOCK_EVENTS),
                        schema=SPEC_STOCK_SCHEMA)
     assert _jobs(spark, group) == 0
     rows = frame.collect()
     expected = list(acel.run(query, _plain(SPEC_STOCK_EVENTS), schema=SPEC_STOCK_SCHEMA))
     assert len(rows) == len(expected) and len(rows) > 0
-    got = _lazy(spark, query, _frame(spark, SPEC_STOCK_EVENTS), SPEC_STOCK_SCHEMA)
+    got = _lazy(spark, query, events_frame(spark, SPEC_STOCK_EVENTS), SPEC_STOCK_SCHEMA)
     assert got == expected
 
 
@@ -133,7 +120,7 @@ def test_lazy_plan_equals_engine_on_generated_queries(
     if force_within and query.within is None:
         query = replace(query, within=Window(3))
     expected = engine.run(query, stream, TEST_SCHEMA)
-    assert _lazy(spark, query, _frame(spark, stream), TEST_SCHEMA, slice_size=size) == expected
+    assert _lazy(spark, query, events_frame(spark, stream), TEST_SCHEMA, slice_size=size) == expected
 
 
 @SETTINGS
@@ -142,7 +129,7 @@ def test_lazy_plan_equals_engine_on_generated_trend_queries(
     spark: Any, query: Query, stream: list[Event], size: int
 ) -> None:
     expected = engine.run(query, stream, TEST_SCHEMA)
-    got = _lazy(spark, query, _frame(spark, stream), TEST_SCHEMA, slice_size=size)
+    got = _lazy(spark, query, events_frame(spark, stream), TEST_SCHEMA, slice_size=size)
     assert _round(got) == _round(expected)
 
 
@@ -186,7 +173,7 @@ def test_a_decreasing_on_axis_runs_as_one_unit(spark: Any) -> None:
     query = parse_query("B AS b ; A AS a WITHIN 3 ON v")
     expected = engine.run(query, events, schema)
     assert expected
-    assert _lazy(spark, query, _frame(spark, events), schema, slice_size=1) == expected
+    assert _lazy(spark, query, events_frame(spark, events), schema, slice_size=1) == expected
 
 
 def test_bad_rows_fail_the_action_in_one_line(spark: Any) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -20,14 +19,12 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from spark_fixtures import SPARK_MARKS
 
 from acel.lang.parser import parse_query
 from acel.lang.schema import Schema
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java"),
-]
+pytestmark = SPARK_MARKS
 
 W0_RETURN = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 11 ON ts"
 W0_SLICED = "RETURN COUNT(*), SUM(b.v), MAX(c.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
