@@ -306,6 +306,8 @@ def copy_file(
     target = os.path.join(folder, "events.parquet")
     count = 0
     try:
+        if _EXITING:
+            raise DataError(f"{path}: not copied, the process is ending")
         with pq.ParquetWriter(target, written) as writer:
             for table in _tables(stream, arrow_schema, path, type_col, schema, kinds):
                 facts.add(table, kinds)
@@ -481,9 +483,15 @@ def _remove(folder: str) -> None:
         _TEMPORARY.remove(folder)
 
 
+_EXITING: list[bool] = []
+"""Set when the process ends: a copy still starting in :func:`prefetch`'s thread then
+removes its own folder (the clean-up below has already run)."""
+
+
 @atexit.register
 def _remove_all() -> None:
     """Folders of frames handed out lazily (``run``) live until the process ends."""
+    _EXITING.append(True)
     for folder in list(_TEMPORARY):
         _remove(folder)
 
