@@ -390,6 +390,43 @@ def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator
                        "ended": time.time()})
 
 
+def copy_task(
+    batches: Iterable[pa.RecordBatch], spec: UnitSpec, target: str, key_table: pa.Table
+) -> Iterator[pa.RecordBatch]:
+    """One key bucket's task read straight from a file's Parquet copy (no shuffle).
+
+    The task's input is its bucket number (one row of ``spark.range``); it reads
+    the copy (``frames.copy_file``: attribute columns and ``POS``, in stream order)
+    itself, keeps the rows whose PARTITION BY key ``key_table`` places in that
+    bucket (an Arrow join: NULL keys never join, as PARTITION BY drops them) and
+    runs them as :func:`evaluate_task` runs a shuffled bucket.
+    """
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    wanted = [int(v) for batch in batches for v in batch.column(0).to_pylist()]
+    chosen = key_table.filter(pc.is_in(key_table.column(SLICE), value_set=pa.array(wanted, pa.int64())))
+    if not chosen.num_rows:
+        return
+    columns = [*spec.attr_columns, POS]
+    keys = [name for name in key_table.column_names if name != SLICE]
+    kept: list[pa.RecordBatch] = []
+    # batch by batch: a task holds its own buckets' rows, never the whole copy
+    for batch in pq.ParquetFile(target).iter_batches(batch_size=COPY_BATCH, columns=columns):
+        table = pa.Table.from_batches([batch])
+        if len(keys) == 1 and len(wanted) == 1:  # the usual task: one bucket, one key attribute
+            table = table.filter(pc.is_in(table.column(keys[0]), value_set=chosen.column(keys[0])))
+            table = table.append_column(SLICE, pa.array(np.full(table.num_rows, wanted[0], np.int64)))
+        else:
+            table = table.join(chosen, keys=keys, join_type="inner").select([*columns, SLICE])
+        kept.extend(table.to_batches())
+    yield from evaluate_task(kept, spec)
+
+
+COPY_BATCH = 1 << 16
+"""Rows of the copy read at a time by :func:`copy_task`."""
+
+
 def _process_start() -> float | None:
     """This process's start (the Python worker's fork), from ``/proc`` (Linux)."""
     try:

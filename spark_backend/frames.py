@@ -303,7 +303,7 @@ def copy_file(
     written = arrow_schema.append(pa.field(POS, pa.int64()))
     folder = _temporary_folder(path)
     _TEMPORARY.append(folder)
-    target = os.path.join(folder, "events.parquet")
+    target = copy_target(folder)
     count = 0
     try:
         if _EXITING:
@@ -324,6 +324,11 @@ def copy_file(
             "against (give a schema to run it on an empty stream)"
         )
     return FileCopy(target, path, events_schema, count, folder, facts)
+
+
+def copy_target(folder: str) -> str:
+    """The Parquet copy's path in its folder."""
+    return os.path.join(folder, "events.parquet")
 
 
 _PREFETCHED: dict[tuple[Any, ...], Future[FileCopy]] = {}

@@ -14,7 +14,7 @@ import math
 import os
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -40,6 +40,7 @@ from .executor import (
     Mode,
     UnitSpec,
     ValueKind,
+    copy_task,
     evaluate_task,
     identity_row,
     item_columns,
@@ -309,11 +310,15 @@ def _plan(
         # Keys go into a few buckets per core, one task each; one engine call per
         # bucket splits its keys itself (one compilation per bucket, not per key).
         buckets = UNITS_PER_CORE * n_parts
-        if stream.lazy:
+        direct = _copy_read(spark, stream, keys, buckets, base, result_struct)
+        if direct is not None:
+            result = direct
+        elif stream.lazy:
             bucketed = _bucketed_in_plan(scoped, keys, buckets)
+            result = _run_units(drop_helpers(bucketed), 0, buckets, buckets, base, result_struct)
         else:
             bucketed = _bucketed(spark, scoped, keys, buckets, stream.key_sizes, stream.many_keys)
-        result = _run_units(drop_helpers(bucketed), 0, buckets, buckets, base, result_struct)
+            result = _run_units(drop_helpers(bucketed), 0, buckets, buckets, base, result_struct)
     elif strategy.kind == "single":
         single = drop_helpers(frame).withColumn(SLICE, F.lit(0))
         result = _run_units(single, 0, 1, 1, base, result_struct)
@@ -371,6 +376,51 @@ def _bucketed(
         [pa.array(values, type=field.type) for values, field in zip(columns, arrow)], schema=arrow
     )
     return frame.join(F.broadcast(spark.createDataFrame(table, struct)), on=list(keys), how="inner")
+
+
+COPY_READ_ENV = "ACEL_SPARK_COPY_READ"
+"""Set to ``0`` to send a file's PARTITION BY buckets through Spark's shuffle instead."""
+
+
+def _copy_read(
+    spark: SparkSession, stream: frames.Stream, keys: tuple[str, ...], buckets: int,
+    spec: UnitSpec, struct: Any,
+) -> DataFrame | None:
+    """PARTITION BY on a file's copy in a local session: each engine task reads the copy
+    itself and keeps its bucket's keys (``executor.copy_task``), so no Spark stage
+    reads the copy and shuffles it (papers/spark.md, "Executors read the copy").
+
+    ``None`` (the shuffle) for a DataFrame, a cluster (executors may not see the
+    driver's folder), keys not counted while copying (more than ``MAX_KEYS``), a key
+    attribute no event has or one of kind ``bool``, or ``ACEL_SPARK_COPY_READ=0``.
+    """
+    from .shipping import needs_shipping
+
+    if (os.environ.get(COPY_READ_ENV, "1") == "0" or stream.lazy or not stream.folders
+            or stream.key_sizes is None or stream.many_keys
+            or needs_shipping(spark.sparkContext.master or "local")
+            or any(k not in stream.columns or stream.kinds.get(k) not in ("int", "float", "str")
+                   for k in keys)):
+        return None
+    target = frames.copy_target(stream.folders[0])
+    if not os.path.exists(target):
+        return None
+    import pyarrow.parquet as pq
+
+    copied = pq.read_schema(target)
+    sizes = stream.key_sizes
+    bins = balance([n for _, n in sizes], buckets)
+    key_table = pa.Table.from_arrays(
+        [pa.array([key[i] for key, _ in sizes], type=copied.field(k).type) for i, k in enumerate(keys)]
+        + [pa.array(bins, type=pa.int64())],
+        names=[*keys, SLICE],
+    )
+    spec = replace(spec, attr_columns=tuple(c for c in spec.attr_columns if c in copied.names))
+
+    def run_task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return copy_task(batches, spec, target, key_table)
+
+    return spark.range(0, buckets, 1, buckets).mapInArrow(run_task, struct)
 
 
 def _bucketed_in_plan(frame: DataFrame, keys: tuple[str, ...], buckets: int) -> DataFrame:

@@ -109,3 +109,31 @@ def test_a_small_input_starts_the_jvm_with_the_quick_compiler(
     assert session.jit_options() == expected
     monkeypatch.setenv(session.JAVA_OPTIONS_ENV, "-XX:+UseSerialGC")
     assert session.jit_options() == "-XX:+UseSerialGC"
+
+
+KEYED = [
+    ("RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 3 ON ts", "k"),
+    ("A AS a ; C AS c PARTITION BY k, g WITHIN 12 ON ts", "k"),
+    ("RETURN g, COUNT(*) PATTERN A AS a ; B AS b PARTITION BY g", "g"),
+]
+
+
+@pytest.mark.parametrize("query, key", KEYED)
+def test_partition_by_on_a_file_reads_the_copy_in_the_tasks_without_a_shuffle(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, key: str
+) -> None:
+    import acel
+    from acel.spark_backend.run import plan, run_to_results
+
+    rows = [{**r, "g": ["x", "y", None][i % 3], "k": None if i % 7 == 3 else r["k"]}
+            for i, r in enumerate(ROWS)]
+    rows[5]["k"] = 2.5  # a float key beside the ints: one float column
+    data = _file(tmp_path / "e.jsonl", rows)
+    planned = plan(query, str(data), session=spark)
+    shown = planned.frame._jdf.queryExecution().executedPlan().toString()
+    assert "Exchange" not in shown and "Range" in shown, shown
+    direct = run_to_results(query, str(data), session=spark)
+    monkeypatch.setenv("ACEL_SPARK_COPY_READ", "0")
+    shuffled = run_to_results(query, str(data), session=spark)
+    assert direct == shuffled == sorted(acel.run(query, str(data)), key=lambda r: r.sort_key())
+    assert direct
