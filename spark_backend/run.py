@@ -658,6 +658,23 @@ def _collect(frame: DataFrame) -> list[Any]:
         return frame.collect()
 
 
+def sorted_matches(matches: list[Match]) -> list[Match]:
+    """``sorted(matches, key=Match.sort_key)`` (spec §12), computing the full key (every
+    event's sort key) only among complex events with the same end and start: the
+    key's first two items, so the order is the same (both sorts are stable)."""
+    matches = sorted(matches, key=lambda m: (m.event.end, m.event.start))
+    out: list[Match] = []
+    i, n = 0, len(matches)
+    while i < n:
+        j = i + 1
+        head = matches[i].event
+        while j < n and matches[j].event.end == head.end and matches[j].event.start == head.start:
+            j += 1
+        out.extend(matches[i:j] if j == i + 1 else sorted(matches[i:j], key=Match.sort_key))
+        i = j
+    return out
+
+
 def results_of(planned: Planned, rows: list[Any]) -> list[Match] | list[TrendRow]:
     """Spark rows back into sorted ``Match``/``TrendRow`` objects."""
     layout = planned.layout
@@ -670,7 +687,7 @@ def results_of(planned: Planned, rows: list[Any]) -> list[Match] | list[TrendRow
             m = match_from_json({"start": row["start"], "end": row["end"],
                                  "vars": json.loads(row["vars"])})
             matches.append(Match(key, m.event))
-        return sorted(matches, key=Match.sort_key)
+        return sorted_matches(matches)
     shown = item_columns(layout.items, layout.key_names)
     kinds = dict(zip(shown, layout.item_kinds))
     out: list[TrendRow] = []

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spark_fixtures import SPARK_MARKS
 
 from acel.lang.errors import DataError
@@ -122,8 +124,9 @@ KEYED = [
 def test_partition_by_on_a_file_reads_the_copy_in_the_tasks_without_a_shuffle(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, key: str
 ) -> None:
-    import acel
     from acel.spark_backend.run import plan, run_to_results
+
+    import acel
 
     rows = [{**r, "g": ["x", "y", None][i % 3], "k": None if i % 7 == 3 else r["k"]}
             for i, r in enumerate(ROWS)]
@@ -137,3 +140,23 @@ def test_partition_by_on_a_file_reads_the_copy_in_the_tasks_without_a_shuffle(
     shuffled = run_to_results(query, str(data), session=spark)
     assert direct == shuffled == sorted(acel.run(query, str(data)), key=lambda r: r.sort_key())
     assert direct
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from(["a", "b"]),
+                          st.lists(st.tuples(st.integers(0, 6), st.integers(-2, 2)), min_size=1, max_size=3),
+                          st.sampled_from([(), (("k", 1),), (("k", "x"),)])), max_size=12))
+def test_sorted_matches_is_the_spec_order(drawn: list[Any]) -> None:
+    """The driver sorts complex events by end and start first, and by the full key only
+    among ties: the same order as sorting by ``Match.sort_key`` (spec §12)."""
+    from acel.spark_backend.run import sorted_matches
+
+    from acel.lang.clauses import Match
+    from acel.lang.events import ComplexEvent, Event
+
+    matches = [
+        Match(key, ComplexEvent.make(min(s, e), max(s, e), {var: [Event.make(t, {"v": v}) for t, v in bag]}))
+        for s, e, var, bag, key in drawn
+    ]
+    assert sorted_matches(matches) == sorted(matches, key=Match.sort_key)
+    assert [id(m) for m in sorted_matches(matches)] == [id(m) for m in sorted(matches, key=Match.sort_key)]
