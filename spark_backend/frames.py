@@ -366,7 +366,7 @@ def prefetch(
     axes: Sequence[str] = (),
 ) -> None:
     """Start :func:`copy_file` in a background thread, so that the driver's reading overlaps
-    the JVM's start (papers/spark.md, "Fixed costs"); :func:`read_file` with the same
+    the JVM's start (papers/spark.md, Pipeline step 2); :func:`read_file` with the same
     arguments waits for it and takes it (its errors are raised there, unchanged)."""
     import threading
 

@@ -208,7 +208,7 @@ def prefetch(
 ) -> None:
     """Start the driver's reading of an event file now, in the background, for the
     :func:`run_to_results` that follows (the command line calls this before it starts
-    the JVM, so the two overlap: papers/spark.md, "Fixed costs"); other data: nothing."""
+    the JVM, so the two overlap: papers/spark.md, Pipeline step 2); other data: nothing."""
     from pathlib import Path
 
     if isinstance(data, (str, Path)):
@@ -388,7 +388,7 @@ def _copy_read(
 ) -> DataFrame | None:
     """PARTITION BY on a file's copy in a local session: each engine task reads the copy
     itself and keeps its bucket's keys (``executor.copy_task``), so no Spark stage
-    reads the copy and shuffles it (papers/spark.md, "Executors read the copy").
+    reads the copy and shuffles it (papers/spark.md, Pipeline step 4).
 
     ``None`` (the shuffle) for a DataFrame, a cluster (executors may not see the
     driver's folder), keys not counted while copying (more than ``MAX_KEYS``), a key

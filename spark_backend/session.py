@@ -68,8 +68,8 @@ def jit_options() -> str:
     """The embedded JVM's compiler: C1 only (``-XX:TieredStopAtLevel=1``) for a run about to
     read a small file, the full tiered JIT otherwise.
 
-    Measured on W0 with 8 keys from the command line (papers/spark.md, "Fixed
-    costs"): C1 alone cut a run at 10^6 events by about 40 % (C2's compiler
+    Measured on W0 with 8 keys from the command line (papers/spark.md, "Issue 23
+    §3", the A/B table): C1 alone cut a run at 10^6 events by about 40 % (C2's compiler
     threads compete for two cores while Spark starts), and made one at 10^7
     about 45 % slower (the JVM's shuffle and Arrow code then run unoptimised).
     The input's size is known when the command line has started copying it
