@@ -49,16 +49,14 @@ def _single(query: str, path: Path) -> list[Any]:
 
 
 def _traced(spark: Any, query: str, path: Path, trace: Path, monkeypatch: pytest.MonkeyPatch,
-            native: str | None) -> tuple[list[Any], dict[str, int]]:
+            native: str = "auto") -> tuple[list[Any], dict[str, int]]:
     """Results through Spark and the units per path the engine tasks reported."""
     from acel.spark_backend import run_to_results
 
     trace.unlink(missing_ok=True)
     monkeypatch.setenv("ACEL_SPARK_TRACE", str(trace))
-    if native is None:
-        monkeypatch.delenv("ACEL_NATIVE", raising=False)
-    else:
-        monkeypatch.setenv("ACEL_NATIVE", native)
+    # the driver's setting travels with the tasks: "auto" whatever the workers' environment
+    monkeypatch.setenv("ACEL_NATIVE", native)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NotParallelWarning of the one-unit query
         results = run_to_results(query, str(path), session=spark)
@@ -84,7 +82,7 @@ def test_engine_tasks_report_their_path_and_acel_native_0_falls_back(
         pytest.skip("the native core is not built")
     data = _w0(tmp_path / "w0.jsonl", n=n)
     expected = _single(query, data)
-    native, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch, None)
+    native, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch)
     assert native == expected
     assert set(paths) == {path}
     if path == "handed-over":
@@ -96,7 +94,7 @@ def test_engine_tasks_report_their_path_and_acel_native_0_falls_back(
 
 def test_per_match_units_report_python(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = _w0(tmp_path / "w0.jsonl", n=600)
-    found, paths = _traced(spark, W0_MATCH, data, tmp_path / "trace.jsonl", monkeypatch, None)
+    found, paths = _traced(spark, W0_MATCH, data, tmp_path / "trace.jsonl", monkeypatch)
     assert found == _single(W0_MATCH, data)
     assert set(paths) == {"python"}
 
