@@ -398,8 +398,9 @@ def copy_task(
     The task's input is its bucket number (one row of ``spark.range``); it reads
     the copy (``frames.copy_file``: attribute columns and ``POS``, in stream order)
     itself, keeps the rows whose PARTITION BY key ``key_table`` places in that
-    bucket (an Arrow join: NULL keys never join, as PARTITION BY drops them) and
-    runs them as :func:`evaluate_task` runs a shuffled bucket.
+    bucket (Arrow ``is_in``, or a join for several key attributes: NULL and NaN keys
+    never match, as PARTITION BY drops them) and runs them as :func:`evaluate_task`
+    runs a shuffled bucket.
     """
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
