@@ -70,6 +70,12 @@ def available() -> bool:
     return _native_core is not None
 
 
+def native_module() -> Any:
+    """The extension module (its batch feeds: ``feed_keyed``, ``feed_keyed_columns``)."""
+    assert _native_core is not None
+    return _native_core
+
+
 # ------------------------------------------------------------------ encoding
 
 
@@ -185,12 +191,88 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     automaton = ca.automaton
     by_state: list[list[Program]] = [[] for _ in range(automaton.num_states)]
     ids: dict[Any, int] = {}
+    types: set[str] = set()
     for ct in ca.transitions:
         by_state[ct.transition.source].append(_transition(ct.transition, items, ct.types, ids))
+        types |= ct.types or set()
+    columns: dict[str, int] = {"type": 0}
+    encoded = tuple(tuple(_column_transition(t, columns) for t in ts) for ts in by_state)
+    readable = "type" not in _read_by(encoded)
     return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)), mode,
             0 if within is None else within.size, 0 if slide is None else slide.size,
-            tuple(aggs), tuple(tuple(ts) for ts in by_state),
-            None if starts is None else (starts.start, starts.stop))
+            tuple(aggs), encoded, None if starts is None else (starts.start, starts.stop),
+            tuple(columns) if readable else None, tuple(sorted(types)))
+
+
+# ------------------------------------------------------------------ columns
+
+
+def _column_source(src: Program, columns: dict[str, int]) -> Program:
+    """``(0, attr)`` as ``(0, attr, column)`` (the column path reads the cell; a new
+    attribute takes the next column)."""
+    if src[0] != 0:
+        return src
+    return (0, src[1], columns.setdefault(src[1], len(columns)))
+
+
+def _column_program(node: Program, columns: dict[str, int]) -> Program:
+    """A guard program whose attribute operands name their columns too."""
+    tag = node[0]
+    if tag == 1:
+        return (1, node[1], _column_source(node[2], columns), _column_source(node[3], columns))
+    if tag == 2:
+        return (2, _column_source(node[1], columns), node[2], node[3])
+    if tag == 3:
+        return (3, _column_source(node[1], columns))
+    if tag == 4:
+        return (4, _column_program(node[1], columns))
+    if tag in (5, 6):
+        return (tag, tuple(_column_program(o, columns) for o in node[1]))
+    return node
+
+
+def _column_transition(t: Program, columns: dict[str, int]) -> Program:
+    """A transition of :func:`_transition` with its operands' columns."""
+    target, types, guard, contributions, check, emits = t
+    guard = None if guard is None else _column_program(guard, columns)
+    if contributions is not None:
+        contributions = tuple(
+            None if sources is None else tuple(_column_source(src, columns) for src in sources)
+            for sources in contributions
+        )
+    return (target, types, guard, contributions, check, emits)
+
+
+def _read_by(by_state: tuple[tuple[Program, ...], ...]) -> set[str]:
+    """The attributes the transitions' programs read as operands."""
+    out: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, tuple):
+            if len(node) == 3 and node[0] == 0 and isinstance(node[1], str) and isinstance(node[2], int):
+                out.add(node[1])
+                return
+            for part in node:
+                walk(part)
+
+    for ts in by_state:
+        for _target, _types, guard, contributions, _check, _emits in ts:
+            walk(guard)
+            walk(contributions)
+    return out
+
+
+def column_names(arguments: tuple[Any, ...]) -> tuple[str, ...] | None:
+    """The columns a core of this plan reads, ``type`` first (``None``: it reads the type
+    as a value, so it takes attribute maps only)."""
+    names: tuple[str, ...] | None = arguments[9]
+    return names
+
+
+def type_names(arguments: tuple[Any, ...]) -> tuple[str, ...]:
+    """The type names whose codes the core's columns path knows (the rest match nothing)."""
+    names: tuple[str, ...] = arguments[10]
+    return names
 
 
 def choose(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
@@ -253,6 +335,16 @@ class NativePropagator:
         if self.python is not None:
             return 0, last
         read, last = self.core.feed(events, start, attr, check, last, index)
+        return int(read), last
+
+    def feed_columns(self, block: Any, start: int, coord: int, check: bool, last: Any,
+                     index: int) -> tuple[int, Any]:
+        """:meth:`feed` on rows ``start:`` of a block of typed columns (``coord``: the
+        coordinate's column, -1 for the partition index)."""
+        if self.python is not None:
+            return 0, last
+        read, last = self.core.feed_columns(block.kinds, block.vals, block.cap, start, len(block), coord,
+                                            check, last, index)
         return int(read), last
 
     def hand_over(self) -> Propagator | TumblingPropagator:

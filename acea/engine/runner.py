@@ -49,7 +49,15 @@ from acel.acea.engine.closures import CompiledAutomaton, TrendItem
 from acel.acea.engine.dag import Builder
 from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.held import Held as _Held
-from acel.acea.engine.native_trend import NativePropagator, choose, python_evaluators
+from acel.acea.engine.native_keyed import KeyedCores
+from acel.acea.engine.native_trend import (
+    NativePropagator,
+    choose,
+    column_names,
+    native_module,
+    python_evaluators,
+    type_names,
+)
 from acel.acea.engine.negation import Detector, blocked
 from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
 from acel.acea.engine.trend import Vec, identity_vector
@@ -349,6 +357,8 @@ class Runner:
             if self.mode == PROPAGATE else None
         )
         """The native core's plan (issue 23), ``None``: the pure-Python propagator."""
+        self.keyed = KeyedCores(self.partition_by) if self.native is not None and self.partition_by else None
+        """PARTITION BY on native cores: the table the batch feeds route events with."""
         self.build = build if self.mode == MATCHES and not self.selection.active else None
         self.held_matches = (
             self.mode == COLLECT and query.skip is not None and self.negated and query.slide is None
@@ -506,9 +516,12 @@ class Runner:
 
     def push_batch(self, events: list[dict[str, Any]]) -> list[Result]:
         """:meth:`push_many` on a list, the native core reading runs of events in one call
-        when it can (one partition, no SLIDE; ``papers/engine.md``, "Native core")."""
+        when it can (no SLIDE; one partition, or PARTITION BY with one core a key;
+        ``papers/engine.md``, "Native core" and "Columns into the core")."""
         fast = self._native_batches()
         if fast is None:
+            if self._native_keyed() is not None:
+                return self._push_keyed(events)
             return self.push_many(events)
         part, evaluator, attr = fast
         out: list[Result] = []
@@ -522,6 +535,95 @@ class Runner:
                 k += read
             if k < n:  # an event the core leaves to Python (an error, or the hand-over)
                 out.extend(self.push(events[k]))
+                k += 1
+        return out
+
+    def column_spec(self) -> Any:
+        """The typed columns :meth:`push_columns` reads (``acel.io.columns.ColumnSpec``), or
+        ``None`` when this query takes attribute maps only (no native core, SLIDE, a core
+        that reads the type as a value or a string attribute, a string key)."""
+        if self.native is None or self.rule.slide is not None or self.finished:
+            return None
+        names = column_names(self.native)
+        if names is None:
+            return None
+        within = self.rule.within
+        extra = ((within.attr,) if within is not None and within.attr is not None else ()) + self.partition_by
+        if "type" in extra:
+            return None
+        wanted = tuple(dict.fromkeys(names + extra))
+        kinds = dict(self.schema.kinds)
+        if any(kinds.get(name) == "str" for name in wanted[1:]):
+            return None
+        from acel.io.columns import ColumnSpec
+
+        return ColumnSpec(wanted, type_names(self.native))
+
+    def push_columns(self, block: Any) -> list[Result]:
+        """:meth:`push_batch` on a block of typed columns (``acel.io.columns.ColumnBlock`` of
+        :meth:`column_spec`), read by the core in C; an event the core leaves is pushed as
+        its attribute map, in its place."""
+        names = block.spec.names
+        within = self.rule.within
+        coord = -1 if within is None or within.attr is None else names.index(within.attr)
+        if self._native_keyed() is not None:
+            return self._push_keyed(block, coord)
+        fast = self._native_batches()
+        if fast is None:
+            return self.push_many(block.rows())
+        part, evaluator, _attr = fast
+        out: list[Result] = []
+        k, n = 0, len(block)
+        while k < n:
+            read, last = evaluator.feed_columns(block, k, coord, self.check_monotone, part.last, part.local)
+            if read:
+                self.events += read
+                part.local += read
+                part.last = last
+                k += read
+            if k < n:  # an event the core leaves to Python (an error, or the hand-over)
+                out.extend(self.push(block.row(k)))
+                k += 1
+        return out
+
+    def _native_keyed(self) -> KeyedCores | None:
+        if self.keyed is None or self.native is None or self.rule.slide is not None or self.finished:
+            return None
+        return self.keyed
+
+    def _push_keyed(self, events: Any, coord: int | None = None) -> list[Result]:
+        """PARTITION BY: runs of events into their partitions' cores, one C call each
+        (``events``: attribute maps, or a column block with ``coord`` its coordinate column)."""
+        keyed = self.keyed
+        assert keyed is not None
+        core = native_module()
+        within = self.rule.within
+        attr = None if within is None else within.attr
+        columnar = not isinstance(events, list)
+        if columnar:
+            names = events.spec.names
+            key_cols = tuple(names.index(a) for a in self.partition_by)
+        out: list[Result] = []
+        k, n = 0, len(events)
+        while k < n:
+            if columnar:
+                read, touched = core.feed_keyed_columns(
+                    keyed.table, keyed.cores, events.kinds, events.vals, events.cap, k, n, key_cols,
+                    coord, self.check_monotone,
+                )
+            else:
+                read, touched = core.feed_keyed(
+                    keyed.table, keyed.cores, events, k, self.partition_by, attr, self.check_monotone
+                )
+            self.events += read
+            keyed.sync(touched)
+            k += read
+            if k < n:  # a new partition, one in Python, or an event the core leaves
+                attrs = events.row(k) if columnar else events[k]
+                out.extend(self.push(attrs))
+                values = tuple(attrs.get(a) for a in self.partition_by)
+                if None not in values:
+                    keyed.note(self.partitions.get(tuple(zip(self.partition_by, values))))
                 k += 1
         return out
 
@@ -622,6 +724,8 @@ class Runner:
         from acel.acea.engine.state import save
 
         python_evaluators(self.partitions.values())  # the state format is the Python one
+        if self.keyed is not None:  # those partitions continue in Python: off the table
+            self.keyed = KeyedCores(self.partition_by)
         return save(self)
 
     @classmethod

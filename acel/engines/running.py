@@ -160,6 +160,15 @@ class Feed:
         if self.progress is not None:
             self.progress(self.read, self.found + found)
 
+    def _source(self, runner: Any, stream: EventStream) -> Iterator[Any]:
+        """The stream's batches: typed column blocks straight into a native trend core when
+        both sides can (``papers/engine.md``, "Columns into the core"), else attribute maps."""
+        spec = None
+        if self.inspect is None and getattr(runner, "native", None) is not None:
+            spec = runner.column_spec()
+        blocks = None if spec is None else stream.column_blocks(spec)
+        return stream.batches() if blocks is None else blocks
+
     def groups(self, runner: Any, stream: EventStream, max_events: int | None,
                *, advance: bool = False) -> Iterator[list[Any]]:
         """Every event of ``stream`` (at most ``max_events``) into ``runner``, then its end.
@@ -174,15 +183,19 @@ class Feed:
         progress, memory_check, every = self.progress, self.memory_check, self.every
         try:
             with paused_gc():
-                for batch in stream.batches():
+                for batch in self._source(runner, stream):
+                    columns = not isinstance(batch, list)
                     if max_events is not None and self.read + len(batch) > max_events:
-                        batch = batch[: max_events - self.read]
+                        if columns:
+                            batch.n = max_events - self.read
+                        else:
+                            batch = batch[: max_events - self.read]
                     if self.inspect is not None:
                         self.inspect(batch)
                     push = runner.push
-                    native = getattr(runner, "native", None) is not None and isinstance(batch, list)
-                    if native:
-                        found = runner.push_batch(batch)  # the native trend core (issue 23)
+                    native = getattr(runner, "native", None) is not None and (columns or isinstance(batch, list))
+                    if native:  # the native trend core (issue 23)
+                        found = runner.push_columns(batch) if columns else runner.push_batch(batch)
                         self.read += len(batch)
                         if found:
                             self.found += len(found)
@@ -204,7 +217,7 @@ class Feed:
                                 memory_check()
                     if max_events is not None and self.read >= max_events:
                         break
-                    mark = watermark_of(batch) if advance else None
+                    mark = watermark_of(batch) if advance and not columns else None
                     if mark is not None:
                         found = runner.advance(mark)
                         if found:

@@ -3,11 +3,16 @@
 One column per attribute of the schema (``type`` included), in the schema's order:
 int64, float64, string or bool after the attribute's kind (string for an attribute
 without one: it is only ever NULL); NULL where an event lacks the attribute.
+
+:class:`ColumnBlock`: the typed columns a native trend core reads straight from the
+native reader (only the attributes the query reads, the type as a small code).
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from acel.lang.schema import Schema
@@ -51,3 +56,76 @@ def as_columns(batch: Any, type_col: str, schema: Any) -> Any:
             array = array.cast(target.type, safe=not pa.types.is_floating(target.type))
         arrays.append(array)
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+# ------------------------------------------------------------------ typed column blocks
+
+CELL_NULL, CELL_INT, CELL_FLOAT, CELL_BOOL = 0, 1, 2, 3
+"""A cell's kind in :class:`ColumnBlock` (``kinds``: one byte a cell)."""
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """The columns a native trend core reads (``papers/engine.md``, "Columns into the core").
+
+    ``names[0]`` is ``type``, held as a code: the index of its value in the block's
+    ``types`` list, which starts with ``type_names`` (the query's types) and grows with
+    the other types met.  ``floats``: the attributes whose ints the reader makes floats
+    (the schema's float attributes, as the dict path does).
+    """
+
+    names: tuple[str, ...]
+    type_names: tuple[str, ...]
+    floats: frozenset[str] = frozenset()
+
+    def with_floats(self, floats: Iterable[str]) -> ColumnSpec:
+        """The same columns, ints of ``floats`` read as floats."""
+        return ColumnSpec(self.names, self.type_names, frozenset(floats))
+
+
+@dataclass
+class ColumnBlock:
+    """Rows ``0 .. n-1`` of typed columns, column-major: ``kinds[c * cap + k]`` (a byte:
+    NULL, int64, float64, bool) and ``vals`` (8 bytes a cell: the int64, the float64's bits
+    or the bool).  The native reader fills them; the native core reads them in C."""
+
+    spec: ColumnSpec
+    types: list[bytes]
+    cap: int
+    kinds: bytearray = field(default_factory=bytearray)
+    vals: bytearray = field(default_factory=bytearray)
+    n: int = 0
+
+    @classmethod
+    def empty(cls, spec: ColumnSpec, types: list[bytes], cap: int) -> ColumnBlock:
+        """A block of ``cap`` rows, none filled."""
+        width = len(spec.names)
+        return cls(spec, types, cap, bytearray(width * cap), bytearray(8 * width * cap))
+
+    def __len__(self) -> int:
+        return self.n
+
+    def row(self, k: int) -> dict[str, Any]:
+        """Row ``k`` as the attribute map the dict path would give the engine (its NULLs
+        left out: the engine reads absent and NULL alike)."""
+        cap = self.cap
+        out: dict[str, Any] = {}
+        for c, name in enumerate(self.spec.names):
+            at = c * cap + k
+            kind = self.kinds[at]
+            if kind == CELL_NULL:
+                continue
+            raw = self.vals[8 * at : 8 * at + 8]
+            if c == 0:
+                out[name] = self.types[struct.unpack("=q", raw)[0]].decode()
+            elif kind == CELL_INT:
+                out[name] = struct.unpack("=q", raw)[0]
+            elif kind == CELL_FLOAT:
+                out[name] = struct.unpack("=d", raw)[0]
+            else:
+                out[name] = raw[0] != 0
+        return out
+
+    def rows(self, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        """Rows ``start .. stop-1`` as attribute maps (see :meth:`row`)."""
+        return [self.row(k) for k in range(start, self.n if stop is None else stop)]

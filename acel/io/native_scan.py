@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from acel.io.columns import ColumnBlock, ColumnSpec
 from acel.io.formats import BATCH, BOM, line_row
 from acel.io.native_switch import wanted
 from acel.io.records import Row
@@ -201,3 +202,42 @@ def events(
                 break
     if out:
         yield out
+
+
+def column_blocks(
+    native: Any,
+    path: Path,
+    spec: ColumnSpec,
+    on_row: Callable[[int, int, bytes], tuple[dict[str, Any] | None, bool]],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
+) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
+    """The event pass of :func:`events` into typed columns (``papers/engine.md``, "Columns
+    into the core"): blocks of at most :data:`BATCH` rows holding ``spec``'s attributes,
+    filled in C without a Python object per event; a line the scanner leaves (or whose
+    value no column holds: a string outside the type column) comes, in its place in the
+    stream, as a one-event list made by ``on_row``, exactly as :func:`events` gives it."""
+    keys = tuple(name.encode() for name in spec.names)
+    floats = bytes(1 if name in spec.floats else 0 for name in spec.names)
+    types = [name.encode() for name in spec.type_names]
+    block = ColumnBlock.empty(spec, types, BATCH)
+    index, number = (2 if csv else 1), 0
+    for data in blocks(path, header=csv is not None):
+        pos = 0
+        while True:
+            status, pos, after, index, number, block.n = native.columns(
+                data, pos, index, number, keys, floats, types, block.kinds, block.vals, BATCH, block.n, csv
+            )
+            if status == 3:
+                raise NotSimple(f"{path}: line {index}")
+            if status == 0:
+                break
+            if block.n:
+                yield block
+                block = ColumnBlock.empty(spec, types, BATCH)
+            if status == 1:
+                event, _known = on_row(number, index, data[pos:after])
+                if event is not None:
+                    yield [event]
+                pos, index = after, index + 1
+    if block.n:
+        yield block

@@ -117,6 +117,7 @@ class EventStream:
         chunk: int = DEFAULT_CHUNK,
         once: bool = False,
         arrow: Callable[[], Iterator[Any]] | None = None,
+        columns: Callable[[Any], Iterator[Any] | None] | None = None,
     ) -> None:
         names = schema.all_attributes()
         if len(names) > MAX_ATTRIBUTES + 1:
@@ -131,6 +132,7 @@ class EventStream:
         self._batches = batches
         self._once = once
         self._arrow = arrow
+        self._columns = columns
         self._used = False
         self.read = 0
         """Events handed out so far."""
@@ -175,9 +177,23 @@ class EventStream:
             return self._counted(self._arrow())
         return as_record_batches(self.batches(), schema)
 
+    def column_blocks(self, spec: Any) -> Iterator[Any] | None:
+        """The events as typed columns for a native trend core (``acel.io.columns``:
+        :class:`ColumnBlock` s holding ``spec``'s attributes, and one-event lists for the
+        lines the scanner leaves), in stream order, with :meth:`batches`' checks;
+        ``None`` when this stream cannot give them (``papers/engine.md``, "Columns into
+        the core")."""
+        if self._columns is None or (self._once and self._used):
+            return None
+        blocks = self._columns(spec)
+        if blocks is None:
+            return None
+        self._used = True
+        return self._counted(blocks)
+
     def _counted(self, batches: Iterator[Any]) -> Iterator[Any]:
         for batch in batches:
-            self.read += batch.num_rows
+            self.read += len(batch) if isinstance(batch, list) else _rows_of(batch)
             yield batch
 
     def __iter__(self) -> Iterator[Attrs]:
@@ -713,14 +729,19 @@ def _native_lines_stream(
     sort = time_col is not None and not facts.sorted_by_time
     floats = tuple(a for a, k in schema.kinds if k == "float")
 
+    def event(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
+        return _plain_event(make_row(number, index, line).values, type_col, floats), False
+
+    def columns(spec: Any) -> Iterator[Any] | None:
+        if not facts.plain or type_col != "type" or sort:
+            return None
+        return native_scan.column_blocks(native, path, spec.with_floats(floats), event, csv)
+
     def batches() -> Iterator[list[Attrs]]:
         if not facts.plain or type_col != "type":
             rows = pure_rows() if pure_rows is not None else json_rows(path)
             checked = _checked(source, rows, type_col, time_col, schema, True, facts.plain)
             return _ordered(checked, sort, chunk)
-
-        def event(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
-            return _plain_event(make_row(number, index, line).values, type_col, floats), False
 
         lines = native_scan.events(native, path, floats, event, csv)
         if not sort:
@@ -729,7 +750,15 @@ def _native_lines_stream(
         keyed = ([(time_key(a.get(column)), a) for a in batch] for batch in lines)
         return _ordered(keyed, sort, chunk)
 
-    return EventStream(source, schema, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+    return EventStream(
+        source, schema, batches, facts, time_col=time_col, sort=sort, chunk=chunk, columns=columns
+    )
+
+
+def _rows_of(batch: Any) -> int:
+    """Events in a batch of columns (a record batch or a :class:`ColumnBlock`)."""
+    rows = getattr(batch, "num_rows", None)
+    return len(batch) if rows is None else int(rows)
 
 
 _KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}

@@ -33,7 +33,24 @@ typedef struct {
     PyObject *contrib; /* per item: None or tuple of value sources; NULL: emits nothing */
     int check;         /* transitions with equal (types, guard) share this verdict id */
     int emits;         /* and equal contributions this id */
+    unsigned char *codes; /* columns: per type code (the core's type names), whether in `types` */
 } Trans;
+
+/* A typed value of a column cell or a constant (columns path): T_OBJ is a constant the
+   typed comparison does not decide (a string, an int beyond int64): Python objects decide. */
+enum { T_NONE = 0, T_INT = 1, T_FLOAT = 2, T_BOOL = 3, T_OBJ = 4 };
+typedef struct { int kind; int64_t i; double f; PyObject *o; } TV;
+
+/* The event a step reads: an attribute dict, or one row of typed columns (column-major
+   `kinds`/`vals` of stride `cap`; column 0 is the type code, see acel/io/columns.py). */
+typedef struct {
+    PyObject *attrs;            /* NULL: a row of columns */
+    PyObject *type;             /* dict: the type value (borrowed; NULL when absent) */
+    const unsigned char *kinds;
+    const int64_t *vals;
+    Py_ssize_t cap, row;
+    long code;                  /* columns: the type code (-1: no type) */
+} Ev;
 
 typedef struct { double v; int isint; } Cls;
 /* a start class: a coordinate (int below 2^52 or float: doubles compare and subtract
@@ -75,6 +92,10 @@ typedef struct {
     Cell *tmp;
     PyObject *type_key;
     const char *why;
+    int ncodes;        /* type names the codes of the columns path stand for */
+    int ncols;         /* columns the columns path reads (0: none) */
+    TV last;           /* the coordinate of the last event read (T_NONE: none; T_OBJ: Python's) */
+    int touched;       /* scratch of the keyed feeds */
 } Core;
 
 /* ------------------------------------------------------------------ values */
@@ -242,10 +263,151 @@ static int eval3(PyObject *node, PyObject *attrs) {
     return P_ERROR;
 }
 
+/* ------------------------------------------------------------------ typed columns */
+
+static void tv_of_const(PyObject *x, TV *out) {
+    out->o = x;
+    if (x == Py_None) { out->kind = T_NONE; return; }
+    if (PyBool_Check(x)) { out->kind = T_BOOL; out->i = x == Py_True; return; }
+    if (PyFloat_Check(x)) { out->kind = T_FLOAT; out->f = PyFloat_AS_DOUBLE(x); return; }
+    if (PyLong_Check(x)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (!overflow && !(v == -1 && PyErr_Occurred())) { out->kind = T_INT; out->i = v; return; }
+        PyErr_Clear();
+    }
+    out->kind = T_OBJ;
+}
+
+/* a cell of the columns: kinds 0 NULL, 1 int64, 2 float64 (the bits in vals), 3 bool */
+static void tv_of_cell(const Ev *ev, long col, TV *out) {
+    Py_ssize_t at = col * ev->cap + ev->row;
+    out->kind = ev->kinds[at];
+    out->o = NULL;
+    if (out->kind == T_FLOAT) memcpy(&out->f, &ev->vals[at], sizeof(double));
+    else out->i = ev->vals[at];
+}
+
+static void operand_t(PyObject *expr, const Ev *ev, TV *out) {
+    /* (0, name, column) or (1, value) */
+    if (PyLong_AsLong(PyTuple_GET_ITEM(expr, 0)) == 1) tv_of_const(PyTuple_GET_ITEM(expr, 1), out);
+    else tv_of_cell(ev, PyLong_AsLong(PyTuple_GET_ITEM(expr, 2)), out);
+}
+
+static PyObject *tv_obj(const TV *v) {
+    /* a new reference */
+    switch (v->kind) {
+    case T_INT: return PyLong_FromLongLong(v->i);
+    case T_FLOAT: return PyFloat_FromDouble(v->f);
+    case T_BOOL: return PyBool_FromLong((long)v->i);
+    case T_OBJ: Py_INCREF(v->o); return v->o;
+    default: Py_RETURN_NONE;
+    }
+}
+
+#define APPLY(op, a, b) ((op) == Py_LT ? (a) < (b) : (op) == Py_LE ? (a) <= (b) : (op) == Py_EQ ? (a) == (b) \
+    : (op) == Py_NE ? (a) != (b) : (op) == Py_GT ? (a) > (b) : (a) >= (b))
+
+/* compare3 on typed values: numbers exactly (int against float too, as Python), bools with bools */
+static int compare_t(int op, const TV *l, const TV *r) {
+    if (l->kind == T_NONE || r->kind == T_NONE) return P_UNKNOWN;
+    if (l->kind == T_OBJ || r->kind == T_OBJ) { /* a string or a big int: Python's rules */
+        PyObject *a = tv_obj(l), *b = tv_obj(r);
+        int v = (a && b) ? compare3(op, a, b) : P_ERROR;
+        Py_XDECREF(a); Py_XDECREF(b);
+        return v;
+    }
+    if (l->kind == T_BOOL || r->kind == T_BOOL) {
+        if (l->kind != r->kind) return P_UNKNOWN;
+        return APPLY(op, l->i, r->i);
+    }
+    if (l->kind == T_INT && r->kind == T_INT) return APPLY(op, l->i, r->i);
+    if (l->kind == T_FLOAT && r->kind == T_FLOAT) return APPLY(op, l->f, r->f);
+    long double x = l->kind == T_INT ? (long double)l->i : (long double)l->f;
+    long double y = r->kind == T_INT ? (long double)r->i : (long double)r->f;
+    return APPLY(op, x, y);
+}
+
+/* eval3 on a row of columns */
+static int eval3_t(PyObject *node, const Ev *ev) {
+    long tag = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
+    switch (tag) {
+    case 0: return P_TRUE;
+    case 1: {
+        TV l, r;
+        operand_t(PyTuple_GET_ITEM(node, 2), ev, &l);
+        operand_t(PyTuple_GET_ITEM(node, 3), ev, &r);
+        return compare_t((int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1)), &l, &r);
+    }
+    case 2: {
+        TV v;
+        operand_t(PyTuple_GET_ITEM(node, 1), ev, &v);
+        if (v.kind == T_NONE) return P_UNKNOWN;
+        PyObject *values = PyTuple_GET_ITEM(node, 2);
+        int found = 0;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(values) && !found; k++) {
+            TV c;
+            tv_of_const(PyTuple_GET_ITEM(values, k), &c);
+            int x = compare_t(Py_EQ, &v, &c);
+            if (x == P_ERROR) return P_ERROR;
+            found = x == P_TRUE;
+        }
+        return PyObject_IsTrue(PyTuple_GET_ITEM(node, 3)) ? !found : found;
+    }
+    case 3: {
+        TV v;
+        operand_t(PyTuple_GET_ITEM(node, 1), ev, &v);
+        return v.kind == T_NONE;
+    }
+    case 4: {
+        int v = eval3_t(PyTuple_GET_ITEM(node, 1), ev);
+        return v == P_ERROR || v == P_UNKNOWN ? v : !v;
+    }
+    case 5: case 6: {
+        PyObject *ops = PyTuple_GET_ITEM(node, 1);
+        int decided = 0, unknown = 0, stop = tag == 5 ? P_FALSE : P_TRUE;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
+            int v = eval3_t(PyTuple_GET_ITEM(ops, k), ev);
+            if (v == P_ERROR) return P_ERROR;
+            if (v == stop) decided = 1;
+            if (v == P_UNKNOWN) unknown = 1;
+        }
+        if (decided) return stop;
+        return unknown ? P_UNKNOWN : !stop;
+    }
+    }
+    PyErr_SetString(PyExc_ValueError, "native core: bad predicate program");
+    return P_ERROR;
+}
+
+static int eval_ev(PyObject *node, const Ev *ev) {
+    return ev->attrs != NULL ? eval3(node, ev->attrs) : eval3_t(node, ev);
+}
+
+/* the value a source folds: 1 a number in *x, 2 NULL (skipped), 0 bail, -1 error */
+static int source_value(Core *s, int agg, PyObject *src, const Ev *ev, Cell *x) {
+    if (ev->attrs != NULL) {
+        PyObject *v = operand(src, ev->attrs);
+        if (v == NULL) return -1;
+        if (v == Py_None) return 2;
+        if (agg == A_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
+        if (!cell_of(v, x)) { s->why = "a value that is not an int64 or a float"; return 0; }
+        return 1;
+    }
+    TV v;
+    operand_t(src, ev, &v);
+    if (v.kind == T_NONE) return 2;
+    if (agg == A_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
+    if (v.kind == T_INT) { x->kind = K_INT; x->i = v.i; return 1; }
+    if (v.kind == T_FLOAT) { x->kind = K_FLOAT; x->f = v.f; return 1; }
+    s->why = "a value that is not an int64 or a float";
+    return 0;
+}
+
 /* ------------------------------------------------------------------ contributions */
 
 /* fold(values) of item `it` into c[offset..]: 1 done, 0 bail, -1 error; *none: all NULL */
-static int fold_item(Core *s, int it, PyObject *sources, PyObject *attrs, Cell *c, unsigned char *none) {
+static int fold_item(Core *s, int it, PyObject *sources, const Ev *ev, Cell *c, unsigned char *none) {
     int agg = s->agg[it], at = s->offset[it];
     *none = 1;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(sources); k++) {
@@ -253,11 +415,9 @@ static int fold_item(Core *s, int it, PyObject *sources, PyObject *attrs, Cell *
         Cell x;
         if (PyLong_AsLong(PyTuple_GET_ITEM(src, 0)) == 2) { x.kind = K_INT; x.i = 1; }
         else {
-            PyObject *v = operand(src, attrs);
-            if (v == NULL) return -1;
-            if (v == Py_None) continue;
-            if (agg == A_COUNT) { x.kind = K_INT; x.i = 1; }
-            else if (!cell_of(v, &x)) { s->why = "a value that is not an int64 or a float"; return 0; }
+            int r = source_value(s, agg, src, ev, &x);
+            if (r == 2) continue;
+            if (r <= 0) return r;
         }
         if (*none) {
             *none = 0;
@@ -310,16 +470,19 @@ static int map_merge(Core *s, Map *m, Cls c, const Cell *v) {
 
 /* ------------------------------------------------------------------ the step */
 
-static int verdict(Core *s, Trans *t, PyObject *attrs, PyObject *type) {
+static int verdict(Core *s, Trans *t, const Ev *ev) {
     int g = t->check;
     if (s->verdict[g] >= 0) return s->verdict[g];
     int ok = 1;
-    if (t->types != NULL) {
+    if (t->types != NULL && ev->attrs == NULL) {
+        ok = ev->code >= 0 && ev->code < s->ncodes && t->codes != NULL && t->codes[ev->code];
+    } else if (t->types != NULL) {
+        PyObject *type = ev->type;
         ok = type != NULL && type != Py_None && PySet_Contains(t->types, type) == 1;
         if (PyErr_Occurred()) PyErr_Clear();
     }
     if (ok && t->guard != NULL) {
-        int v = eval3(t->guard, attrs);
+        int v = eval_ev(t->guard, ev);
         if (v == P_ERROR) return -1;
         ok = v == P_TRUE;
     }
@@ -328,7 +491,7 @@ static int verdict(Core *s, Trans *t, PyObject *attrs, PyObject *type) {
 }
 
 /* the contribution of transition g on this event: 1 ok (*out NULL: none), 0 bail, -1 error */
-static int contribution(Core *s, Trans *t, PyObject *attrs, Cell **out, unsigned char **none) {
+static int contribution(Core *s, Trans *t, const Ev *ev, Cell **out, unsigned char **none) {
     *out = NULL;
     if (t->contrib == NULL) return 1;
     int g = t->emits;
@@ -338,7 +501,7 @@ static int contribution(Core *s, Trans *t, PyObject *attrs, Cell **out, unsigned
         for (int it = 0; it < s->nitems; it++) {
             PyObject *src = PyTuple_GET_ITEM(t->contrib, it);
             if (src == Py_None) { nn[it] = 1; continue; }
-            int r = fold_item(s, it, src, attrs, c, &nn[it]);
+            int r = fold_item(s, it, src, ev, c, &nn[it]);
             if (r <= 0) return r;
         }
         s->has_contrib[g] = 1;
@@ -348,13 +511,13 @@ static int contribution(Core *s, Trans *t, PyObject *attrs, Cell **out, unsigned
     return 1;
 }
 
-static int propagate(Core *s, int state, const Map *src, PyObject *attrs, PyObject *type) {
+static int propagate(Core *s, int state, const Map *src, const Ev *ev) {
     for (int j = 0; j < s->ntrans[state]; j++) {
         Trans *t = &s->trans[state][j];
-        int ok = verdict(s, t, attrs, type);
+        int ok = verdict(s, t, ev);
         if (ok <= 0) { if (ok < 0) return -1; continue; }
         Cell *c; unsigned char *none = NULL;
-        int r = contribution(s, t, attrs, &c, &none);
+        int r = contribution(s, t, ev, &c, &none);
         if (r <= 0) return r;
         Map *m = &s->fresh[t->target];
         if (!s->reached[t->target]) {
@@ -400,24 +563,47 @@ static int alive(Core *s, Cls c, double threshold, double kmin) {
     return 1;
 }
 
+/* the coordinate as a start class: 1, or 0 (bail: the core cannot hold it exactly) */
+static int coord_of_tv(Core *s, const TV *v, Cls *coord) {
+    coord->v = 0.0; coord->isint = 1;
+    if (s->mode == M_NONE) return 1;
+    if (v->kind == T_FLOAT) {
+        coord->v = v->f; coord->isint = 0;
+        if (!isfinite(coord->v)) { s->why = "a coordinate that is not finite"; return 0; }
+        return 1;
+    }
+    if (v->kind == T_INT) {
+        if (v->i >= ((int64_t)1 << 52) || v->i <= -((int64_t)1 << 52)) { s->why = "a coordinate beyond 2^52"; return 0; }
+        coord->v = (double)v->i;
+        return 1;
+    }
+    s->why = v->kind == T_OBJ && PyLong_CheckExact(v->o) ? "a coordinate beyond 2^52"
+        : "a coordinate that is neither an int nor a float";
+    return 0;
+}
+
+/* a coordinate object as a typed value (bools and other objects: T_OBJ, borrowed) */
+static void tv_of_coord(PyObject *x, TV *out) {
+    if (PyFloat_CheckExact(x) || PyLong_CheckExact(x)) tv_of_const(x, out);
+    else { out->kind = T_OBJ; out->o = x; }
+}
+
+static int step_ev(Core *s, const Ev *ev, Cls coord);
+
 /* one event; 1 done, 0 bail (no state changed that Python would see differently), -1 error */
 static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
-    Cls coord = {0.0, 1};
-    if (s->mode != M_NONE) {
-        if (PyFloat_CheckExact(coord_obj)) {
-            coord.v = PyFloat_AS_DOUBLE(coord_obj); coord.isint = 0;
-            if (!isfinite(coord.v)) { s->why = "a coordinate that is not finite"; return 0; }
-        } else if (PyLong_CheckExact(coord_obj)) {
-            int overflow = 0;
-            long long x = PyLong_AsLongLongAndOverflow(coord_obj, &overflow);
-            if (overflow || x >= ((long long)1 << 52) || x <= -((long long)1 << 52)) {
-                PyErr_Clear(); s->why = "a coordinate beyond 2^52"; return 0;
-            }
-            coord.v = (double)x;
-        } else { s->why = "a coordinate that is neither an int nor a float"; return 0; }
-    }
-    PyObject *type = PyDict_GetItemWithError(attrs, s->type_key);
-    if (type == NULL && PyErr_Occurred()) return -1;
+    TV c;
+    Cls coord;
+    tv_of_coord(coord_obj, &c);
+    if (!coord_of_tv(s, &c, &coord)) return 0;
+    Ev ev = {0};
+    ev.attrs = attrs;
+    ev.type = PyDict_GetItemWithError(attrs, s->type_key);
+    if (ev.type == NULL && PyErr_Occurred()) return -1;
+    return step_ev(s, &ev, coord);
+}
+
+static int step_ev(Core *s, const Ev *ev, Cls coord) {
     double w = (double)s->size, sl = (double)s->slide;
     double threshold = coord.v - w;
     double kmin = 0.0;
@@ -477,7 +663,7 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
         if (!has_min || c0.v < min_class.v) { min_class = c0; has_min = 1; }
     }
     for (int o = 0; o < s->norder; o++) {
-        int r = propagate(s, s->order[o], &s->active[s->order[o]], attrs, type);
+        int r = propagate(s, s->order[o], &s->active[s->order[o]], ev);
         if (r <= 0) return r;
     }
     if (has_c0) {
@@ -485,7 +671,7 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
         Cell unit[64];
         unit_vector(s, unit);
         start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit;
-        int r = propagate(s, s->initial, &start, attrs, type);
+        int r = propagate(s, s->initial, &start, ev);
         if (r <= 0) return r;
     }
     /* settle: finals fold into the rows their classes count in, in order */
@@ -522,9 +708,20 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
 
 /* ------------------------------------------------------------------ Python type */
 
+static void set_last(Core *s, const TV *v) {
+    /* s->last = v (a T_OBJ value is held) */
+    TV old = s->last;
+    s->last = *v;
+    if (v->kind == T_OBJ) Py_INCREF(v->o);
+    if (old.kind == T_OBJ) Py_DECREF(old.o);
+}
+
 static PyObject *Core_step(Core *s, PyObject *args) {
     PyObject *attrs, *coord;
     if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &attrs, &coord)) return NULL;
+    TV c;
+    tv_of_coord(coord, &c);
+    set_last(s, &c); /* as the runner's Partition.last */
     int r = step_one(s, attrs, coord);
     if (r < 0) return NULL;
     return PyBool_FromLong(r);
@@ -567,6 +764,255 @@ static PyObject *Core_feed(Core *s, PyObject *args) {
         last = coord;
     }
     return Py_BuildValue("(nN)", k - start, last);
+}
+
+
+/* ------------------------------------------------------------------ columns and keys */
+
+/* the buffers of a block of columns (acel/io/columns.py): checked against the core's columns */
+static int open_block(Core *s, Py_buffer *kb, Py_buffer *vb, Py_ssize_t cap, Py_ssize_t stop, Ev *ev) {
+    if (cap < 0 || stop > cap || s->ncols <= 0 || kb->len < s->ncols * cap
+        || vb->len < s->ncols * cap * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "native core: the column buffers do not fit the core's columns");
+        return 0;
+    }
+    memset(ev, 0, sizeof *ev);
+    ev->kinds = (const unsigned char *)kb->buf;
+    ev->vals = (const int64_t *)vb->buf;
+    ev->cap = cap;
+    return 1;
+}
+
+/* whether column `col` lies inside the block's buffers */
+static int col_fits(const Py_buffer *kb, const Py_buffer *vb, Py_ssize_t cap, long col) {
+    return col >= 0 && (col + 1) * cap <= kb->len && (col + 1) * cap * (Py_ssize_t)sizeof(int64_t) <= vb->len;
+}
+
+static void at_row(Ev *ev, Py_ssize_t k) {
+    ev->row = k;
+    ev->code = ev->kinds[k] == T_INT ? (long)ev->vals[k] : -1; /* column 0: the type code */
+}
+
+/* the coordinate of the row: column `col`, or (col < 0) the partition index `index`;
+   0: Python reads this event (not a number, or below `last` with `check`) */
+static int row_coord(const Ev *ev, int col, long long index, int check, const TV *last, TV *c) {
+    if (col < 0) { c->kind = T_INT; c->i = index; c->o = NULL; return 1; }
+    tv_of_cell(ev, col, c);
+    if (c->kind != T_INT && c->kind != T_FLOAT) return 0;
+    if (check && last->kind != T_NONE) {
+        if (last->kind == T_OBJ) return 0;
+        if (compare_t(Py_LT, c, last) != P_FALSE) return 0;
+    }
+    return 1;
+}
+
+static PyObject *Core_feed_columns(Core *s, PyObject *args) {
+    /* feed_columns(kinds, vals, cap, start, stop, coord_col, check, last, index) -> (read, last):
+       Core.feed over rows start..stop-1 of a block of typed columns (no Python object per event) */
+    Py_buffer kb, vb;
+    Py_ssize_t cap, start, stop;
+    int col, check;
+    PyObject *last;
+    long long index;
+    if (!PyArg_ParseTuple(args, "y*y*nnnipOL", &kb, &vb, &cap, &start, &stop, &col, &check, &last, &index))
+        return NULL;
+    Ev ev;
+    if (!open_block(s, &kb, &vb, cap, stop, &ev) || (col >= 0 && !col_fits(&kb, &vb, cap, col))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "native core: bad coordinate column");
+        PyBuffer_Release(&kb); PyBuffer_Release(&vb); return NULL;
+    }
+    TV lastv;
+    tv_of_coord(last, &lastv);
+    int moved = 0;
+    Py_ssize_t k = start;
+    for (; k < stop; k++) {
+        at_row(&ev, k);
+        TV c;
+        Cls coord;
+        if (!row_coord(&ev, col, index + (long long)(k - start), check, &lastv, &c)) break;
+        if (!coord_of_tv(s, &c, &coord)) break;
+        int r = step_ev(s, &ev, coord);
+        if (r < 0) { PyBuffer_Release(&kb); PyBuffer_Release(&vb); return NULL; }
+        if (r == 0) break;
+        lastv = c;
+        moved = 1;
+    }
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&vb);
+    PyObject *out = moved ? tv_obj(&lastv) : (Py_INCREF(last), last);
+    if (out == NULL) return NULL;
+    return Py_BuildValue("(nN)", k - start, out);
+}
+
+static PyTypeObject CoreType;
+
+/* table[key] -> the index of a Core in `cores` (NULL: Python takes the event) */
+static Core *keyed_core(PyObject *table, PyObject *cores, PyObject *key, Py_ssize_t *idx, int *err) {
+    PyObject *found = PyDict_GetItemWithError(table, key);
+    if (found == NULL) { if (PyErr_Occurred()) *err = 1; return NULL; }
+    Py_ssize_t i = PyLong_AsSsize_t(found);
+    if (i < 0 || i >= PyList_GET_SIZE(cores)) { if (PyErr_Occurred()) *err = 1; return NULL; }
+    PyObject *core = PyList_GET_ITEM(cores, i);
+    if (Py_TYPE(core) != &CoreType) return NULL;
+    *idx = i;
+    return (Core *)core;
+}
+
+/* one keyed event into its core: 1 read, 0 Python takes it, -1 error; notes the touched core */
+static int keyed_step(Core *c, Py_ssize_t idx, const Ev *ev, const TV *cv, PyObject *touched) {
+    Cls coord;
+    if (!coord_of_tv(c, cv, &coord)) return 0;
+    int r = step_ev(c, ev, coord);
+    if (r <= 0) return r;
+    set_last(c, cv);
+    if (!c->touched) {
+        c->touched = 1;
+        PyObject *i = PyLong_FromSsize_t(idx);
+        if (i == NULL || PyList_Append(touched, i) < 0) { Py_XDECREF(i); return -1; }
+        Py_DECREF(i);
+    }
+    return 1;
+}
+
+static PyObject *keyed_result(PyObject *cores, PyObject *touched, Py_ssize_t read, int failed) {
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(touched); j++) {
+        Py_ssize_t i = PyLong_AsSsize_t(PyList_GET_ITEM(touched, j));
+        ((Core *)PyList_GET_ITEM(cores, i))->touched = 0;
+    }
+    if (failed) { Py_DECREF(touched); return NULL; }
+    return Py_BuildValue("(nN)", read, touched);
+}
+
+/* the key of an event: a new reference, Py_None (borrowed) when a key attribute is NULL */
+static PyObject *dict_key(PyObject *attrs, PyObject *keys) {
+    Py_ssize_t nk = PyTuple_GET_SIZE(keys);
+    PyObject *out = nk == 1 ? NULL : PyTuple_New(nk);
+    if (nk != 1 && out == NULL) return NULL;
+    for (Py_ssize_t j = 0; j < nk; j++) {
+        PyObject *v = PyDict_GetItemWithError(attrs, PyTuple_GET_ITEM(keys, j));
+        if (v == NULL && PyErr_Occurred()) { Py_XDECREF(out); return NULL; }
+        if (v == NULL || v == Py_None) { Py_XDECREF(out); Py_INCREF(Py_None); return Py_None; }
+        Py_INCREF(v);
+        if (nk == 1) return v;
+        PyTuple_SET_ITEM(out, j, v);
+    }
+    return out;
+}
+
+static PyObject *feed_keyed(PyObject *self, PyObject *args) {
+    /* feed_keyed(table, cores, events, start, keys, attr, check) -> (read, touched): the events
+       from `start` of a PARTITION BY runner, each into its partition's core, while they can:
+       an event without a key is only counted; one whose key is not in `table` (a new
+       partition, or one in Python), whose coordinate is not an int or a float (or, with
+       `check`, below its partition's last), or that the core leaves, stops the call (the
+       runner pushes it).  `touched`: indices of the cores that read events (to sync). */
+    (void)self;
+    PyObject *table, *cores, *events, *keys, *attr;
+    Py_ssize_t start;
+    int check;
+    if (!PyArg_ParseTuple(args, "O!O!O!nO!Op", &PyDict_Type, &table, &PyList_Type, &cores, &PyList_Type, &events,
+                          &start, &PyTuple_Type, &keys, &attr, &check))
+        return NULL;
+    PyObject *touched = PyList_New(0);
+    if (touched == NULL) return NULL;
+    Py_ssize_t k = start, n = PyList_GET_SIZE(events);
+    int failed = 0;
+    for (; k < n; k++) {
+        PyObject *attrs = PyList_GET_ITEM(events, k);
+        if (!PyDict_Check(attrs)) break;
+        PyObject *key = dict_key(attrs, keys);
+        if (key == NULL) { failed = 1; break; }
+        if (key == Py_None) { Py_DECREF(key); continue; }
+        Py_ssize_t idx = 0;
+        int err = 0;
+        Core *c = keyed_core(table, cores, key, &idx, &err);
+        Py_DECREF(key);
+        if (err) { failed = 1; break; }
+        if (c == NULL) break;
+        TV cv;
+        if (attr == Py_None) { cv.kind = T_INT; cv.i = c->local; cv.o = NULL; }
+        else {
+            PyObject *v = PyDict_GetItemWithError(attrs, attr);
+            if (v == NULL) { if (PyErr_Occurred()) failed = 1; break; }
+            if (!PyLong_CheckExact(v) && !PyFloat_CheckExact(v)) break;
+            tv_of_const(v, &cv);
+            if (cv.kind == T_OBJ) break;
+            if (check && c->last.kind != T_NONE
+                && (c->last.kind == T_OBJ || compare_t(Py_LT, &cv, &c->last) != P_FALSE)) break;
+        }
+        Ev ev = {0};
+        ev.attrs = attrs;
+        ev.type = PyDict_GetItemWithError(attrs, c->type_key);
+        if (ev.type == NULL && PyErr_Occurred()) { failed = 1; break; }
+        int r = keyed_step(c, idx, &ev, &cv, touched);
+        if (r < 0) { failed = 1; break; }
+        if (r == 0) break;
+    }
+    return keyed_result(cores, touched, k - start, failed);
+}
+
+static PyObject *feed_keyed_columns(PyObject *self, PyObject *args) {
+    /* feed_keyed_columns(table, cores, kinds, vals, cap, start, stop, key_cols, coord_col, check)
+       -> (read, touched): feed_keyed over rows start..stop-1 of a block of typed columns
+       (the key: the cells of `key_cols`, one value or a tuple, as the dict path's) */
+    (void)self;
+    PyObject *table, *cores, *key_cols;
+    Py_buffer kb, vb;
+    Py_ssize_t cap, start, stop;
+    int col, check;
+    if (!PyArg_ParseTuple(args, "O!O!y*y*nnnO!ip", &PyDict_Type, &table, &PyList_Type, &cores, &kb, &vb,
+                          &cap, &start, &stop, &PyTuple_Type, &key_cols, &col, &check))
+        return NULL;
+    PyObject *touched = PyList_New(0);
+    Py_ssize_t nk = PyTuple_GET_SIZE(key_cols), k = start;
+    int failed = touched == NULL;
+    Ev ev;
+    memset(&ev, 0, sizeof ev);
+    if (!failed && PyList_GET_SIZE(cores) > 0) {
+        PyObject *first = PyList_GET_ITEM(cores, 0); /* every core of a runner has the same columns */
+        if (Py_TYPE(first) != &CoreType) {
+            PyErr_SetString(PyExc_TypeError, "native core: cores must be Core objects");
+            failed = 1;
+        } else if (!open_block((Core *)first, &kb, &vb, cap, stop, &ev)) failed = 1;
+        for (Py_ssize_t j = 0; !failed && j <= nk; j++) {
+            long kc = j < nk ? PyLong_AsLong(PyTuple_GET_ITEM(key_cols, j)) : col;
+            if ((j < nk || col >= 0) && !col_fits(&kb, &vb, cap, kc)) {
+                PyErr_SetString(PyExc_ValueError, "native core: bad key or coordinate column");
+                failed = 1;
+            }
+        }
+    } else stop = start; /* no partition yet: Python makes the first one */
+    for (; !failed && k < stop; k++) {
+        at_row(&ev, k);
+        PyObject *key = nk == 1 ? NULL : PyTuple_New(nk);
+        if (nk != 1 && key == NULL) { failed = 1; break; }
+        int absent = 0;
+        for (Py_ssize_t j = 0; j < nk && !absent; j++) {
+            TV v;
+            tv_of_cell(&ev, PyLong_AsLong(PyTuple_GET_ITEM(key_cols, j)), &v);
+            if (v.kind == T_NONE) { absent = 1; break; }
+            PyObject *o = tv_obj(&v);
+            if (o == NULL) { failed = 1; break; }
+            if (nk == 1) key = o;
+            else PyTuple_SET_ITEM(key, j, o);
+        }
+        if (failed || absent) { Py_XDECREF(key); if (failed) break; continue; }
+        Py_ssize_t idx = 0;
+        int err = 0;
+        Core *c = keyed_core(table, cores, key, &idx, &err);
+        Py_DECREF(key);
+        if (err) { failed = 1; break; }
+        if (c == NULL) break;
+        TV cv;
+        if (!row_coord(&ev, col, c->local, check, &c->last, &cv)) break;
+        int r = keyed_step(c, idx, &ev, &cv, touched);
+        if (r < 0) { failed = 1; break; }
+        if (r == 0) break;
+    }
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&vb);
+    if (touched == NULL) return NULL;
+    return keyed_result(cores, touched, k - start, failed);
 }
 
 static PyObject *cell_obj(const Cell *c) {
@@ -668,6 +1114,8 @@ static PyObject *Core_why(Core *s, PyObject *noargs) {
 
 static PyObject *Core_local(Core *s, void *closure) { return PyLong_FromLongLong(s->local); }
 
+static PyObject *Core_last(Core *s, void *closure) { return tv_obj(&s->last); }
+
 static void Core_dealloc(Core *s) {
     if (s->trans) {
         for (int q = 0; q < s->nstates; q++) {
@@ -675,6 +1123,7 @@ static void Core_dealloc(Core *s) {
                 Py_XDECREF(s->trans[q][j].types);
                 Py_XDECREF(s->trans[q][j].guard);
                 Py_XDECREF(s->trans[q][j].contrib);
+                PyMem_Free(s->trans[q][j].codes);
             }
             PyMem_Free(s->trans[q]);
         }
@@ -690,6 +1139,7 @@ static void Core_dealloc(Core *s) {
     PyMem_Free(s->verdict); PyMem_Free(s->has_contrib);
     PyMem_Free(s->contrib_none); PyMem_Free(s->contrib); PyMem_Free(s->tindex); PyMem_Free(s->tmp);
     Py_XDECREF(s->type_key);
+    if (s->last.kind == T_OBJ) Py_DECREF(s->last.o);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -700,13 +1150,22 @@ static void *zalloc(size_t n) {
 }
 
 static int Core_init(Core *s, PyObject *args, PyObject *kw) {
-    /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state, starts) */
+    /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state, starts,
+            columns, type_names): the last two for the columns path (the attributes its
+            operands' column indices refer to, "type" first; the type names its codes stand for) */
     int nstates, initial, mode;
     long long size, slide;
-    PyObject *finals, *aggs, *by_state, *starts = Py_None;
-    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!|O", &nstates, &initial, &PyTuple_Type, &finals, &mode,
-                          &size, &slide, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state, &starts))
+    PyObject *finals, *aggs, *by_state, *starts = Py_None, *columns = Py_None, *type_names = Py_None;
+    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!|OOO", &nstates, &initial, &PyTuple_Type, &finals, &mode,
+                          &size, &slide, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state, &starts,
+                          &columns, &type_names))
         return -1;
+    if ((type_names != Py_None && !PyTuple_Check(type_names)) || (columns != Py_None && !PyTuple_Check(columns))) {
+        PyErr_SetString(PyExc_TypeError, "native core: columns and type names must be tuples");
+        return -1;
+    }
+    s->ncols = columns == Py_None ? 0 : (int)PyTuple_GET_SIZE(columns);
+    s->ncodes = type_names == Py_None ? 0 : (int)PyTuple_GET_SIZE(type_names);
     if (starts != Py_None) {
         if (!PyArg_ParseTuple(starts, "LL", &s->start_lo, &s->start_hi)) return -1;
         s->has_starts = 1;
@@ -773,6 +1232,14 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
             for (int p = 0; p < 3; p++) {
                 if (parts[p] != Py_None) { Py_INCREF(parts[p]); *slots[p] = parts[p]; }
             }
+            if (s->trans[q][j].types != NULL && s->ncodes > 0) {
+                if (!(s->trans[q][j].codes = zalloc((size_t)s->ncodes))) return -1;
+                for (int c = 0; c < s->ncodes; c++) {
+                    int in = PySet_Contains(s->trans[q][j].types, PyTuple_GET_ITEM(type_names, c));
+                    if (in < 0) return -1;
+                    s->trans[q][j].codes[c] = (unsigned char)in;
+                }
+            }
         }
     }
     s->ttotal = total > ids ? total : ids;
@@ -791,6 +1258,8 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
 static PyMethodDef Core_methods[] = {
     {"step", (PyCFunction)Core_step, METH_VARARGS, "step(attrs, coord) -> bool: False: Python must read this event"},
     {"feed", (PyCFunction)Core_feed, METH_VARARGS, "feed(events, start, attr, check, last, index) -> (read, last coordinate)"},
+    {"feed_columns", (PyCFunction)Core_feed_columns, METH_VARARGS,
+     "feed_columns(kinds, vals, cap, start, stop, coord_col, check, last, index) -> (read, last coordinate)"},
     {"export", (PyCFunction)Core_export, METH_NOARGS, "the state, for the Python propagator"},
     {"take_row", (PyCFunction)Core_take_row, METH_O, "take_row(key): the row's vector (None: empty), removed"},
     {"has_work", (PyCFunction)Core_has_work, METH_NOARGS, "some configuration is alive"},
@@ -800,6 +1269,7 @@ static PyMethodDef Core_methods[] = {
 
 static PyGetSetDef Core_getset[] = {
     {"local", (getter)Core_local, NULL, "events read", NULL},
+    {"last", (getter)Core_last, NULL, "the coordinate of the last event read (None: none)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -816,9 +1286,17 @@ static PyTypeObject CoreType = {
     .tp_getset = Core_getset,
 };
 
+static PyMethodDef module_methods[] = {
+    {"feed_keyed", feed_keyed, METH_VARARGS,
+     "feed_keyed(table, cores, events, start, keys, attr, check) -> (read, touched)"},
+    {"feed_keyed_columns", feed_keyed_columns, METH_VARARGS,
+     "feed_keyed_columns(table, cores, kinds, vals, cap, start, stop, key_cols, coord_col, check) -> (read, touched)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_native_core",
-    "Native per-event core of trend aggregation (issue 23).", -1, NULL,
+    "Native per-event core of trend aggregation (issue 23).", -1, module_methods,
 };
 
 PyMODINIT_FUNC PyInit__native_core(void) {

@@ -488,6 +488,26 @@ static Py_ssize_t shape(const Field *f, int n, const char *tkey, Py_ssize_t tlen
     return len;
 }
 
+/* Whether a record's shape is in ``shapes``: 1 known; 0 not (then *unknown is its key, a
+ * new reference; NULL when the shape is too long to be a key); -1 error.  Both passes
+ * use it: the first to count known lines, the second to convert only them. */
+static int known_shape(const Field *f, int n, const char *tkey, Py_ssize_t tlen, PyObject *shapes,
+                       PyObject **unknown) {
+    char buf[4096];
+    *unknown = NULL;
+    Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
+    if (slen < 0) return 0;
+    PyObject *key = PyBytes_FromStringAndSize(buf, slen);
+    if (key == NULL) return -1;
+    int known = PyDict_Contains(shapes, key);
+    if (known != 0) {
+        Py_DECREF(key);
+        return known;
+    }
+    *unknown = key;
+    return 0;
+}
+
 /* Next line in [p, e): sets *next past its newline (or to e). */
 static const char *line_end(const char *p, const char *e, const char **next) {
     const char *nl = memchr(p, '\n', (size_t)(e - p));
@@ -559,7 +579,6 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
     int timed = timekey != NULL || nwatch > 0;
     Py_INCREF(last_key);
     Field f[MAXF];
-    char buf[4096];
     Py_ssize_t counted = 0;
     int status = 0;
     const char *next = e;
@@ -573,14 +592,14 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
         number++;
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
         if (n < 0) { status = is_csv ? 3 : 1; break; }
-        Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
-        if (slen < 0) { status = 1; break; }
-        PyObject *key = PyBytes_FromStringAndSize(buf, slen);
-        if (key == NULL) goto fail;
-        int known = PyDict_Contains(shapes, key);
-        if (known < 0) { Py_DECREF(key); goto fail; }
-        if (!known) { Py_SETREF(shape_obj, key); status = 1; break; }
-        Py_DECREF(key);
+        PyObject *key;
+        int known = known_shape(f, n, tkey, tlen, shapes, &key);
+        if (known < 0) goto fail;
+        if (!known) {
+            if (key != NULL) Py_SETREF(shape_obj, key);
+            status = 1;
+            break;
+        }
         if (timed) {
             PyObject *tk;
             if (timekey != NULL) {
@@ -649,7 +668,6 @@ static PyObject *emit(PyObject *self, PyObject *args) {
     Py_ssize_t tlen = 4;
     int drop_null = 0;
     Csv csv;
-    char buf[4096];
     if (!PyArg_ParseTuple(args, "y*nnnO!n|OOy#p", &data, &pos, &index, &number, &PyTuple_Type, &floats, &limit,
                           &spec, &shapes, &tkey, &tlen, &drop_null))
         return NULL;
@@ -680,14 +698,9 @@ static PyObject *emit(PyObject *self, PyObject *args) {
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
         if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
         if (shapes != Py_None) {
-            Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
-            if (slen < 0) { status = 1; number++; break; }
-            PyObject *key = PyBytes_FromStringAndSize(buf, slen);
-            if (key == NULL) goto fail;
-            int known = PyDict_Contains(shapes, key);
-            if (known < 0) { Py_DECREF(key); goto fail; }
-            if (!known) { shape_obj = key; status = 1; number++; break; }
-            Py_DECREF(key);
+            int known = known_shape(f, n, tkey, tlen, shapes, &shape_obj);
+            if (known < 0) goto fail;
+            if (!known) { status = 1; number++; break; }
         }
         PyObject *d = _PyDict_NewPresized(n);
         if (d == NULL) goto fail;
@@ -750,10 +763,133 @@ fail:
     return NULL;
 }
 
+/* The code of a type value in ``types`` (a list of bytes: the query's type names first),
+ * a new name appended; -1 when the list is full (the line is then the dict path's). */
+static long type_code(PyObject *types, const char *v, Py_ssize_t len) {
+    Py_ssize_t n = PyList_GET_SIZE(types);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *t = PyList_GET_ITEM(types, j);
+        if (PyBytes_GET_SIZE(t) == len && memcmp(PyBytes_AS_STRING(t), v, (size_t)len) == 0) return (long)j;
+    }
+    if (n >= 256) return -1;
+    PyObject *name = PyBytes_FromStringAndSize(v, len);
+    if (name == NULL) return -2;
+    int r = PyList_Append(types, name);
+    Py_DECREF(name);
+    return r < 0 ? -2 : (long)n;
+}
+
+enum { C_NULL = 0, C_INT = 1, C_FLOAT = 2, C_BOOL = 3 };
+
+/* One record into row ``row`` of the columns: 1 done, 0 a value a column cannot hold
+ * (a string outside the type column, a type that is not a string), -1 error. */
+static int fill_row(const Field *f, int n, PyObject *keys, const char *floats, PyObject *types,
+                    unsigned char *kinds, int64_t *vals, Py_ssize_t cap, Py_ssize_t row) {
+    Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t c = 0; c < ncols; c++) {
+        PyObject *k = PyTuple_GET_ITEM(keys, c);
+        int i = find(f, n, PyBytes_AS_STRING(k), PyBytes_GET_SIZE(k));
+        Py_ssize_t at = c * cap + row;
+        unsigned char kind = C_NULL;
+        int64_t bits = 0;
+        if (i >= 0) {
+            const Field *x = &f[i];
+            if (c == 0) { /* the type: its code */
+                if (x->kind == 's') {
+                    long code = type_code(types, x->v, x->vlen);
+                    if (code == -2) return -1;
+                    if (code < 0) return 0;
+                    kind = C_INT;
+                    bits = code;
+                } else if (x->kind != 'n') {
+                    return 0;
+                }
+            } else if (x->kind == 'i') {
+                if (floats[c]) {
+                    double d = (double)x->ival;
+                    kind = C_FLOAT;
+                    memcpy(&bits, &d, sizeof d);
+                } else {
+                    kind = C_INT;
+                    bits = x->ival;
+                }
+            } else if (x->kind == 'd') {
+                kind = C_FLOAT;
+                memcpy(&bits, &x->fval, sizeof bits);
+            } else if (x->kind == 't' || x->kind == 'f') {
+                kind = C_BOOL;
+                bits = x->kind == 't';
+            } else if (x->kind != 'n') {
+                return 0;
+            }
+        }
+        kinds[at] = kind;
+        vals[at] = bits;
+    }
+    return 1;
+}
+
+/* columns(data, pos, index, number, keys, floats, types, kinds, vals, cap, n, csv=None)
+ *   -> (status, pos, next, index, number, n)
+ * The event pass into typed columns (acel/io/columns.py): each line becomes row ``n`` of
+ * the column-major buffers ``kinds`` (a byte a cell: 0 NULL, 1 int64, 2 float64, 3 bool)
+ * and ``vals`` (8 bytes a cell); column c holds attribute ``keys[c]`` (ints as floats
+ * where ``floats[c]``), column 0 the type as its code in ``types``.  No Python object
+ * per event.  status 0: end of data; 1: the line [pos, next) is the dict path's (not a
+ * plain flat object, or a value no column holds); 2: the block holds ``cap`` rows;
+ * 3 (CSV): the line is not simple. */
+static PyObject *columns(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data, kb, vb;
+    Py_ssize_t pos, index, number, cap, row;
+    PyObject *keys, *types, *spec = Py_None;
+    const char *floats;
+    Py_ssize_t nfloats;
+    Csv csv;
+    if (!PyArg_ParseTuple(args, "y*nnnO!y#O!w*w*nn|O", &data, &pos, &index, &number, &PyTuple_Type, &keys,
+                          &floats, &nfloats, &PyList_Type, &types, &kb, &vb, &cap, &row, &spec))
+        return NULL;
+    Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
+    int bad = ncols < 1 || nfloats != ncols || cap < 0 || row < 0 || row > cap || kb.len < ncols * cap
+        || vb.len < ncols * cap * (Py_ssize_t)sizeof(int64_t);
+    for (Py_ssize_t c = 0; c < ncols && !bad; c++) bad = !PyBytes_Check(PyTuple_GET_ITEM(keys, c));
+    int is_csv = spec != Py_None;
+    if (bad || (is_csv && csv_spec(spec, &csv) < 0)) {
+        if (bad) PyErr_SetString(PyExc_ValueError, "columns: the buffers do not fit the keys");
+        PyBuffer_Release(&data); PyBuffer_Release(&kb); PyBuffer_Release(&vb);
+        return NULL;
+    }
+    const char *base = (const char *)data.buf, *e = base + data.len, *p = base + pos, *next = e;
+    unsigned char *kinds = (unsigned char *)kb.buf;
+    int64_t *vals = (int64_t *)vb.buf;
+    Field f[MAXF];
+    int status = 0;
+    while (p < e) {
+        if (row >= cap) { status = 2; break; }
+        const char *le = line_end(p, e, &next);
+        if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
+        int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
+        if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
+        int r = fill_row(f, n, keys, floats, types, kinds, vals, cap, row);
+        if (r < 0) { PyBuffer_Release(&data); PyBuffer_Release(&kb); PyBuffer_Release(&vb); return NULL; }
+        if (r == 0) { status = 1; number++; break; }
+        row++;
+        number++;
+        p = next;
+        index++;
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&vb);
+    if (status != 1 && status != 3) next = p;
+    return Py_BuildValue("(innnnn)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base), index, number, row);
+}
+
 static PyMethodDef methods[] = {
     {"first_pass", first_pass, METH_VARARGS, "The schema pass over a buffer of JSON Lines."},
     {"csv_kinds", csv_kinds, METH_VARARGS, "The kind scan of simple CSV lines."},
     {"emit", emit, METH_VARARGS, "The event pass over a buffer of JSON Lines: one dict per line."},
+    {"columns", columns, METH_VARARGS, "The event pass into typed column buffers (no object per event)."},
     {NULL, NULL, 0, NULL},
 };
 
