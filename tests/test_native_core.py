@@ -427,3 +427,233 @@ def test_start_positions_split_like_python(query: Query, stream: list[Event], cu
                 except AcelError as err:
                     found[native] = [type(err).__name__]
         assert repr(found["auto"]) == repr(found["0"])  # repr tells 1 from 1.0 and -0.0 from 0.0
+
+
+# ------------------------------------------------------------------ columns into the core
+
+
+def _columns_rows(query: Query, events: list[dict[str, Any]], cap: int, schema: Schema = TEST_SCHEMA,
+                  native: str = "auto") -> tuple[list[Any], Runner]:
+    """The rows when the events come as typed column blocks of ``cap`` rows (the pure-Python
+    adapter of the reader's blocks), in stream order."""
+    from acel.io.columns import blocks_of_rows
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", native)
+        runner = Runner(query, schema, monotone=None)
+        spec = runner.column_spec()
+        out: list[Any] = []
+        if spec is None:
+            out = runner.push_batch([dict(e) for e in events])
+        else:
+            floats = frozenset(a for a, k in schema.kinds if k == "float")
+            for block in blocks_of_rows(spec.with_floats(floats), [[dict(e) for e in events]], cap=cap):
+                out += runner.push_batch(block) if isinstance(block, list) else runner.push_columns(block)
+        return out + runner.finish(), runner
+
+
+def _per_event(query: Query, events: list[dict[str, Any]], native: str,
+               schema: Schema = TEST_SCHEMA) -> list[Any]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", native)
+        runner = Runner(query, schema, monotone=None)
+        return [r for e in events for r in runner.push(dict(e))] + runner.finish()
+
+
+_ODD = st.sampled_from(["keep", "keep", "keep", None, 2.5, -0.0, 2**63, True, 1e16])
+
+
+@st.composite
+def _odd_streams(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Generated streams with NULLs, missing attributes, floats among ints, a bool, an int
+    beyond int64 (the events no column holds) and events without a key."""
+    out = []
+    for event in draw(streams()):
+        attrs = dict(event.attrs)
+        for name in ("x", "k"):
+            odd = draw(_ODD)
+            if odd is None:
+                attrs.pop(name, None)
+            elif odd != "keep" and name in attrs:
+                attrs[name] = odd
+        out.append(attrs)
+    return out
+
+
+def _outcome(call: Any) -> Any:
+    try:
+        return repr(call())
+    except AcelError as err:
+        return ("error", type(err).__name__, str(err))
+
+
+@needs_core
+@given(trend_queries(), _odd_streams(), st.sampled_from([1, 2, 3, 8192]))
+def test_columns_equal_dicts_equal_python_equal_oracle(query: Query, events: list[dict[str, Any]],
+                                                        cap: int) -> None:
+    """Typed columns (blocks of ``cap`` rows) == attribute maps in batches (PARTITION BY too)
+    == one event at a time, native == pure Python, in the same order, errors alike; and
+    == the oracle where the values are the schema's."""
+    python = _outcome(lambda: _per_event(query, events, "0"))
+    assert _outcome(lambda: _per_event(query, events, "auto")) == python
+    assert _outcome(lambda: _columns_rows(query, events, cap)[0]) == python
+    assert _outcome(lambda: _columns_rows(query, events, cap, native="0")[0]) == python
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", "auto")
+        runner = Runner(query, TEST_SCHEMA, monotone=None)
+        assert _outcome(lambda: runner.push_batch([dict(e) for e in events]) + runner.finish()) == python
+    plain = all(type(v) is int or v is None or type(v) is str for e in events for v in e.values())
+    if plain and not isinstance(python, tuple):
+        stream = [Event(k, tuple(sorted((a, v) for a, v in e.items() if v is not None)))
+                  for k, e in enumerate(events)]
+        assert rows_close(sorted(_per_event(query, events, "0"), key=TrendRow.sort_key),
+                          oracle.run(query, stream, TEST_SCHEMA))
+
+
+KEYED = ("RETURN COUNT(*), SUM(b.v), AVG(b.v), MIN(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c "
+         "PARTITION BY k WITHIN 11 ON ts")
+
+
+def _keyed_events(n: int, keys: list[Any]) -> list[dict[str, Any]]:
+    kinds = "ABBCABBBCACBBBBC"
+    out = [{"type": kinds[i % len(kinds)], "ts": i, "v": (i * 37) % 100, "k": keys[(i // 4) % len(keys)]}
+           for i in range(n)]
+    return out
+
+
+@needs_core
+@pytest.mark.parametrize("keys", [[0, 1, 2, 3, 4, 5, 6, 7], ["x", "y", "z"], [1, None, 2.5, True, 1.0]])
+@pytest.mark.parametrize("cap", [5, 8192])
+def test_partition_by_in_batches_and_columns(keys: list[Any], cap: int) -> None:
+    """PARTITION BY runs in one C call a batch (int, float, bool and string keys; events
+    without a key only counted): the same rows, in the same order, as event by event."""
+    schema = Schema.of({t: ["ts", "v", "k"] for t in "ABC"})
+    query = parse_query(KEYED)
+    events = _keyed_events(400, keys)
+    python = _per_event(query, events, "0", schema)
+    assert repr(_per_event(query, events, "1", schema)) == repr(python)
+    rows, runner = _columns_rows(query, events, cap, schema, native="1")
+    assert repr(rows) == repr(python) and len(python) == len(dict.fromkeys(k for k in keys if k is not None))
+    assert runner.events == len(events)
+    assert all(p.evaluator.python is None for p in runner.partitions.values())
+    assert sum(dict(r.values)["COUNT(*)"] for r in python) > 0
+    if all(type(k) is int for k in keys):
+        assert Runner(query, schema).column_spec() is not None and runner.keyed is not None
+        assert len(runner.keyed.table) == len(keys)
+
+
+@needs_core
+@pytest.mark.parametrize("cap", [7, 8192])
+def test_partition_by_hand_over_of_one_key(cap: int) -> None:
+    """One partition outgrows int64 and goes over to Python; the others stay on their core."""
+    schema = Schema.of({t: ["ts", "v", "k"] for t in "ABC"})
+    query = parse_query(KEYED.replace("WITHIN 11", "WITHIN 300"))
+    events = _keyed_events(120, [0, 1])
+    events += [{"type": "A", "ts": 120, "v": 1, "k": 5}]
+    events += [{"type": "B", "ts": 121 + i, "v": 3, "k": 5 if i % 2 else 0} for i in range(140)]
+    events += [{"type": "C", "ts": 400, "v": 1, "k": 5}, {"type": "C", "ts": 401, "v": 1, "k": 0}]
+    python = _per_event(query, events, "0", schema)
+    rows, runner = _columns_rows(query, events, cap, schema, native="1")
+    assert repr(rows) == repr(python)
+    by_key = {p.key: p.evaluator for p in runner.partitions.values()}
+    assert by_key[(("k", 5),)].python is not None and by_key[(("k", 1),)].python is None
+    assert dict(python[-1].values)["COUNT(*)"] > 2**64
+
+
+@needs_core
+def test_columns_keep_strings_and_the_type_as_a_value_in_attribute_maps() -> None:
+    """A query reading a string attribute, the type as a value, or keyed by a string takes
+    attribute maps (no column spec); one reading numbers takes columns."""
+    schema = Schema.of({t: ["ts", "v", "name"] for t in "ABC"}, {"name": "str"})
+    def spec(q: str) -> Any:
+        return Runner(parse_query(q), schema, monotone=None).column_spec()
+    base = "RETURN COUNT(*) PATTERN A AS a ; (B AS b)+ ; C AS c "
+    assert spec(base + "FILTER b[v > 2] WITHIN 5 ON ts").names == ("type", "v", "ts")
+    assert spec(base + "FILTER b[name = 'x']") is None
+    assert spec(base + "PARTITION BY name") is None
+    assert spec(base + "WITHIN 3 EVENTS SLIDE 3 EVENTS") is None
+
+
+@needs_core
+def test_an_int_beyond_int64_in_a_read_column_is_exact(tmp_path: Any) -> None:
+    """The reader leaves the line (a dict), the core hands over: the exact Python sum."""
+    import acel
+
+    path = tmp_path / "w0.jsonl"
+    lines = [f'{{"type":"{t}","ts":{i},"v":{2**70 if i == 5 else i}}}' for i, t in enumerate("ABBCABBBC" * 3)]
+    path.write_text("\n".join(lines) + "\n")
+    query = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", "0")
+        python = list(acel.run(query, str(path)))
+    native = list(acel.run(query, str(path)))
+    assert repr(native) == repr(python) and dict(python[0].values)["SUM(b.v)"] > 2**70
+
+
+@needs_core
+@pytest.mark.parametrize("bad", ['[1, 2]', '{"type":"B","ts":5,"v":1', '{"type":"B","ts":5,"v":1,"v":2}'])
+def test_a_bad_line_in_the_middle_of_a_block_same_message(tmp_path: Any, bad: str) -> None:
+    import acel
+
+    path = tmp_path / "w0.jsonl"
+    lines = [f'{{"type":"{t}","ts":{i},"v":{i}}}' for i, t in enumerate("ABBCABBBC" * 300)]
+    lines[1500] = bad
+    path.write_text("\n".join(lines) + "\n")
+    query = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
+    outcomes = []
+    for mode in ("0", "auto"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", mode)
+            outcomes.append(_outcome(lambda: list(acel.run(query, str(path)))))
+    assert outcomes[0] == outcomes[1] and outcomes[0][0] == "error" and "1501" in outcomes[0][2]
+
+
+@needs_core
+@pytest.mark.parametrize("query", [
+    "RETURN COUNT(*), SUM(b.v), MAX(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts",
+    "RETURN COUNT(*), SUM(b.v), AVG(b.w) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[v < 70 OR w > 0.5] "
+    "PARTITION BY k WITHIN 30 EVENTS",
+])
+@pytest.mark.parametrize("max_events", [None, 777])
+def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_events: int | None) -> None:
+    """End to end (``acel.run`` on a JSON Lines file): columns, the dict path and pure Python
+    agree, with a float attribute written as ints, strings in other columns (with an escape:
+    the dict path), a type the query does not name, missing attributes and blank lines,
+    across blocks."""
+    import json
+
+    import acel
+    from acel.engines import running
+    from acel.io import native_scan
+
+    path = tmp_path / "w0.jsonl"
+    with open(path, "w") as out:
+        for i in range(3000):
+            record: dict[str, Any] = {"type": "ABBCBBC"[i % 7], "ts": i, "v": (i * 37) % 100, "k": i % 3}
+            record["w"] = (i % 5) / 4 if i % 4 else i % 5
+            if i % 97 == 0:
+                record["type"] = "Z"
+            if i % 89 == 0:
+                del record["v"]
+            if i % 101 == 0:
+                record["note"] = "x\\u00e9"
+            out.write(json.dumps(record) + ("\n\n" if i % 500 == 0 else "\n"))
+    results = []
+    blocks: list[Any] = []
+    scan = native_scan.column_blocks
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        for block in scan(*args, **kwargs):
+            blocks.append(type(block))
+            yield block
+
+    for mode, columns in (("0", False), ("auto", False), ("auto", True)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", mode)
+            mp.setattr(native_scan, "BATCH", 256)
+            mp.setattr(native_scan, "column_blocks", spy)
+            if not columns:
+                mp.setattr(running.Feed, "_source", lambda self, runner, stream: stream.batches())
+            results.append(repr(list(acel.run(query, str(path), max_events=max_events))))
+    assert results[0] == results[1] == results[2] and "COUNT" in results[0]
+    assert {b.__name__ for b in blocks} == {"list", "ColumnBlock"}  # columns, and lines left as maps

@@ -129,3 +129,75 @@ class ColumnBlock:
     def rows(self, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
         """Rows ``start .. stop-1`` as attribute maps (see :meth:`row`)."""
         return [self.row(k) for k in range(start, self.n if stop is None else stop)]
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _cell(value: Any, as_float: bool) -> tuple[int, bytes] | None:
+    """A value as a cell (kind, 8 bytes); ``None``: no column holds it (a string, an int
+    beyond int64, anything else)."""
+    if value is None:
+        return CELL_NULL, bytes(8)
+    if type(value) is bool:
+        return CELL_BOOL, struct.pack("=q", int(value))
+    if type(value) is int:
+        if as_float:
+            return CELL_FLOAT, struct.pack("=d", float(value))
+        low, high = _INT64
+        return (CELL_INT, struct.pack("=q", value)) if low <= value <= high else None
+    if type(value) is float:
+        return (CELL_FLOAT, struct.pack("=d", value)) if value == value else (CELL_NULL, bytes(8))
+    return None
+
+
+def blocks_of_rows(spec: ColumnSpec, batches: Iterable[list[dict[str, Any]]],
+                   cap: int = 8192) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
+    """Attribute maps as the native reader's column blocks (pure Python: the reference of
+    ``native_scan.column_blocks`` and the adapter for streams without it); an event no
+    column holds comes alone, as a one-event list, in its place."""
+    types = [name.encode() for name in spec.type_names]
+    floats = [name in spec.floats for name in spec.names]
+    block = ColumnBlock.empty(spec, types, cap)
+    for batch in batches:
+        for attrs in batch:
+            cells = _row_cells(spec, attrs, types, floats)
+            if cells is None:
+                if block.n:
+                    yield block
+                    block = ColumnBlock.empty(spec, types, cap)
+                yield [attrs]
+                continue
+            for c, (kind, raw) in enumerate(cells):
+                at = c * cap + block.n
+                block.kinds[at] = kind
+                block.vals[8 * at : 8 * at + 8] = raw
+            block.n += 1
+            if block.n == cap:
+                yield block
+                block = ColumnBlock.empty(spec, types, cap)
+    if block.n:
+        yield block
+
+
+def _row_cells(spec: ColumnSpec, attrs: dict[str, Any], types: list[bytes],
+               floats: list[bool]) -> list[tuple[int, bytes]] | None:
+    """The cells of one event (``None``: it must go as its attribute map)."""
+    kind = attrs.get(spec.names[0])
+    if kind is None:
+        cells = [(CELL_NULL, bytes(8))]
+    elif type(kind) is str:
+        name = kind.encode()
+        if name not in types:
+            if len(types) >= 256:
+                return None
+            types.append(name)
+        cells = [(CELL_INT, struct.pack("=q", types.index(name)))]
+    else:
+        return None
+    for c in range(1, len(spec.names)):
+        cell = _cell(attrs.get(spec.names[c]), floats[c])
+        if cell is None:
+            return None
+        cells.append(cell)
+    return cells
