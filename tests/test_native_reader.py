@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acel.io import native_scan, open_events
+from acel.io.columns import ColumnSpec, blocks_of_rows
 from acel.io.native_switch import NativeUnavailable
 from acel.lang.errors import DataError
 from acel.lang.schema import Schema
@@ -335,3 +336,100 @@ def test_arrow_batches_from_parquet_as_the_dicts(tmp_path: Path, options: dict[s
     assert [r["w"] for r in got if r["type"] == "B"] == [None]  # NaN is NULL
     if "time_col" in options:
         assert [r["t"] for r in got] == [1, 2, 3]
+
+
+# ------------------------------------------------------------------ typed columns
+
+COLUMNS = ColumnSpec(("type", "ts", "v", "w", "x"), ("A", "B"))
+
+
+def as_maps(events: list[dict[str, Any]], spec: ColumnSpec) -> list[dict[str, Any]]:
+    """Events as the columns hold them: the spec's attributes, NULLs left out."""
+    return [{n: e[n] for n in spec.names if e.get(n) is not None} for e in events]
+
+
+def column_outcome(path: Path, monkeypatch: pytest.MonkeyPatch, spec: ColumnSpec, **options: Any) -> Any:
+    """The events of the typed-column pass (blocks and the lines left as maps), or ``None``
+    when the stream offers no columns, or the error."""
+    monkeypatch.setenv("ACEL_NATIVE", "1")
+    try:
+        stream = open_events(path, **options)
+        blocks = stream.column_blocks(spec)
+        if blocks is None:
+            return None
+        out: list[dict[str, Any]] = []
+        for block in blocks:
+            out.extend(as_maps(block, spec) if isinstance(block, list) else block.rows())
+    except DataError as error:
+        return ("error", str(error))
+    return out, stream.read
+
+
+def same_columns(path: Path, monkeypatch: pytest.MonkeyPatch, spec: ColumnSpec = COLUMNS,
+                 **options: Any) -> Any:
+    """The column pass holds exactly the pure reader's events (or fails alike)."""
+    pure = outcome(path, "0", monkeypatch, **options)
+    got = column_outcome(path, monkeypatch, spec, **options)
+    if got is None:
+        return None
+    if pure[0] == "error":
+        assert got == pure
+        return got
+    events = [e for batch in pure[1] for e in batch]
+    assert got == (as_maps(events, spec), pure[4])
+    return got
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_lines_in_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    same_columns(write(tmp_path, text), monkeypatch)
+
+
+def test_w0_in_columns_crosses_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native_scan, "BLOCK", 100)
+    monkeypatch.setattr(native_scan, "BATCH", 64)
+    records = W0 * 40 + [{"type": "C", "ts": 2**70, "v": 1}, {"type": "Q", "ts": 1.5, "v": None}] + W0
+    got = same_columns(write(tmp_path, lines(records)), monkeypatch)
+    assert got is not None and len(got[0]) == len(records) == got[1]
+
+
+def test_columns_hold_floats_as_the_dicts_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An int of a float attribute is a float in its column, as in the dict path."""
+    records = [{"type": "A", "ts": 1, "v": 2.5}, {"type": "B", "ts": 2, "v": 3}, {"type": "A", "ts": 3}]
+    got = same_columns(write(tmp_path, lines(records)), monkeypatch, COLUMNS.with_floats(["v"]))
+    assert got is not None and [type(e.get("v")) for e in got[0]] == [float, float, type(None)]
+
+
+def test_no_columns_without_the_scanner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pure reader (ACEL_NATIVE=0, or the extension not built) offers no columns, nor does
+    a stream sorted by time: the engine reads attribute maps, as before."""
+    path = write(tmp_path, lines(W0))
+    monkeypatch.setenv("ACEL_NATIVE", "0")
+    assert open_events(path).column_blocks(COLUMNS) is None
+    monkeypatch.setenv("ACEL_NATIVE", "auto")
+    monkeypatch.setattr(native_scan, "reader", lambda: None)
+    assert open_events(path).column_blocks(COLUMNS) is None
+    monkeypatch.undo()
+    shuffled = W0[3:] + W0[:3]
+    assert column_outcome(write(tmp_path, lines(shuffled), "s.jsonl"), monkeypatch, COLUMNS, time_col="ts") is None
+
+
+def test_the_pure_adapter_equals_the_scanner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``blocks_of_rows`` (the adapter for streams without the scanner) gives the same blocks."""
+    records = W0 + [{"type": "Z", "ts": 99, "v": 2**64}, {"type": "B", "ts": 100, "x": True, "w": "s"},
+                     {"type": "Y", "ts": 101, "w": "t"}] + W0
+    path = write(tmp_path, lines(records))
+    monkeypatch.setenv("ACEL_NATIVE", "1")
+    scanned = list(open_events(path).column_blocks(COLUMNS) or [])
+    adapted = list(blocks_of_rows(COLUMNS, open_events(path).batches()))
+    assert [b if isinstance(b, list) else (b.rows(), b.types) for b in scanned] == [
+        b if isinstance(b, list) else (b.rows(), b.types) for b in adapted
+    ]
+
+
+@given(text=json_text())
+def test_columns_equal_pure(tmp_path_factory: pytest.TempPathFactory, text: bytes) -> None:
+    path = tmp_path_factory.mktemp("c") / "e.jsonl"
+    path.write_bytes(text)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        same_columns(path, monkeypatch)

@@ -182,22 +182,22 @@ def blocks_of_rows(spec: ColumnSpec, batches: Iterable[list[dict[str, Any]]],
 
 def _row_cells(spec: ColumnSpec, attrs: dict[str, Any], types: list[bytes],
                floats: list[bool]) -> list[tuple[int, bytes]] | None:
-    """The cells of one event (``None``: it must go as its attribute map)."""
-    kind = attrs.get(spec.names[0])
-    if kind is None:
-        cells = [(CELL_NULL, bytes(8))]
-    elif type(kind) is str:
-        name = kind.encode()
-        if name not in types:
-            if len(types) >= 256:
-                return None
-            types.append(name)
-        cells = [(CELL_INT, struct.pack("=q", types.index(name)))]
-    else:
-        return None
+    """The cells of one event (``None``: it must go as its attribute map; then its type is
+    not added to ``types``)."""
+    cells = [(CELL_NULL, bytes(8))]
     for c in range(1, len(spec.names)):
         cell = _cell(attrs.get(spec.names[c]), floats[c])
         if cell is None:
             return None
         cells.append(cell)
+    kind = attrs.get(spec.names[0])
+    if type(kind) is str:
+        name = kind.encode()
+        if name not in types:
+            if len(types) >= 256:
+                return None
+            types.append(name)
+        cells[0] = (CELL_INT, struct.pack("=q", types.index(name)))
+    elif kind is not None:
+        return None
     return cells

@@ -786,7 +786,8 @@ enum { C_NULL = 0, C_INT = 1, C_FLOAT = 2, C_BOOL = 3 };
 static int fill_row(const Field *f, int n, PyObject *keys, const char *floats, PyObject *types,
                     unsigned char *kinds, int64_t *vals, Py_ssize_t cap, Py_ssize_t row) {
     Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
-    for (Py_ssize_t c = 0; c < ncols; c++) {
+    for (Py_ssize_t j = 1; j <= ncols; j++) {
+        Py_ssize_t c = j % ncols; /* the type last: a line left to the dict path adds no type code */
         PyObject *k = PyTuple_GET_ITEM(keys, c);
         int i = find(f, n, PyBytes_AS_STRING(k), PyBytes_GET_SIZE(k));
         Py_ssize_t at = c * cap + row;
