@@ -657,3 +657,42 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
             results.append(repr(list(acel.run(query, str(path), max_events=max_events))))
     assert results[0] == results[1] == results[2] and "COUNT" in results[0]
     assert {b.__name__ for b in blocks} == {"list", "ColumnBlock"}  # columns, and lines left as maps
+
+
+@needs_core
+@pytest.mark.parametrize("query", [
+    "RETURN COUNT(*), SUM(b.v), MAX(b.w), AVG(b.w) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts",
+    "RETURN COUNT(*), SUM(b.v), MIN(b.w) PATTERN A AS a ; (B AS b)+ ; C AS c "
+    "FILTER b[w > 3.5 OR v = 2 OR f = TRUE] PARTITION BY k WITHIN 11 ON ts",
+    "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[name = 'x'] WITHIN 11 ON ts",
+])
+def test_parquet_columns_straight_into_the_core(tmp_path: Any, query: str) -> None:
+    """Arrow batches (Parquet: NULLs, NaN, bools, a float column, several row groups, a type
+    the query does not name) feed the core column-wise: the rows of pure Python."""
+    import acel
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from acel.io import columns as columns_module
+
+    records = []
+    for i in range(3000):
+        records.append({"type": "ABBCBBCZ"[i % 8], "ts": i, "v": (i * 37) % 100, "k": i % 3,
+                        "w": None if i % 10 == 0 else float("nan") if i % 13 == 0 else i / 7,
+                        "f": (i % 5 == 0) if i % 6 else None, "name": "xy"[i % 2]})
+    path = tmp_path / "w0.parquet"
+    pq.write_table(pa.Table.from_pylist(records), path, row_group_size=700)
+    made: list[Any] = []
+    arrow_block = columns_module._arrow_block
+
+    def spy(*args: Any) -> Any:
+        made.append(arrow_block(*args))
+        return made[-1]
+
+    results = []
+    for mode in ("0", "auto"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", mode)
+            mp.setattr(columns_module, "_arrow_block", spy)
+            results.append(repr(list(acel.run(query, str(path)))))
+    assert results[0] == results[1] and "COUNT" in results[0]
+    assert (len(made) == 5 and all(made)) if "name" not in query else not made

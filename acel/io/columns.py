@@ -201,3 +201,73 @@ def _row_cells(spec: ColumnSpec, attrs: dict[str, Any], types: list[bytes],
     elif kind is not None:
         return None
     return cells
+
+
+def arrow_blocks(spec: ColumnSpec, batches: Iterable[Any]) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
+    """Record batches of ``EventStream.arrow_batches`` (NaN already NULL, ints of float
+    attributes already floats) as column blocks, one a batch, built column-wise by Arrow
+    (no Python object per event); a batch with a string in a column other than the type
+    comes as its attribute maps."""
+    types = [name.encode() for name in spec.type_names]
+    for batch in batches:
+        block = _arrow_block(spec, batch, types)
+        if block is None:
+            yield batch.to_pylist()
+        elif block.n:
+            yield block
+
+
+def _arrow_block(spec: ColumnSpec, batch: Any, types: list[bytes]) -> ColumnBlock | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = batch.num_rows
+    block = ColumnBlock.empty(spec, types, n)
+    block.n = n
+    for c, name in enumerate(spec.names):
+        array = batch.column(name)
+        if c == 0:
+            seen = [v.encode() for v in pc.unique(array.drop_null()).to_pylist()]
+            types.extend(v for v in seen if v not in types)
+            codes = pc.index_in(array, value_set=pa.array([t.decode() for t in types]))
+            kinds = pc.if_else(pc.is_valid(codes), _U8[CELL_INT], _U8[CELL_NULL])
+            values = codes.fill_null(0).cast(pa.int64())
+        elif pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+            if array.null_count != n:
+                return None
+            kinds, values = pa.nulls(n, pa.uint8()).fill_null(0), pa.nulls(n, pa.int64()).fill_null(0)
+        elif pa.types.is_boolean(array.type):
+            kinds = pc.if_else(pc.is_valid(array), _U8[CELL_BOOL], _U8[CELL_NULL])
+            values = array.fill_null(False).cast(pa.int64())
+        elif pa.types.is_floating(array.type):
+            valid = pc.and_(pc.is_valid(array), pc.invert(pc.is_nan(array).fill_null(True)))
+            kinds = pc.if_else(valid, _U8[CELL_FLOAT], _U8[CELL_NULL])
+            values = array.cast(pa.float64()).fill_null(0.0)
+        else:
+            kinds = pc.if_else(pc.is_valid(array), _U8[CELL_INT], _U8[CELL_NULL])
+            values = array.cast(pa.int64()).fill_null(0)
+        block.kinds[c * n : (c + 1) * n] = _raw(kinds, 1)
+        block.vals[8 * c * n : 8 * (c + 1) * n] = _raw(values, 8)
+    return block
+
+
+def _raw(array: Any, width: int) -> bytes:
+    """The values of a fixed-width Arrow array without NULLs, as bytes."""
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    start = array.offset * width
+    return array.buffers()[1].to_pybytes()[start : start + len(array) * width]
+
+
+class _Uint8:
+    """``pyarrow`` uint8 scalars, made on first use (pyarrow is imported lazily)."""
+
+    def __getitem__(self, value: int) -> Any:
+        import pyarrow as pa
+
+        return pa.scalar(value, pa.uint8())
+
+
+_U8 = _Uint8()

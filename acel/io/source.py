@@ -183,8 +183,18 @@ class EventStream:
         lines the scanner leaves), in stream order, with :meth:`batches`' checks;
         ``None`` when this stream cannot give them (``papers/engine.md``, "Columns into
         the core")."""
-        if self._columns is None or (self._once and self._used):
+        if self._once and self._used:
             return None
+        if self._columns is None:
+            if self._arrow is None:
+                return None
+            arrow = self.arrow_batches()  # Parquet, tables: Arrow's columns, converted column-wise
+            if arrow is None:
+                return None
+            from acel.io.columns import arrow_blocks
+
+            self._used = True
+            return arrow_blocks(spec, arrow)
         blocks = self._columns(spec)
         if blocks is None:
             return None
