@@ -669,9 +669,10 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
 def test_parquet_columns_straight_into_the_core(tmp_path: Any, query: str) -> None:
     """Arrow batches (Parquet: NULLs, NaN, bools, a float column, several row groups, a type
     the query does not name) feed the core column-wise: the rows of pure Python."""
-    import acel
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    import acel
     from acel.io import columns as columns_module
 
     records = []
