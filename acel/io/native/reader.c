@@ -491,17 +491,36 @@ static Py_ssize_t shape(const Field *f, int n, const char *tkey, Py_ssize_t tlen
 /* Whether a record's shape is in ``shapes``: 1 known; 0 not (then *unknown is its key, a
  * new reference; NULL when the shape is too long to be a key); -1 error.  Both passes
  * use it: the first to count known lines, the second to convert only them. */
+#define NCACHED 8
+#define CACHED_LEN 256
+
+/* Shapes found in ``shapes`` during one call (they stay there: the dict only grows), so
+ * the lines of a file's few shapes are matched with a memcmp instead of a bytes object
+ * and a dict lookup each. */
+typedef struct {
+    int n, next;
+    Py_ssize_t len[NCACHED];
+    char key[NCACHED][CACHED_LEN];
+} ShapeCache;
+
 static int known_shape(const Field *f, int n, const char *tkey, Py_ssize_t tlen, PyObject *shapes,
-                       PyObject **unknown) {
+                       PyObject **unknown, ShapeCache *cache) {
     char buf[4096];
     *unknown = NULL;
     Py_ssize_t slen = shape(f, n, tkey, tlen, buf, sizeof buf);
     if (slen < 0) return 0;
+    for (int j = 0; cache != NULL && j < cache->n; j++)
+        if (cache->len[j] == slen && memcmp(cache->key[j], buf, (size_t)slen) == 0) return 1;
     PyObject *key = PyBytes_FromStringAndSize(buf, slen);
     if (key == NULL) return -1;
     int known = PyDict_Contains(shapes, key);
     if (known != 0) {
         Py_DECREF(key);
+        if (known > 0 && cache != NULL && slen <= CACHED_LEN) {
+            int j = cache->n < NCACHED ? cache->n++ : cache->next++ % NCACHED;
+            memcpy(cache->key[j], buf, (size_t)slen);
+            cache->len[j] = slen;
+        }
         return known;
     }
     *unknown = key;
@@ -514,6 +533,45 @@ static const char *line_end(const char *p, const char *e, const char **next) {
     if (nl == NULL) { *next = e; return e; }
     *next = nl + 1;
     return nl + 1;
+}
+
+/* The last numeric value of the time key or a watched attribute, held in C between lines
+ * (written back to Python at every exit): kind 0 none, 1 int, 2 float; `slow`: a value
+ * C does not hold (the Python objects decide, as before). */
+typedef struct { int kind, slow, changed; long long i; double f; } Last;
+
+static void last_load(PyObject *v, Last *l) {
+    l->kind = 0; l->slow = 0; l->changed = 0;
+    if (v == NULL || v == Py_None) return;
+    if (PyFloat_CheckExact(v)) { l->kind = 2; l->f = PyFloat_AS_DOUBLE(v); return; }
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (!overflow && !(x == -1 && PyErr_Occurred())) { l->kind = 1; l->i = x; return; }
+        PyErr_Clear();
+    }
+    l->slow = 1;
+}
+
+/* a numeric field (kind i or d) below the last value, exactly as Python compares int and float */
+static int field_below(const Field *x, const Last *l) {
+    if (x->kind == 'i' && l->kind == 1) return x->ival < l->i;
+    if (x->kind == 'd' && l->kind == 2) return x->fval < l->f;
+    long double a = x->kind == 'i' ? (long double)x->ival : (long double)x->fval;
+    long double b = l->kind == 1 ? (long double)l->i : (long double)l->f;
+    return a < b;
+}
+
+static void last_set(const Field *x, Last *l) {
+    l->kind = x->kind == 'i' ? 1 : 2;
+    if (x->kind == 'i') l->i = x->ival; else l->f = x->fval;
+    l->changed = 1;
+}
+
+static PyObject *last_obj(const Last *l) {
+    if (l->kind == 1) return PyLong_FromLongLong(l->i);
+    if (l->kind == 2) return PyFloat_FromDouble(l->f);
+    Py_RETURN_NONE;
 }
 
 /* Note a numeric value of a known-shape line: the time key's order, a watched attribute's. */
@@ -586,6 +644,18 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
     Py_INCREF(shape_obj);
     PyObject *zero = PyLong_FromLong(0);
     if (zero == NULL) goto fail;
+    ShapeCache cache;
+    cache.n = cache.next = 0;
+    Last wl[MAXF], tl;
+    Field zero_field;
+    zero_field.kind = 'i';
+    zero_field.ival = 0;
+    last_load(last_key, &tl);
+    for (Py_ssize_t w = 0; w < nwatch; w++) {
+        PyObject *before = w < MAXF ? PyDict_GetItemWithError(last, PyTuple_GET_ITEM(wnames, w)) : NULL;
+        if (before == NULL && PyErr_Occurred()) goto fail;
+        if (w < MAXF) last_load(before, &wl[w]);
+    }
     while (p < e) {
         const char *le = line_end(p, e, &next);
         if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
@@ -593,7 +663,7 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
         if (n < 0) { status = is_csv ? 3 : 1; break; }
         PyObject *key;
-        int known = known_shape(f, n, tkey, tlen, shapes, &key);
+        int known = known_shape(f, n, tkey, tlen, shapes, &key, &cache);
         if (known < 0) goto fail;
         if (!known) {
             if (key != NULL) Py_SETREF(shape_obj, key);
@@ -601,28 +671,38 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
             break;
         }
         if (timed) {
-            PyObject *tk;
+            const Field *tf = &zero_field;
             if (timekey != NULL) {
                 int t = find(f, n, timekey, timelen);
                 if (t < 0 || (f[t].kind != 'i' && f[t].kind != 'd')) { status = 1; break; }
-                tk = value(&f[t], 0);
-                if (tk == NULL) goto fail;
-            } else {
-                tk = zero;
-                Py_INCREF(tk);
+                tf = &f[t];
             }
-            int r = note_time(tk, &sorted, &last_key);
-            Py_DECREF(tk);
-            if (r < 0) goto fail;
+            if (tl.slow) { /* a last key C does not hold: Python's comparison */
+                PyObject *tk = value(tf, 0);
+                if (tk == NULL) goto fail;
+                int r = note_time(tk, &sorted, &last_key);
+                Py_DECREF(tk);
+                if (r < 0) goto fail;
+            } else if (sorted) {
+                if (tl.kind != 0 && field_below(tf, &tl)) sorted = 0;
+                last_set(tf, &tl);
+            }
             for (Py_ssize_t w = 0; w < nwatch; w++) {
                 PyObject *wk = PyTuple_GET_ITEM(wkeys, w);
                 int i = find(f, n, PyBytes_AS_STRING(wk), PyBytes_GET_SIZE(wk));
                 if (i < 0 || (f[i].kind != 'i' && f[i].kind != 'd')) continue;
-                PyObject *v = value(&f[i], 0);
-                if (v == NULL) goto fail;
-                r = note_watch(PyTuple_GET_ITEM(wnames, w), v, last, monotone);
-                Py_DECREF(v);
-                if (r < 0) goto fail;
+                PyObject *name = PyTuple_GET_ITEM(wnames, w);
+                if (w >= MAXF || wl[w].slow) {
+                    PyObject *v = value(&f[i], 0);
+                    if (v == NULL) goto fail;
+                    int r = note_watch(name, v, last, monotone);
+                    Py_DECREF(v);
+                    if (r < 0) goto fail;
+                    continue;
+                }
+                if (wl[w].kind != 0 && field_below(&f[i], &wl[w]) && PyDict_SetItem(monotone, name, Py_False) < 0)
+                    goto fail;
+                last_set(&f[i], &wl[w]);
             }
         }
         counted++;
@@ -630,6 +710,19 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
         index++;
     }
     Py_DECREF(zero);
+    zero = NULL;
+    if (!tl.slow && tl.changed) { /* the values C held, back to Python */
+        PyObject *v = last_obj(&tl);
+        if (v == NULL) goto fail;
+        Py_SETREF(last_key, v);
+    }
+    for (Py_ssize_t w = 0; w < nwatch && w < MAXF; w++) {
+        if (wl[w].slow || !wl[w].changed) continue;
+        PyObject *v = last_obj(&wl[w]);
+        int r = v == NULL ? -1 : PyDict_SetItem(last, PyTuple_GET_ITEM(wnames, w), v);
+        Py_XDECREF(v);
+        if (r < 0) goto fail;
+    }
     PyBuffer_Release(&data);
     if (status == 0) next = e;
     PyObject *out = Py_BuildValue("(innnnnNON)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base),
@@ -690,6 +783,8 @@ static PyObject *emit(PyObject *self, PyObject *args) {
     Field f[MAXF];
     int status = 0;
     PyObject *events = PyList_New(0);
+    ShapeCache cache;
+    cache.n = cache.next = 0;
     if (events == NULL) goto fail;
     while (p < e) {
         if (PyList_GET_SIZE(events) >= limit) { status = 2; break; }
@@ -698,7 +793,7 @@ static PyObject *emit(PyObject *self, PyObject *args) {
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
         if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
         if (shapes != Py_None) {
-            int known = known_shape(f, n, tkey, tlen, shapes, &shape_obj);
+            int known = known_shape(f, n, tkey, tlen, shapes, &shape_obj, &cache);
             if (known < 0) goto fail;
             if (!known) { status = 1; number++; break; }
         }
