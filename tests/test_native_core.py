@@ -697,3 +697,27 @@ def test_parquet_columns_straight_into_the_core(tmp_path: Any, query: str) -> No
             results.append(repr(list(acel.run(query, str(path)))))
     assert results[0] == results[1] and "COUNT" in results[0]
     assert (len(made) == 5 and all(made)) if "name" not in query else not made
+
+
+@needs_core
+def test_parquet_sorted_by_time_takes_maps(tmp_path: Any) -> None:
+    """A Parquet stream re-sorted by its time column exists only as maps: no columns, and
+    the rows of pure Python."""
+    import acel
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = [{"type": "ABBC"[i % 4], "ts": (i * 7) % 400, "v": i % 9} for i in range(400)]
+    path = tmp_path / "w0.parquet"
+    pq.write_table(pa.Table.from_pylist(records), path)
+    query = "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
+    from acel.io import open_events
+
+    stream = open_events(str(path), time_col="ts")
+    assert stream.sort and stream.column_blocks(Runner(parse_query(query), stream.schema).column_spec()) is None
+    results = []
+    for mode in ("0", "auto"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", mode)
+            results.append(repr(list(acel.run(query, str(path), time_col="ts"))))
+    assert results[0] == results[1] and "COUNT" in results[0]

@@ -186,7 +186,7 @@ class EventStream:
         if self._once and self._used:
             return None
         if self._columns is None:
-            if self._arrow is None:
+            if self._arrow is None or self.sort:  # re-sorted events exist only as maps
                 return None
             arrow = self.arrow_batches()  # Parquet, tables: Arrow's columns, converted column-wise
             if arrow is None:
