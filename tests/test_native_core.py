@@ -703,9 +703,10 @@ def test_parquet_columns_straight_into_the_core(tmp_path: Any, query: str) -> No
 def test_parquet_sorted_by_time_takes_maps(tmp_path: Any) -> None:
     """A Parquet stream re-sorted by its time column exists only as maps: no columns, and
     the rows of pure Python."""
-    import acel
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    import acel
 
     records = [{"type": "ABBC"[i % 4], "ts": (i * 7) % 400, "v": i % 9} for i in range(400)]
     path = tmp_path / "w0.parquet"
