@@ -433,3 +433,16 @@ def test_columns_equal_pure(tmp_path_factory: pytest.TempPathFactory, text: byte
     path.write_bytes(text)
     with pytest.MonkeyPatch.context() as monkeypatch:
         same_columns(path, monkeypatch)
+
+
+@pytest.mark.parametrize("text", CSV_HOSTILE)
+def test_hostile_csv_in_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    same_columns(write(tmp_path, text, "e.csv"), monkeypatch, ColumnSpec(("type", "ts", "v"), ("A",)))
+
+
+def test_csv_w0_in_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native_scan, "BATCH", 16)
+    body = "".join(f"{r['type']},{r['ts']},{r['v']}\n" for r in W0)
+    got = same_columns(write(tmp_path, "type,ts,v\n" + body, "w0.csv"), monkeypatch,
+                       ColumnSpec(("type", "ts", "v"), ("A", "B")))
+    assert got is not None and len(got[0]) == len(W0)
