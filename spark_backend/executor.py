@@ -292,8 +292,8 @@ def unit_run(
     at stream positions; ``owned`` (local indices) keeps the complex events, or
     trend contributions, that start in the slice.  A trend query in the native
     core's fragment (issue 23) is fed in runs of events (``Runner.push_batch``, as
-    the single process feeds it) when the unit is one partition; keyed units push
-    event by event, each step in the core.  The path taken is counted in :data:`PATHS`.
+    the single process feeds it), keyed units too (the core routes each run's events to
+    their keys' cores in one call).  The path taken is counted in :data:`PATHS`.
     """
     from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
 
@@ -302,8 +302,8 @@ def unit_run(
     records = unit_records(table, spec)
     out: list[Any] = []
     with paused_gc():
-        if runner.native is not None and not runner.partition_by:
-            # positions do not reach the trend core: only runs of the partition's events count
+        if runner.native is not None:
+            # positions do not reach the trend core, keyed or not: only runs of events count
             for a in range(0, len(records), PROGRESS_EVERY):
                 found = runner.push_batch(records[a:a + PROGRESS_EVERY])
                 if found:
