@@ -524,19 +524,10 @@ class Runner:
                 return self._push_keyed(events)
             return self.push_many(events)
         part, evaluator, attr = fast
-        out: list[Result] = []
-        k, n = 0, len(events)
-        while k < n:
-            read, last = evaluator.feed(events, k, attr, self.check_monotone, part.last, part.local)
-            if read:
-                self.events += read
-                part.local += read
-                part.last = last
-                k += read
-            if k < n:  # an event the core leaves to Python (an error, or the hand-over)
-                out.extend(self.push(events[k]))
-                k += 1
-        return out
+        return self._feed_in_runs(
+            part, len(events),
+            lambda k: evaluator.feed(events, k, attr, self.check_monotone, part.last, part.local),
+            events.__getitem__)
 
     def column_spec(self) -> Any:
         """The typed columns :meth:`push_columns` reads (``acel.io.columns.ColumnSpec``), or
@@ -572,17 +563,27 @@ class Runner:
         if fast is None:
             return self.push_many(block.rows())
         part, evaluator, _attr = fast
+        return self._feed_in_runs(
+            part, len(block),
+            lambda k: evaluator.feed_columns(block, k, coord, self.check_monotone, part.last, part.local),
+            block.row)
+
+    def _feed_in_runs(self, part: Any, n: int, feed: Callable[[int], tuple[int, Any]],
+                      row: Callable[[int], dict[str, Any]]) -> list[Result]:
+        """Events ``0..n`` of one partition: ``feed(k)`` lets the core read a run from ``k``
+        (how many, the last coordinate); an event it leaves to Python (an error, or the
+        hand-over before an overflow) is pushed as its attribute map ``row(k)``, in its place."""
         out: list[Result] = []
-        k, n = 0, len(block)
+        k = 0
         while k < n:
-            read, last = evaluator.feed_columns(block, k, coord, self.check_monotone, part.last, part.local)
+            read, last = feed(k)
             if read:
                 self.events += read
                 part.local += read
                 part.last = last
                 k += read
-            if k < n:  # an event the core leaves to Python (an error, or the hand-over)
-                out.extend(self.push(block.row(k)))
+            if k < n:
+                out.extend(self.push(row(k)))
                 k += 1
         return out
 

@@ -231,24 +231,22 @@ def _propagate(meta: Meta, children: list[Any]) -> None:
     starts and ends where its last child's container ends."""
     first = _first_meta(children)
     if first is not None:
-        if not hasattr(meta, "line"):
-            meta.line = getattr(first, "container_line", first.line)
-            meta.column = getattr(first, "container_column", first.column)
-            meta.start_pos = getattr(first, "container_start_pos", first.start_pos)
-            meta.empty = False
-        meta.container_line = getattr(first, "container_line", first.line)  # type: ignore[attr-defined]
-        meta.container_column = getattr(first, "container_column", first.column)  # type: ignore[attr-defined]
-        meta.container_start_pos = getattr(first, "container_start_pos", first.start_pos)  # type: ignore[attr-defined]
+        _take_positions(meta, first, ("line", "column", "start_pos"))
     last = _first_meta(reversed(children))
     if last is not None:
-        if not hasattr(meta, "end_line"):
-            meta.end_line = getattr(last, "container_end_line", last.end_line)
-            meta.end_column = getattr(last, "container_end_column", last.end_column)
-            meta.end_pos = getattr(last, "container_end_pos", last.end_pos)
-            meta.empty = False
-        meta.container_end_line = getattr(last, "container_end_line", last.end_line)  # type: ignore[attr-defined]
-        meta.container_end_column = getattr(last, "container_end_column", last.end_column)  # type: ignore[attr-defined]
-        meta.container_end_pos = getattr(last, "container_end_pos", last.end_pos)  # type: ignore[attr-defined]
+        _take_positions(meta, last, ("end_line", "end_column", "end_pos"))
+
+
+def _take_positions(meta: Meta, child: Any, names: tuple[str, str, str]) -> None:
+    """One end of :func:`_propagate`: the child's container positions ``names`` become the
+    node's own (unless it has them already) and its container's."""
+    values = [getattr(child, "container_" + name, getattr(child, name)) for name in names]
+    if not hasattr(meta, names[0]):
+        for name, value in zip(names, values):
+            setattr(meta, name, value)
+        meta.empty = False
+    for name, value in zip(names, values):
+        setattr(meta, "container_" + name, value)
 
 
 def from_lark(node: Any) -> Any:
