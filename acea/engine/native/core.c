@@ -26,6 +26,16 @@ typedef struct { int64_t i; double f; int kind; } Cell;
 enum { A_COUNT = 0, A_SUM = 1, A_AVG = 2, A_MIN = 3, A_MAX = 4 };
 enum { OP_ADD = 0, OP_MIN = 1, OP_MAX = 2 };
 
+/* A typed value of a column cell or a constant (columns path): T_OBJ is a constant the
+   typed comparison does not decide (a string, an int beyond int64): Python objects decide. */
+enum { T_NONE = 0, T_INT = 1, T_FLOAT = 2, T_BOOL = 3, T_OBJ = 4 };
+typedef struct { int kind; int64_t i; double f; PyObject *o; } TV;
+
+/* a value source of a contribution, flattened at construction: (2,) COUNT(*)'s 1,
+   (1, value) a constant (obj; k typed), (0, name[, column]) the event's attribute (obj: the
+   name, borrowed from the transition's tuple) */
+typedef struct { int tag; long col; PyObject *obj; TV k; } Src;
+
 typedef struct {
     int target;
     PyObject *types;   /* frozenset of type names, or NULL: any type */
@@ -34,12 +44,10 @@ typedef struct {
     int check;         /* transitions with equal (types, guard) share this verdict id */
     int emits;         /* and equal contributions this id */
     unsigned char *codes; /* columns: per type code (the core's type names), whether in `types` */
+    Src *srcs;         /* contrib flattened: item it's sources are srcs[src_lo[it]..src_lo[it+1]) */
+    int *src_lo;       /* per item + 1 (an item whose contrib is None: src_lo[it] = -1) */
 } Trans;
 
-/* A typed value of a column cell or a constant (columns path): T_OBJ is a constant the
-   typed comparison does not decide (a string, an int beyond int64): Python objects decide. */
-enum { T_NONE = 0, T_INT = 1, T_FLOAT = 2, T_BOOL = 3, T_OBJ = 4 };
-typedef struct { int kind; int64_t i; double f; PyObject *o; } TV;
 
 /* The event a step reads: an attribute dict, or one row of typed columns (column-major
    `kinds`/`vals` of stride `cap`; column 0 is the type code, see acel/io/columns.py). */
@@ -59,7 +67,8 @@ typedef struct { double v; int isint; } Cls;
 typedef struct {
     Py_ssize_t len, cap;
     Cls *cls;
-    Cell *cells; /* cap * width */
+    Cell *cells;  /* cap * width */
+    int unsorted; /* 0: the classes ascend strictly (lookups bisect, expiry drops a prefix) */
 } Map;
 
 typedef struct {
@@ -72,9 +81,11 @@ typedef struct {
     int *agg;    /* per item */
     int *offset; /* per item: first cell */
     int *op;     /* per cell */
+    int *item_of; /* per cell: its item (cell 0: -1) */
+    int **bycode; /* columns: per state, per type code (ncodes: no code), [n, the transitions
+                     whose type set holds the code, in order…] (stride ntrans + 1) */
     Map *active, *fresh;
     int *order, norder, *new_order, nnew;
-    unsigned char *reached;
     Map rows, rows_tmp; /* window index (0: the one row) -> vector, in insertion order */
     int has_current;    /* M_TUMBLE: TumblingPropagator.current (None when absent) */
     int has_starts;     /* runs start only at partition indices start_lo <= local < start_hi */
@@ -84,8 +95,10 @@ typedef struct {
     int has_min, has_max;
     Cls min_class, max_class;
     /* per-event scratch */
-    signed char *verdict;
-    unsigned char *has_contrib, *contrib_none;
+    signed char *verdict;  /* per check id: this step's verdict, when vseen says so */
+    unsigned char *contrib_none;
+    uint32_t epoch;        /* the step's stamp: a check, contribution or target of this step */
+    uint32_t *vseen, *cseen, *rseen; /* holds it (no clearing per event) */
     Cell *contrib; /* ntrans_total * width */
     int *tindex;   /* per state: first global transition id */
     int ttotal;
@@ -112,9 +125,9 @@ static int cell_of(PyObject *v, Cell *out) {
     return 0;
 }
 
-static double as_f(const Cell *c) { return c->kind == K_INT ? (double)c->i : c->f; }
+static inline double as_f(const Cell *c) { return c->kind == K_INT ? (double)c->i : c->f; }
 
-static int add(Cell *out, const Cell *a, const Cell *b) {
+static inline int add(Cell *out, const Cell *a, const Cell *b) {
     if (a->kind == K_INT && b->kind == K_INT) {
         int64_t r;
         if (__builtin_add_overflow(a->i, b->i, &r)) return 0;
@@ -124,7 +137,7 @@ static int add(Cell *out, const Cell *a, const Cell *b) {
     out->kind = K_FLOAT; out->f = r; return 1;
 }
 
-static int mul(Cell *out, int64_t n, const Cell *c) {
+static inline int mul(Cell *out, int64_t n, const Cell *c) {
     if (c->kind == K_INT) {
         int64_t r;
         if (__builtin_mul_overflow(n, c->i, &r)) return 0;
@@ -134,7 +147,7 @@ static int mul(Cell *out, int64_t n, const Cell *c) {
 }
 
 /* a < b exactly as Python compares int and float (long double holds both exactly) */
-static int less(const Cell *a, const Cell *b) {
+static inline int less(const Cell *a, const Cell *b) {
     if (a->kind == K_INT && b->kind == K_INT) return a->i < b->i;
     if (a->kind == K_FLOAT && b->kind == K_FLOAT) return a->f < b->f;
     long double x = a->kind == K_INT ? (long double)a->i : (long double)a->f;
@@ -143,7 +156,7 @@ static int less(const Cell *a, const Cell *b) {
 }
 
 /* `w if v is None else v if w is None else (w if w op v else v)` */
-static void prefer(Cell *out, const Cell *v, const Cell *w, int op) {
+static inline void prefer(Cell *out, const Cell *v, const Cell *w, int op) {
     if (v->kind == K_NONE) { *out = *w; return; }
     if (w->kind == K_NONE) { *out = *v; return; }
     int take_w = op == OP_MIN ? less(w, v) : less(v, w);
@@ -160,20 +173,34 @@ static int merge(Core *s, Cell *out, const Cell *v, const Cell *w) {
 }
 
 /* extend(v, c): c NULL is the identity; per item, a NONE contribution too */
+static inline int extend_cell(const Core *s, int k, Cell *out, const Cell *v, const Cell *c,
+                              const unsigned char *none) {
+    if (c == NULL || none[s->item_of[k]]) { *out = v[k]; return 1; }
+    if (s->op[k] == OP_ADD) {
+        Cell prod;
+        return mul(&prod, v[0].i, &c[k]) && add(out, &v[k], &prod);
+    }
+    /* `v if c is None else c if v is None else (c if c op v else v)` */
+    prefer(out, &v[k], &c[k], s->op[k]);
+    return 1;
+}
+
 static int extend(Core *s, Cell *out, const Cell *v, const Cell *c, const unsigned char *none) {
     out[0] = v[0];
-    for (int it = 0; it < s->nitems; it++) {
-        int lo = s->offset[it], hi = it + 1 < s->nitems ? s->offset[it + 1] : s->width;
-        for (int k = lo; k < hi; k++) {
-            if (c == NULL || none[it]) { out[k] = v[k]; continue; }
-            if (s->op[k] == OP_ADD) {
-                Cell prod;
-                if (!mul(&prod, v[0].i, &c[k]) || !add(&out[k], &v[k], &prod)) return 0;
-            } else {
-                /* `v if c is None else c if v is None else (c if c op v else v)` */
-                prefer(&out[k], &v[k], &c[k], s->op[k]);
-            }
-        }
+    for (int k = 1; k < s->width; k++)
+        if (!extend_cell(s, k, &out[k], v, c, none)) return 0;
+    return 1;
+}
+
+/* merge(t, extend(v, c)) into t, cell by cell in the same operation order (t is scratch
+   of the step: a bail may leave it half-done) */
+static int extend_merge(Core *s, Cell *t, const Cell *v, const Cell *c, const unsigned char *none) {
+    for (int k = 0; k < s->width; k++) {
+        Cell e;
+        if (k == 0) e = v[0];
+        else if (!extend_cell(s, k, &e, v, c, none)) return 0;
+        if (s->op[k] == OP_ADD) { if (!add(&t[k], &t[k], &e)) return 0; }
+        else prefer(&t[k], &t[k], &e, s->op[k]);
     }
     return 1;
 }
@@ -384,18 +411,24 @@ static int eval_ev(PyObject *node, const Ev *ev) {
     return ev->attrs != NULL ? eval3(node, ev->attrs) : eval3_t(node, ev);
 }
 
-/* the value a source folds: 1 a number in *x, 2 NULL (skipped), 0 bail, -1 error */
-static int source_value(Core *s, int agg, PyObject *src, const Ev *ev, Cell *x) {
+/* ------------------------------------------------------------------ contributions */
+
+/* the value a flattened source folds: 1 a number in *x, 2 NULL (skipped), 0 bail, -1 error */
+static int src_value(Core *s, int agg, const Src *src, const Ev *ev, Cell *x) {
     if (ev->attrs != NULL) {
-        PyObject *v = operand(src, ev->attrs);
-        if (v == NULL) return -1;
+        PyObject *v = src->obj;
+        if (src->tag == 0) {
+            v = PyDict_GetItemWithError(ev->attrs, src->obj);
+            if (v == NULL) { if (PyErr_Occurred()) return -1; v = Py_None; }
+        }
         if (v == Py_None) return 2;
         if (agg == A_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
         if (!cell_of(v, x)) { s->why = "a value that is not an int64 or a float"; return 0; }
         return 1;
     }
     TV v;
-    operand_t(src, ev, &v);
+    if (src->tag == 1) v = src->k;
+    else tv_of_cell(ev, src->col, &v);
     if (v.kind == T_NONE) return 2;
     if (agg == A_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
     if (v.kind == T_INT) { x->kind = K_INT; x->i = v.i; return 1; }
@@ -404,18 +437,15 @@ static int source_value(Core *s, int agg, PyObject *src, const Ev *ev, Cell *x) 
     return 0;
 }
 
-/* ------------------------------------------------------------------ contributions */
-
 /* fold(values) of item `it` into c[offset..]: 1 done, 0 bail, -1 error; *none: all NULL */
-static int fold_item(Core *s, int it, PyObject *sources, const Ev *ev, Cell *c, unsigned char *none) {
+static int fold_item(Core *s, int it, const Src *srcs, int nsrc, const Ev *ev, Cell *c, unsigned char *none) {
     int agg = s->agg[it], at = s->offset[it];
     *none = 1;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(sources); k++) {
-        PyObject *src = PyTuple_GET_ITEM(sources, k);
+    for (int k = 0; k < nsrc; k++) {
         Cell x;
-        if (PyLong_AsLong(PyTuple_GET_ITEM(src, 0)) == 2) { x.kind = K_INT; x.i = 1; }
+        if (srcs[k].tag == 2) { x.kind = K_INT; x.i = 1; }
         else {
-            int r = source_value(s, agg, src, ev, &x);
+            int r = src_value(s, agg, &srcs[k], ev, &x);
             if (r == 2) continue;
             if (r <= 0) return r;
         }
@@ -452,19 +482,59 @@ static int map_reserve(Core *s, Map *m, Py_ssize_t need) {
     return 1;
 }
 
+static void map_clear(Map *m) { m->len = 0; m->unsorted = 0; }
+
+/* the entry of class v in m, or -1 (classes are unique in a map) */
+static inline Py_ssize_t map_find(const Map *m, double v) {
+    if (m->len == 0) return -1;
+    if (!m->unsorted) {
+        if (v > m->cls[m->len - 1].v) return -1; /* the common case: a newer class */
+        Py_ssize_t lo = 0, hi = m->len;
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (m->cls[mid].v < v) lo = mid + 1; else hi = mid;
+        }
+        return lo < m->len && m->cls[lo].v == v ? lo : -1;
+    }
+    for (Py_ssize_t k = m->len - 1; k >= 0; k--)
+        if (m->cls[k].v == v) return k;
+    return -1;
+}
+
+/* a new entry of class c at the end of m (its cells for the caller to fill); NULL: no memory */
+static inline Cell *map_append(Core *s, Map *m, Cls c) {
+    if (!map_reserve(s, m, m->len + 1)) return NULL;
+    if (m->len > 0 && !(c.v > m->cls[m->len - 1].v)) m->unsorted = 1;
+    m->cls[m->len] = c;
+    return &m->cells[m->len++ * s->width];
+}
+
 /* merge vector v of class c into map m (append if absent): 1 ok, 0 bail, -1 error */
 static int map_merge(Core *s, Map *m, Cls c, const Cell *v) {
-    for (Py_ssize_t k = m->len - 1; k >= 0; k--) {
-        if (m->cls[k].v == c.v) {
-            Cell *t = &m->cells[k * s->width];
-            if (!merge(s, t, t, v)) { s->why = "int64 overflow"; return 0; }
-            return 1;
-        }
+    Py_ssize_t k = map_find(m, c.v);
+    if (k >= 0) {
+        Cell *t = &m->cells[k * s->width];
+        if (!merge(s, t, t, v)) { s->why = "int64 overflow"; return 0; }
+        return 1;
     }
-    if (!map_reserve(s, m, m->len + 1)) return -1;
-    m->cls[m->len] = c;
-    memcpy(&m->cells[m->len * s->width], v, (size_t)s->width * sizeof(Cell));
-    m->len++;
+    Cell *t = map_append(s, m, c);
+    if (t == NULL) return -1;
+    memcpy(t, v, (size_t)s->width * sizeof(Cell));
+    return 1;
+}
+
+/* merge extend(v, c) of class cl into map m: as extend then map_merge, without the copy */
+static int map_extend_merge(Core *s, Map *m, Cls cl, const Cell *v, const Cell *c, const unsigned char *none) {
+    Py_ssize_t k = map_find(m, cl.v);
+    int ok;
+    if (k >= 0) ok = extend_merge(s, &m->cells[k * s->width], v, c, none);
+    else {
+        Cell *t = map_append(s, m, cl);
+        if (t == NULL) return -1;
+        ok = extend(s, t, v, c, none);
+        if (!ok) m->len--; /* the entry is scratch: drop it */
+    }
+    if (!ok) { s->why = "int64 overflow"; return 0; }
     return 1;
 }
 
@@ -472,7 +542,7 @@ static int map_merge(Core *s, Map *m, Cls c, const Cell *v) {
 
 static int verdict(Core *s, Trans *t, const Ev *ev) {
     int g = t->check;
-    if (s->verdict[g] >= 0) return s->verdict[g];
+    if (s->vseen[g] == s->epoch) return s->verdict[g];
     int ok = 1;
     if (t->types != NULL && ev->attrs == NULL) {
         ok = ev->code >= 0 && ev->code < s->ncodes && t->codes != NULL && t->codes[ev->code];
@@ -487,6 +557,7 @@ static int verdict(Core *s, Trans *t, const Ev *ev) {
         ok = v == P_TRUE;
     }
     s->verdict[g] = (signed char)ok;
+    s->vseen[g] = s->epoch;
     return ok;
 }
 
@@ -497,14 +568,16 @@ static int contribution(Core *s, Trans *t, const Ev *ev, Cell **out, unsigned ch
     int g = t->emits;
     Cell *c = &s->contrib[g * s->width];
     unsigned char *nn = &s->contrib_none[g * s->nitems];
-    if (!s->has_contrib[g]) {
+    if (s->cseen[g] != s->epoch) {
         for (int it = 0; it < s->nitems; it++) {
-            PyObject *src = PyTuple_GET_ITEM(t->contrib, it);
-            if (src == Py_None) { nn[it] = 1; continue; }
-            int r = fold_item(s, it, src, ev, c, &nn[it]);
+            int lo = t->src_lo[it];
+            if (lo < 0) { nn[it] = 1; continue; }
+            int hi = lo;
+            for (int j = it + 1; j <= s->nitems; j++) if (t->src_lo[j] >= 0) { hi = t->src_lo[j]; break; }
+            int r = fold_item(s, it, &t->srcs[lo], hi - lo, ev, c, &nn[it]);
             if (r <= 0) return r;
         }
-        s->has_contrib[g] = 1;
+        s->cseen[g] = s->epoch;
     }
     *out = c;
     *none = nn;
@@ -512,22 +585,28 @@ static int contribution(Core *s, Trans *t, const Ev *ev, Cell **out, unsigned ch
 }
 
 static int propagate(Core *s, int state, const Map *src, const Ev *ev) {
-    for (int j = 0; j < s->ntrans[state]; j++) {
-        Trans *t = &s->trans[state][j];
+    const int *js = NULL;
+    int n = s->ntrans[state];
+    if (ev->attrs == NULL && s->bycode != NULL) { /* only the transitions the type code can take */
+        long code = ev->code >= 0 && ev->code < s->ncodes ? ev->code : s->ncodes;
+        js = s->bycode[state] + code * (n + 1);
+        n = *js++;
+    }
+    for (int x = 0; x < n; x++) {
+        Trans *t = &s->trans[state][js != NULL ? js[x] : x];
         int ok = verdict(s, t, ev);
         if (ok <= 0) { if (ok < 0) return -1; continue; }
         Cell *c; unsigned char *none = NULL;
         int r = contribution(s, t, ev, &c, &none);
         if (r <= 0) return r;
         Map *m = &s->fresh[t->target];
-        if (!s->reached[t->target]) {
-            s->reached[t->target] = 1;
+        if (s->rseen[t->target] != s->epoch) {
+            s->rseen[t->target] = s->epoch;
             s->new_order[s->nnew++] = t->target;
-            m->len = 0;
+            map_clear(m);
         }
         for (Py_ssize_t k = 0; k < src->len; k++) {
-            if (!extend(s, s->tmp, &src->cells[k * s->width], c, none)) { s->why = "int64 overflow"; return 0; }
-            r = map_merge(s, m, src->cls[k], s->tmp);
+            r = map_extend_merge(s, m, src->cls[k], &src->cells[k * s->width], c, none);
             if (r <= 0) return r;
         }
     }
@@ -553,6 +632,7 @@ static int rows_copy(Core *s) {
     memcpy(s->rows_tmp.cls, s->rows.cls, (size_t)s->rows.len * sizeof(Cls));
     memcpy(s->rows_tmp.cells, s->rows.cells, (size_t)s->rows.len * (size_t)s->width * sizeof(Cell));
     s->rows_tmp.len = s->rows.len;
+    s->rows_tmp.unsorted = s->rows.unsorted;
     return 1;
 }
 
@@ -619,15 +699,18 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         double window = 0.0;
         if (has_window) { window = floor(coord.v / sl); has_window = coord.v - window * sl < w; }
         if (has_window != s->has_current || (has_window && window != s->current)) {
-            for (int o = 0; o < s->norder; o++) s->active[s->order[o]].len = 0;
+            for (int o = 0; o < s->norder; o++) map_clear(&s->active[s->order[o]]);
             s->norder = 0;
             s->has_current = has_window; s->current = window; /* as Python: before the step goes on */
         }
         if (!s->has_current) { s->local++; return 1; }
     }
-    memset(s->verdict, 0xff, (size_t)s->ttotal);
-    memset(s->has_contrib, 0, (size_t)s->ttotal);
-    memset(s->reached, 0, (size_t)s->nstates);
+    if (++s->epoch == 0) { /* the stamps wrapped: clear them */
+        memset(s->vseen, 0, sizeof(uint32_t) * (size_t)s->ttotal);
+        memset(s->cseen, 0, sizeof(uint32_t) * (size_t)s->ttotal);
+        memset(s->rseen, 0, sizeof(uint32_t) * (size_t)s->nstates);
+        s->epoch = 1;
+    }
     s->nnew = 0;
     int prune = s->mode == M_WITHIN || s->mode == M_SLIDE;
     int has_min = s->has_min;
@@ -639,6 +722,19 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         for (int o = 0; o < s->norder; o++) {
             Map *m = &s->active[s->order[o]];
             Py_ssize_t n = 0;
+            if (!m->unsorted) { /* ascending classes: the dead ones are a prefix (alive is monotone) */
+                Py_ssize_t d = 0;
+                while (d < m->len && !alive(s, m->cls[d], threshold, kmin)) d++;
+                n = m->len - d;
+                if (d > 0 && n > 0) {
+                    memmove(m->cls, &m->cls[d], (size_t)n * sizeof(Cls));
+                    memmove(m->cells, &m->cells[d * s->width], (size_t)n * (size_t)s->width * sizeof(Cell));
+                }
+                if (n > 0 && (!any || m->cls[0].v < oldest.v)) { oldest = m->cls[0]; any = 1; }
+                m->len = n;
+                if (n) s->order[kept++] = s->order[o];
+                continue;
+            }
             for (Py_ssize_t k = 0; k < m->len; k++) {
                 if (alive(s, m->cls[k], threshold, kmin)) {
                     if (n != k) {
@@ -670,7 +766,7 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         Map start;
         Cell unit[64];
         unit_vector(s, unit);
-        start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit;
+        start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit; start.unsorted = 0;
         int r = propagate(s, s->initial, &start, ev);
         if (r <= 0) return r;
     }
@@ -696,7 +792,7 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
     }
     /* commit */
     if (copied) { Map x = s->rows; s->rows = s->rows_tmp; s->rows_tmp = x; }
-    for (int o = 0; o < s->norder; o++) s->active[s->order[o]].len = 0;
+    for (int o = 0; o < s->norder; o++) map_clear(&s->active[s->order[o]]);
     Map *x = s->active; s->active = s->fresh; s->fresh = x;
     int *y = s->order; s->order = s->new_order; s->new_order = y;
     s->norder = s->nnew;
@@ -1124,19 +1220,23 @@ static void Core_dealloc(Core *s) {
                 Py_XDECREF(s->trans[q][j].guard);
                 Py_XDECREF(s->trans[q][j].contrib);
                 PyMem_Free(s->trans[q][j].codes);
+                PyMem_Free(s->trans[q][j].srcs);
+                PyMem_Free(s->trans[q][j].src_lo);
             }
             PyMem_Free(s->trans[q]);
         }
     }
+    for (int q = 0; s->bycode && q < s->nstates; q++) PyMem_Free(s->bycode[q]);
+    PyMem_Free(s->bycode);
     for (int q = 0; q < s->nstates; q++) {
         if (s->active) { PyMem_Free(s->active[q].cls); PyMem_Free(s->active[q].cells); }
         if (s->fresh) { PyMem_Free(s->fresh[q].cls); PyMem_Free(s->fresh[q].cells); }
     }
     PyMem_Free(s->trans); PyMem_Free(s->ntrans); PyMem_Free(s->final); PyMem_Free(s->agg);
-    PyMem_Free(s->offset); PyMem_Free(s->op); PyMem_Free(s->active); PyMem_Free(s->fresh);
-    PyMem_Free(s->order); PyMem_Free(s->new_order); PyMem_Free(s->reached);
+    PyMem_Free(s->offset); PyMem_Free(s->op); PyMem_Free(s->item_of); PyMem_Free(s->active); PyMem_Free(s->fresh);
+    PyMem_Free(s->order); PyMem_Free(s->new_order); PyMem_Free(s->rseen);
     PyMem_Free(s->rows.cls); PyMem_Free(s->rows.cells); PyMem_Free(s->rows_tmp.cls); PyMem_Free(s->rows_tmp.cells);
-    PyMem_Free(s->verdict); PyMem_Free(s->has_contrib);
+    PyMem_Free(s->verdict); PyMem_Free(s->vseen); PyMem_Free(s->cseen);
     PyMem_Free(s->contrib_none); PyMem_Free(s->contrib); PyMem_Free(s->tindex); PyMem_Free(s->tmp);
     Py_XDECREF(s->type_key);
     if (s->last.kind == T_OBJ) Py_DECREF(s->last.o);
@@ -1147,6 +1247,55 @@ static void *zalloc(size_t n) {
     void *p = PyMem_Calloc(n ? n : 1, 1);
     if (p == NULL) PyErr_NoMemory();
     return p;
+}
+
+/* t->contrib (per item: None or a tuple of sources) as t->srcs / t->src_lo: 0, or -1 (error) */
+static int flatten_contrib(Core *s, Trans *t) {
+    if (!PyTuple_Check(t->contrib) || PyTuple_GET_SIZE(t->contrib) != s->nitems) {
+        PyErr_SetString(PyExc_ValueError, "native core: bad contributions");
+        return -1;
+    }
+    Py_ssize_t n = 0;
+    for (int it = 0; it < s->nitems; it++) {
+        PyObject *srcs = PyTuple_GET_ITEM(t->contrib, it);
+        if (srcs == Py_None) continue;
+        if (!PyTuple_Check(srcs)) { PyErr_SetString(PyExc_ValueError, "native core: bad contributions"); return -1; }
+        n += PyTuple_GET_SIZE(srcs);
+    }
+    if (!(t->srcs = zalloc(sizeof(Src) * (size_t)n)) || !(t->src_lo = zalloc(sizeof(int) * (size_t)(s->nitems + 1))))
+        return -1;
+    int at = 0;
+    for (int it = 0; it < s->nitems; it++) {
+        PyObject *srcs = PyTuple_GET_ITEM(t->contrib, it);
+        t->src_lo[it] = srcs == Py_None ? -1 : at;
+        if (srcs == Py_None) continue;
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(srcs); k++, at++) {
+            PyObject *src = PyTuple_GET_ITEM(srcs, k);
+            Src *out = &t->srcs[at];
+            if (!PyTuple_Check(src) || PyTuple_GET_SIZE(src) < 1) {
+                PyErr_SetString(PyExc_ValueError, "native core: bad value source");
+                return -1;
+            }
+            out->tag = (int)PyLong_AsLong(PyTuple_GET_ITEM(src, 0));
+            out->col = -1;
+            if (out->tag == 2) continue;
+            if ((out->tag != 0 && out->tag != 1) || PyTuple_GET_SIZE(src) < 2) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "native core: bad value source");
+                return -1;
+            }
+            out->obj = PyTuple_GET_ITEM(src, 1);
+            if (out->tag == 1) tv_of_const(out->obj, &out->k);
+            else if (PyTuple_GET_SIZE(src) >= 3) {
+                out->col = PyLong_AsLong(PyTuple_GET_ITEM(src, 2));
+                if (out->col < 0 || (s->ncols > 0 && out->col >= s->ncols)) {
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "native core: bad column");
+                    return -1;
+                }
+            }
+        }
+    }
+    t->src_lo[s->nitems] = at;
+    return 0;
 }
 
 static int Core_init(Core *s, PyObject *args, PyObject *kw) {
@@ -1196,11 +1345,14 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
     }
     if (width > 64) { PyErr_SetString(PyExc_ValueError, "native core: too many items"); return -1; }
     s->width = width;
-    if (!(s->op = zalloc(sizeof(int) * (size_t)width))) return -1;
+    if (!(s->op = zalloc(sizeof(int) * (size_t)width)) || !(s->item_of = zalloc(sizeof(int) * (size_t)width)))
+        return -1;
+    s->item_of[0] = -1;
     for (int it = 0; it < s->nitems; it++) {
         int o = s->agg[it] == A_MIN ? OP_MIN : s->agg[it] == A_MAX ? OP_MAX : OP_ADD;
         s->op[s->offset[it]] = o;
-        if (s->agg[it] == A_AVG) s->op[s->offset[it] + 1] = OP_ADD;
+        s->item_of[s->offset[it]] = it;
+        if (s->agg[it] == A_AVG) { s->op[s->offset[it] + 1] = OP_ADD; s->item_of[s->offset[it] + 1] = it; }
     }
     if (!(s->final = zalloc((size_t)nstates)) || !(s->ntrans = zalloc(sizeof(int) * (size_t)nstates))
         || !(s->trans = zalloc(sizeof(Trans *) * (size_t)nstates)) || !(s->tindex = zalloc(sizeof(int) * (size_t)nstates)))
@@ -1232,6 +1384,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
             for (int p = 0; p < 3; p++) {
                 if (parts[p] != Py_None) { Py_INCREF(parts[p]); *slots[p] = parts[p]; }
             }
+            if (s->trans[q][j].contrib != NULL && flatten_contrib(s, &s->trans[q][j]) < 0) return -1;
             if (s->trans[q][j].types != NULL && s->ncodes > 0) {
                 if (!(s->trans[q][j].codes = zalloc((size_t)s->ncodes))) return -1;
                 for (int c = 0; c < s->ncodes; c++) {
@@ -1242,14 +1395,29 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
             }
         }
     }
+    if (s->ncodes > 0) {
+        if (!(s->bycode = zalloc(sizeof(int *) * (size_t)nstates))) return -1;
+        for (int q = 0; q < nstates; q++) {
+            int n = s->ntrans[q];
+            if (!(s->bycode[q] = zalloc(sizeof(int) * (size_t)(s->ncodes + 1) * (size_t)(n + 1)))) return -1;
+            for (int c = 0; c <= s->ncodes; c++) {
+                int *row = s->bycode[q] + c * (n + 1);
+                for (int j = 0; j < n; j++) {
+                    Trans *t = &s->trans[q][j];
+                    if (t->types == NULL || (c < s->ncodes && t->codes != NULL && t->codes[c])) row[1 + row[0]++] = j;
+                }
+            }
+        }
+    }
     s->ttotal = total > ids ? total : ids;
     total = s->ttotal;
-    if (!(s->verdict = zalloc((size_t)total)) || !(s->has_contrib = zalloc((size_t)total))
+    if (!(s->verdict = zalloc((size_t)total)) || !(s->vseen = zalloc(sizeof(uint32_t) * (size_t)total))
+        || !(s->cseen = zalloc(sizeof(uint32_t) * (size_t)total))
         || !(s->contrib_none = zalloc((size_t)total * (size_t)(s->nitems + 1)))
         || !(s->contrib = zalloc(sizeof(Cell) * (size_t)total * (size_t)width))
         || !(s->active = zalloc(sizeof(Map) * (size_t)nstates)) || !(s->fresh = zalloc(sizeof(Map) * (size_t)nstates))
         || !(s->order = zalloc(sizeof(int) * (size_t)nstates)) || !(s->new_order = zalloc(sizeof(int) * (size_t)nstates))
-        || !(s->reached = zalloc((size_t)nstates)) || !(s->tmp = zalloc(sizeof(Cell) * (size_t)width)))
+        || !(s->rseen = zalloc(sizeof(uint32_t) * (size_t)nstates)) || !(s->tmp = zalloc(sizeof(Cell) * (size_t)width)))
         return -1;
     s->type_key = PyUnicode_InternFromString("type");
     return s->type_key ? 0 : -1;
