@@ -665,6 +665,9 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
     "RETURN COUNT(*), SUM(b.v), MIN(b.w) PATTERN A AS a ; (B AS b)+ ; C AS c "
     "FILTER b[w > 3.5 OR v = 2 OR f = TRUE] PARTITION BY k WITHIN 11 ON ts",
     "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[name = 'x'] WITHIN 11 ON ts",
+    # nested guards the core walks flattened (IN of mixed kinds, NOT, AND/OR over NULLs)
+    "RETURN COUNT(*), SUM(b.v), MAX(c.w) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[(v IN (1, 3.0, 74, TRUE) "
+    "OR NOT w < 2) AND NOT (f = FALSE AND v > 50)] AND c[w > 100 OR v != 11] WITHIN 11 ON ts",
 ])
 def test_parquet_columns_straight_into_the_core(tmp_path: Any, query: str) -> None:
     """Arrow batches (Parquet: NULLs, NaN, bools, a float column, several row groups, a type

@@ -36,6 +36,10 @@ typedef struct { int kind; int64_t i; double f; PyObject *o; } TV;
    name, borrowed from the transition's tuple) */
 typedef struct { int tag; long col; PyObject *obj; TV k; } Src;
 
+/* a guard program node, flattened at construction for the columns path (prefix order;
+   `size`: the nodes of its subtree; AND/OR: `n` children follow; IN: `n` values) */
+typedef struct { int tag, op, n, size, neg; Src x, y; TV *vals; } GNode;
+
 typedef struct {
     int target;
     PyObject *types;   /* frozenset of type names, or NULL: any type */
@@ -46,6 +50,8 @@ typedef struct {
     unsigned char *codes; /* columns: per type code (the core's type names), whether in `types` */
     Src *srcs;         /* contrib flattened: item it's sources are srcs[src_lo[it]..src_lo[it+1]) */
     int *src_lo;       /* per item + 1 (an item whose contrib is None: src_lo[it] = -1) */
+    GNode *gflat;      /* guard flattened for the columns path (NULL: walk the tuples) */
+    int gn;            /* its nodes */
 } Trans;
 
 
@@ -407,8 +413,60 @@ static int eval3_t(PyObject *node, const Ev *ev) {
     return P_ERROR;
 }
 
-static int eval_ev(PyObject *node, const Ev *ev) {
-    return ev->attrs != NULL ? eval3(node, ev->attrs) : eval3_t(node, ev);
+static inline void src_tv(const Src *x, const Ev *ev, TV *out) {
+    if (x->tag == 1) *out = x->k;
+    else tv_of_cell(ev, x->col, out);
+}
+
+/* eval3_t on a flattened guard: the same verdicts, no Python object walked */
+static int geval(const GNode *g, const Ev *ev) {
+    switch (g->tag) {
+    case 0: return P_TRUE;
+    case 1: {
+        TV l, r;
+        src_tv(&g->x, ev, &l);
+        src_tv(&g->y, ev, &r);
+        return compare_t(g->op, &l, &r);
+    }
+    case 2: {
+        TV v;
+        src_tv(&g->x, ev, &v);
+        if (v.kind == T_NONE) return P_UNKNOWN;
+        int found = 0;
+        for (int k = 0; k < g->n && !found; k++) {
+            int x = compare_t(Py_EQ, &v, &g->vals[k]);
+            if (x == P_ERROR) return P_ERROR;
+            found = x == P_TRUE;
+        }
+        return g->neg ? !found : found;
+    }
+    case 3: {
+        TV v;
+        src_tv(&g->x, ev, &v);
+        return v.kind == T_NONE;
+    }
+    case 4: {
+        int v = geval(g + 1, ev);
+        return v == P_ERROR || v == P_UNKNOWN ? v : !v;
+    }
+    default: { /* 5, 6: AND, OR */
+        int decided = 0, unknown = 0, stop = g->tag == 5 ? P_FALSE : P_TRUE;
+        const GNode *c = g + 1;
+        for (int k = 0; k < g->n; k++, c += c->size) {
+            int v = geval(c, ev);
+            if (v == P_ERROR) return P_ERROR;
+            if (v == stop) decided = 1;
+            if (v == P_UNKNOWN) unknown = 1;
+        }
+        if (decided) return stop;
+        return unknown ? P_UNKNOWN : !stop;
+    }
+    }
+}
+
+static int eval_ev(const Trans *t, const Ev *ev) {
+    if (ev->attrs != NULL) return eval3(t->guard, ev->attrs);
+    return t->gflat != NULL ? geval(t->gflat, ev) : eval3_t(t->guard, ev);
 }
 
 /* ------------------------------------------------------------------ contributions */
@@ -552,7 +610,7 @@ static int verdict(Core *s, Trans *t, const Ev *ev) {
         if (PyErr_Occurred()) PyErr_Clear();
     }
     if (ok && t->guard != NULL) {
-        int v = eval_ev(t->guard, ev);
+        int v = eval_ev(t, ev);
         if (v == P_ERROR) return -1;
         ok = v == P_TRUE;
     }
@@ -1218,6 +1276,8 @@ static void Core_dealloc(Core *s) {
             for (int j = 0; s->trans[q] && j < s->ntrans[q]; j++) {
                 Py_XDECREF(s->trans[q][j].types);
                 Py_XDECREF(s->trans[q][j].guard);
+                for (int g = 0; g < s->trans[q][j].gn; g++) PyMem_Free(s->trans[q][j].gflat[g].vals);
+                PyMem_Free(s->trans[q][j].gflat);
                 Py_XDECREF(s->trans[q][j].contrib);
                 PyMem_Free(s->trans[q][j].codes);
                 PyMem_Free(s->trans[q][j].srcs);
@@ -1247,6 +1307,100 @@ static void *zalloc(size_t n) {
     void *p = PyMem_Calloc(n ? n : 1, 1);
     if (p == NULL) PyErr_NoMemory();
     return p;
+}
+
+/* an operand (0, name, column) or (1, value) of a guard as a Src: 1, or 0 (not flattened) */
+static int guard_src(const Core *s, PyObject *expr, Src *out) {
+    if (!PyTuple_Check(expr) || PyTuple_GET_SIZE(expr) < 2) return 0;
+    long tag = PyLong_AsLong(PyTuple_GET_ITEM(expr, 0));
+    out->tag = (int)tag;
+    out->obj = PyTuple_GET_ITEM(expr, 1);
+    out->col = -1;
+    if (tag == 1) { tv_of_const(out->obj, &out->k); return 1; }
+    if (tag != 0 || PyTuple_GET_SIZE(expr) < 3) return 0;
+    out->col = PyLong_AsLong(PyTuple_GET_ITEM(expr, 2));
+    return out->col >= 0 && out->col < s->ncols;
+}
+
+/* the nodes of a guard program, or -1 (a program not flattened: the tuples are walked) */
+static int guard_count(PyObject *node) {
+    if (!PyTuple_Check(node) || PyTuple_GET_SIZE(node) < 1) return -1;
+    long tag = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
+    Py_ssize_t need[] = {1, 4, 4, 2, 2, 2, 2};
+    if (tag < 0 || tag > 6 || PyTuple_GET_SIZE(node) < need[tag]) return -1;
+    if (tag == 4) { int n = guard_count(PyTuple_GET_ITEM(node, 1)); return n < 0 ? -1 : n + 1; }
+    if (tag == 2 && !PyTuple_Check(PyTuple_GET_ITEM(node, 2))) return -1;
+    if (tag != 5 && tag != 6) return 1;
+    PyObject *ops = PyTuple_GET_ITEM(node, 1);
+    if (!PyTuple_Check(ops)) return -1;
+    int total = 1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
+        int n = guard_count(PyTuple_GET_ITEM(ops, k));
+        if (n < 0) return -1;
+        total += n;
+    }
+    return total;
+}
+
+/* fill g[0..] with the program's nodes (prefix order): 1, 0 (not flattened), -1 (error) */
+static int guard_fill(const Core *s, PyObject *node, GNode *g) {
+    g->tag = (int)PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
+    g->size = 1;
+    switch (g->tag) {
+    case 0: return 1;
+    case 1:
+        g->op = (int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1));
+        return g->op >= Py_LT && g->op <= Py_GE && guard_src(s, PyTuple_GET_ITEM(node, 2), &g->x)
+            && guard_src(s, PyTuple_GET_ITEM(node, 3), &g->y);
+    case 2: {
+        PyObject *values = PyTuple_GET_ITEM(node, 2);
+        if (!guard_src(s, PyTuple_GET_ITEM(node, 1), &g->x)) return 0;
+        int neg = PyObject_IsTrue(PyTuple_GET_ITEM(node, 3));
+        if (neg < 0) return -1;
+        g->neg = neg;
+        g->n = (int)PyTuple_GET_SIZE(values);
+        if (!(g->vals = zalloc(sizeof(TV) * (size_t)g->n))) return -1;
+        for (int k = 0; k < g->n; k++) tv_of_const(PyTuple_GET_ITEM(values, k), &g->vals[k]);
+        return 1;
+    }
+    case 3: return guard_src(s, PyTuple_GET_ITEM(node, 1), &g->x);
+    case 4: {
+        int r = guard_fill(s, PyTuple_GET_ITEM(node, 1), g + 1);
+        g->size += g[1].size;
+        return r;
+    }
+    default: {
+        PyObject *ops = PyTuple_GET_ITEM(node, 1);
+        g->n = (int)PyTuple_GET_SIZE(ops);
+        for (int k = 0; k < g->n; k++) {
+            int r = guard_fill(s, PyTuple_GET_ITEM(ops, k), g + g->size);
+            if (r <= 0) return r;
+            g->size += g[g->size].size;
+        }
+        return 1;
+    }
+    }
+}
+
+/* t->guard as t->gflat when the columns path can walk it flat: 0, or -1 (error) */
+static int flatten_guard(Core *s, Trans *t) {
+    int n = guard_count(t->guard);
+    if (PyErr_Occurred()) { PyErr_Clear(); return 0; } /* a bad program: its steps say so */
+    if (n <= 0 || s->ncols <= 0) return 0;
+    if (!(t->gflat = zalloc(sizeof(GNode) * (size_t)n))) return -1;
+    t->gn = n;
+    int r = guard_fill(s, t->guard, t->gflat);
+    if (PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError)) return -1;
+        PyErr_Clear();
+        r = 0;
+    }
+    if (r <= 0) { /* not flattened: the tuples stay the program */
+        for (int g = 0; g < n; g++) PyMem_Free(t->gflat[g].vals);
+        PyMem_Free(t->gflat);
+        t->gflat = NULL; t->gn = 0;
+    }
+    return 0;
 }
 
 /* t->contrib (per item: None or a tuple of sources) as t->srcs / t->src_lo: 0, or -1 (error) */
@@ -1385,6 +1539,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
                 if (parts[p] != Py_None) { Py_INCREF(parts[p]); *slots[p] = parts[p]; }
             }
             if (s->trans[q][j].contrib != NULL && flatten_contrib(s, &s->trans[q][j]) < 0) return -1;
+            if (s->trans[q][j].guard != NULL && flatten_guard(s, &s->trans[q][j]) < 0) return -1;
             if (s->trans[q][j].types != NULL && s->ncodes > 0) {
                 if (!(s->trans[q][j].codes = zalloc((size_t)s->ncodes))) return -1;
                 for (int c = 0; c < s->ncodes; c++) {
