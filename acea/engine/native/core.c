@@ -561,7 +561,7 @@ static inline Py_ssize_t map_find(const Map *m, double v) {
 
 /* a new entry of class c at the end of m (its cells for the caller to fill); NULL: no memory */
 static inline Cell *map_append(Core *s, Map *m, Cls c) {
-    if (!map_reserve(s, m, m->len + 1)) return NULL;
+    if (m->len >= m->cap && !map_reserve(s, m, m->len + 1)) return NULL;
     if (m->len > 0 && !(c.v > m->cls[m->len - 1].v)) m->unsorted = 1;
     m->cls[m->len] = c;
     return &m->cells[m->len++ * s->width];
