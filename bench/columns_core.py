@@ -12,7 +12,9 @@ file and measures, CPU time (``process_time``), best of three:
 * **core, maps**: ``Runner.push_batch`` on the batches read beforehand (W0 RETURN);
 * **core, columns**: ``Runner.push_columns`` on the blocks read beforehand;
 * **keyed** (W0 RETURN PARTITION BY k, 8 keys): ``Runner.push`` per event (before this
-  change the keyed path), ``push_batch`` (one C call a batch), ``push_columns``.
+  change the keyed path), ``push_batch`` (one C call a batch), ``push_columns``;
+* **guarded** (W0 RETURN with single-event filters on ``b`` and ``c``: the core evaluates
+  guards per event): ``push_batch`` and ``push_columns``.
 
 Every pair must give the same rows (else the run fails).  Writes ``DIR/columns-core.json``.
 """
@@ -38,6 +40,8 @@ sys.path.insert(0, str(HERE))
 from pipeline import W0_RETURN, w0_records, write_jsonl  # noqa: E402
 
 KEYED = W0_RETURN.replace(" WITHIN", " PARTITION BY k WITHIN")
+GUARDED = W0_RETURN.replace(
+    " WITHIN", " FILTER b[v > 30 AND v != 77] AND c[v IN (1, 2, 3, 5, 8, 13, 21, 34, 55, 89) OR v < 50] WITHIN")
 
 
 def best(run: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
@@ -70,7 +74,7 @@ def measure(size: int, folder: Path) -> dict[str, Any]:
 
     schema_s, stream = best(lambda: open_events(path))
     out["schema pass"] = per_event(schema_s)
-    plain, keyed = parse_query(W0_RETURN), parse_query(KEYED)
+    plain, keyed, guarded = parse_query(W0_RETURN), parse_query(KEYED), parse_query(GUARDED)
     spec = Runner(keyed, stream.schema, monotone=True).column_spec()
     assert spec is not None, "W0 must take columns"
     maps_s, batches = best(lambda: list(open_events(path).batches()))
@@ -92,7 +96,7 @@ def measure(size: int, folder: Path) -> dict[str, Any]:
                 runner.push_batch(block) if isinstance(block, list) else runner.push_columns(block)
         return runner.finish()
 
-    for label, query in (("core", plain), ("keyed", keyed)):
+    for label, query in (("core", plain), ("keyed", keyed), ("guarded", guarded)):
         figures = {}
         feeds = ("push", "batch", "columns") if label == "keyed" else ("batch", "columns")
         results = []
