@@ -8,9 +8,15 @@ selects the path at run time.  A module whose C source is absent is skipped.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from setuptools import Extension, setup
+
+# The package folders (acel/, acea/, …) sit in the working directory by design (the
+# package-dir map of pyproject.toml), so setuptools' "Editable installation … folders
+# with the same name as your package" notice is noise at every `make setup` (issue 37).
+warnings.filterwarnings("ignore", message="Editable installation")
 
 HERE = Path(__file__).resolve().parent
 
