@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 BYTECODE := $(VENV)/.bytecode
 PACKAGES := acel acea compiler reference spark_backend
 
-.PHONY: setup graphviz demo test lint bench clean
+.PHONY: setup graphviz demo test test-external lint bench clean
 
 # Graphviz's dot draws automata (optional: without it they are written as DOT).
 # Installed with apt-get when root or password-less sudo allows, else one line
@@ -35,14 +35,19 @@ setup: graphviz $(STAMP) $(BYTECODE)
 demo: graphviz $(STAMP) $(BYTECODE)
 	$(BIN)/acel demo
 
-# The whole suite (native paths built and on), then its Hypothesis properties that
-# reach a native path again in pure Python (tests/conftest.py, papers/engine.md).
+# The suite (native paths built and on), then its Hypothesis properties that reach a
+# native path again in pure Python (tests/conftest.py, papers/engine.md).  Tests that
+# install outside engines or start a Spark cluster are CI's own stage, test-external
+# (issue 37: the default suite fits a small shared machine).
 test: graphviz $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not external and not cluster"
 	ACEL_NATIVE=0 $(BIN)/pytest -m native_paths
 
+test-external: graphviz $(STAMP)
+	$(BIN)/pytest -m "external or cluster"
+
 lint: $(STAMP)
-	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench tools
+	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench tools examples setup.py
 	$(BIN)/mypy acel acea compiler reference spark_backend tools
 
 bench: $(STAMP)
