@@ -39,18 +39,21 @@ def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, 
     return tuple(h.encode() for h in header), "".join(CSV_KINDS[k] for k in kinds).encode()
 
 
-def csv_kinds(native: Any, path: Path, width: int) -> list[str]:
+def csv_kinds(native: Any, path: Path, width: int) -> tuple[list[str], set[int]]:
     """Each column's kind, as :class:`acel.io.source._ColumnKind` infers it over the whole
-    column (``NotSimple`` for a file the scanner does not read)."""
-    flags = bytearray(b"\x01\x01\x01\x00" * width)
+    column, and the columns it calls mixed (text beside numbers or bools); ``NotSimple``
+    for a file the scanner does not read."""
+    flags = bytearray(b"\x01\x01\x01\x00\x00" * width)
     for data in blocks(path, header=True):
         if native.csv_kinds(data, width, flags):
             raise NotSimple(str(path))
-    kinds = []
+    kinds, mixed = [], set()
     for i in range(width):
-        is_int, is_float, is_bool, numeric = flags[4 * i : 4 * i + 4]
+        is_int, is_float, is_bool, numeric, typed = flags[5 * i : 5 * i + 5]
         kinds.append("int" if is_int else "float" if is_float and numeric else "bool" if is_bool else "str")
-    return kinds
+        if kinds[-1] == "str" and typed:
+            mixed.add(i)
+    return kinds, mixed
 
 
 def csv_data_start(path: Path) -> bytes:

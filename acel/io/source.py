@@ -817,25 +817,32 @@ def _ordered(
 class _ColumnKind:
     """The incremental form of :func:`acel.io.values.infer_cell_kind`."""
 
-    __slots__ = ("is_int", "is_float", "is_bool", "numeric")
+    __slots__ = ("is_int", "is_float", "is_bool", "numeric", "typed")
 
     def __init__(self) -> None:
         self.is_int = self.is_float = self.is_bool = True
-        self.numeric = False
+        self.numeric = self.typed = False
 
     def add(self, raw: str) -> None:
         from acel.io.values import _BOOL, _FLOAT, _INT, _SPECIAL_FLOAT
 
         cell = raw.strip()
+        number, truth = _FLOAT.fullmatch(cell) is not None, cell.lower() in _BOOL
+        if number or truth:
+            self.typed = True
         if self.is_int and not _INT.fullmatch(cell):
             self.is_int = False
         if self.is_float:
-            if _FLOAT.fullmatch(cell):
+            if number:
                 self.numeric = True
             elif not _SPECIAL_FLOAT.fullmatch(cell):
                 self.is_float = False
-        if self.is_bool and cell.lower() not in _BOOL:
+        if self.is_bool and not truth:
             self.is_bool = False
+
+    def mixed(self) -> bool:
+        """Text beside numbers or bools: no kind reads every cell (issue 37)."""
+        return self.typed and self.kind() == "str"
 
     def kind(self) -> str:
         if self.is_int:
@@ -881,6 +888,7 @@ def _csv_stream(
                     if cells[i] != "":
                         column.add(cells[i])
         scanned = {i: c.kind() for i, c in columns.items()}
+        _refuse_mixed(path, header, [i for i, c in columns.items() if c.mixed()])
     kinds = [
         "str" if name == type_col else given.get(name) or scanned[i]
         for i, name in enumerate(header)
@@ -936,7 +944,8 @@ def _native_csv_stream(
 ) -> EventStream:
     """A CSV file without a schema through the C scanner; ``NotSimple`` when a line is not
     simple (see ``acel.io.native_scan``): the Python reader then reads the file."""
-    kinds = _simple_csv_kinds(path, native, header)
+    kinds, mixed = _simple_csv_kinds(path, native, header)
+    _refuse_mixed(path, header, [i for i in sorted(mixed) if header[i] != type_col])
     kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
     return _native_lines_stream(
         path, native, type_col, time_col, watch, chunk, make_row=_simple_csv_row(header, kinds),
@@ -956,8 +965,9 @@ def _native_csv_given(
     """A CSV file with a schema (every kind given) through the C scanner, one pass; a
     first scan makes sure every line is simple (``NotSimple`` otherwise), so a line whose
     cell is not of its kind is read and reported by Python alone."""
-    scanned = _simple_csv_kinds(path, native, header)
+    scanned, mixed = _simple_csv_kinds(path, native, header)
     given = dict(schema.kinds)
+    _refuse_mixed(path, header, [i for i in sorted(mixed) if header[i] not in given and header[i] != type_col])
     kinds = ["str" if name == type_col else given.get(name) or scanned[i] for i, name in enumerate(header)]
     if time_col is not None:
         schema = with_time_column(schema, time_col, schema.type_names(), [kinds[header.index(time_col)]])
@@ -967,9 +977,38 @@ def _native_csv_given(
     )
 
 
-def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> list[str]:
-    """Each column's kind as the Python reader infers it, when the header is one line and
-    every line is simple (``NotSimple`` otherwise)."""
+def _refuse_mixed(path: Path, header: list[str], mixed: list[int]) -> None:
+    """A column mostly of numbers or bools with a few text cells is an error naming those
+    rows: inferred as text, ``price > 100`` would be false on every row (a silent wrong
+    answer, issue 37; papers/io.md "Mixed CSV columns").  A column mostly of text stays text."""
+    if not mixed:
+        return
+    cells_of: dict[int, tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]] = {
+        i: ([], []) for i in mixed}
+    for batch in csv_cells(path, len(header)):
+        for number, line, cells in batch:
+            if isinstance(cells, str):
+                continue
+            for i, (typed, text) in cells_of.items():
+                if cells[i].strip() != "":
+                    probe = _ColumnKind()
+                    probe.add(cells[i])
+                    (typed if probe.typed else text).append((number, line, cells[i]))
+    for i, (typed, text) in cells_of.items():
+        if len(text) >= len(typed):
+            continue  # mostly text (codes such as 007 beside names): text, as inferred
+        shown = "\n".join(f"  row {n} (line {line}): {cell!r}" for n, line, cell in text[:5])
+        more = f"\n  … and {len(text) - 5:,} more" if len(text) > 5 else ""
+        raise DataError(
+            f"{path}: column {header[i]!r} holds numbers or bools ({len(typed):,} rows) and text "
+            f"({len(text):,} row{'s' if len(text) != 1 else ''}), so no kind reads every cell; fix "
+            f"{'that row' if len(text) == 1 else 'those rows'}, or declare the column's kind with "
+            f"--schema:\n{shown}{more}")
+
+
+def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> tuple[list[str], set[int]]:
+    """Each column's kind as the Python reader infers it, and the mixed columns, when the
+    header is one line and every line is simple (``NotSimple`` otherwise)."""
     import csv
 
     first = native_scan.csv_data_start(path)

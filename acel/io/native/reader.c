@@ -390,7 +390,8 @@ static int csv_spec(PyObject *spec, Csv *csv) {
 }
 
 /* csv_kinds(data, ncols, flags) -> 0, or 3 when a line is not simple.  ``flags`` holds
- * 4 bytes a column (is_int, is_float, is_bool, numeric: acel.io.source._ColumnKind). */
+ * 5 bytes a column (is_int, is_float, is_bool, numeric, typed: acel.io.source._ColumnKind;
+ * typed: some cell reads as a number or a bool, whatever the column's kind). */
 static PyObject *csv_kinds(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data, flags;
@@ -399,7 +400,7 @@ static PyObject *csv_kinds(PyObject *self, PyObject *args) {
     const char *p = (const char *)data.buf, *e = p + data.len, *next;
     unsigned char *fl = (unsigned char *)flags.buf;
     int status = 0;
-    if (ncols > MAXF || flags.len != 4 * ncols) status = 3;
+    if (ncols > MAXF || flags.len != 5 * ncols) status = 3;
     const char *cs[MAXF], *ce[MAXF];
     while (status == 0 && p < e) {
         const char *le = line_end(p, e, &next);
@@ -414,7 +415,7 @@ static PyObject *csv_kinds(PyObject *self, PyObject *args) {
         for (Py_ssize_t i = 0; i < ncols; i++) {
             const char *a = cs[i], *b = ce[i];
             if (a == b) continue;
-            unsigned char *c = fl + 4 * i;
+            unsigned char *c = fl + 5 * i;
             int ascii = 1;
             for (const char *r = a; r < b; r++)
                 if ((unsigned char)*r >= 0x80) ascii = 0;
@@ -423,12 +424,14 @@ static PyObject *csv_kinds(PyObject *self, PyObject *args) {
                 continue;
             }
             strip(&a, &b);
+            int number = float_text(a, b), truth = lower_is(a, b, "true") || lower_is(a, b, "false");
+            if (number || truth) c[4] = 1;
             if (c[0] && !int_text(a, b)) c[0] = 0;
             if (c[1]) {
-                if (float_text(a, b)) c[3] = 1;
+                if (number) c[3] = 1;
                 else if (!special_text(a, b)) c[1] = 0;
             }
-            if (c[2] && !lower_is(a, b, "true") && !lower_is(a, b, "false")) c[2] = 0;
+            if (c[2] && !truth) c[2] = 0;
         }
         p = next;
     }
