@@ -383,24 +383,27 @@ def test_compile_without_a_schema_says_why_the_automaton_is_empty(
     assert code == 0 and err == ""
 
 
-def test_run_warns_of_a_declared_attribute_no_event_has(tmp_path: Path) -> None:
+def test_run_refuses_a_declared_attribute_no_event_has(tmp_path: Path) -> None:
     """Was: --schema declares ``price``, the data lacks it, the query filters on it:
-    0 results without a word.  Now one warning line; the results are the same."""
+    0 results without a word, then a warning with exit 0 (issue 37).  Now an error line and
+    exit 2 after the (same) results, unless ``--absent price`` says the data may lack it."""
     data = tmp_path / "sales.jsonl"
     data.write_text('{"type":"SELL","name":"MSFT"}\n{"type":"SELL","name":"IBM"}\n')
     schema = tmp_path / "schema.json"
     schema.write_text('{"SELL": ["name", "price"]}')
+    command = [sys.executable, "-m", "acel", "run", "SELL AS x FILTER x[price > 1]", "--data",
+               str(data), "--schema", str(schema)]
     for engine in ("optimized", "oracle"):
-        done = subprocess.run(
-            [sys.executable, "-m", "acel", "run", "SELL AS x FILTER x[price > 1]", "--data",
-             str(data), "--schema", str(schema), "--engine", engine],
-            cwd=ROOT, capture_output=True, text=True, timeout=120,
-        )
-        assert done.returncode == 0 and done.stdout == ""
-        warnings = [line for line in done.stderr.splitlines() if "warning" in line]
-        assert warnings == ["acel run: warning: the schema declares 'price' but no event of the "
-                            "data has it, so every condition on it is false (a missing attribute "
-                            "is NULL)"], done.stderr
+        done = subprocess.run(command + ["--engine", engine], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines()[-1] == (
+            "acel run: error: the schema declares 'price' but no event of the data has it, so "
+            "every condition on it is false (a missing attribute is NULL); if the data may lack "
+            "it, say so with --absent price"), done.stderr
+    done = subprocess.run(command + ["--absent", "price"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "error" not in done.stderr and "warning" not in done.stderr
     data.write_text('{"type":"SELL","name":"MSFT","price":3}\n{"type":"SELL","name":"IBM"}\n')
     code = main(["run", "SELL AS x FILTER x[price > 1]", "--data", str(data), "--schema", str(schema)])
     assert code == 0
@@ -415,6 +418,8 @@ def test_the_missing_attribute_watch_stops_once_all_are_seen() -> None:
                               Schema.of({"A": ["x", "y", "z"]}))
     assert watch.missing == {"x", "y"}
     watch([{"type": "A", "x": 1, "y": None}])
-    assert watch.missing == {"y"} and "'y'" in (watch.warning(1) or "")
+    assert watch.missing == {"y"} and "'y'" in (watch.error(1) or "")
     watch([{"type": "A", "y": 0}])
-    assert watch.missing == set() and watch.warning(2) is None
+    assert watch.missing == set() and watch.error(2) is None
+    assert MissingAttributes(parse("A AS a FILTER a[x > 1 AND y > 2]").ast,
+                             Schema.of({"A": ["x", "y", "z"]}), absent={"x"}).missing == {"y"}

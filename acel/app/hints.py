@@ -35,14 +35,15 @@ def no_schema_warning(query: ast.Query) -> str | None:
 
 class MissingAttributes:
     """Watches the events of a run for the attributes a given schema declares and the
-    query reads; :meth:`warning` names those no event had (never set, or always NULL).
+    query reads; :meth:`error` names those no event had (never set, or always NULL),
+    except the ones the user said may be ``absent`` (``acel run --absent``, issue 37).
 
     Called with each batch of attribute maps; once every watched attribute has been
     seen it does nothing more, so a run whose data has them pays almost nothing.
     """
 
-    def __init__(self, query: ast.Query, schema: Schema) -> None:
-        declared = set(schema.all_attributes())
+    def __init__(self, query: ast.Query, schema: Schema, absent: Iterable[str] = ()) -> None:
+        declared = set(schema.all_attributes()) - set(absent)
         self.missing = {name for name in attributes_read(query) if name in declared}
         self.order = [name for name in attributes_read(query) if name in self.missing]
 
@@ -56,14 +57,14 @@ class MissingAttributes:
             if not missing:
                 return
 
-    def warning(self, read: int) -> str | None:
-        """The warning line after a run over ``read`` events, or ``None``."""
+    def error(self, read: int) -> str | None:
+        """The error line after a run over ``read`` events, or ``None``."""
         names = [name for name in self.order if name in self.missing]
         if not names or read == 0:
             return None
         shown = ", ".join(repr(name) for name in names)
-        one = len(names) == 1
-        return (f"warning: the schema declares {shown} but no event of the data has "
-                f"{'it' if one else 'them'}, so every condition on {'it' if one else 'them'} "
-                "is false (a missing attribute is NULL)")
+        it = "it" if len(names) == 1 else "them"
+        return (f"the schema declares {shown} but no event of the data has {it}, so every "
+                f"condition on {it} is false (a missing attribute is NULL); if the data may "
+                f"lack {it}, say so with --absent {','.join(names)}")
 

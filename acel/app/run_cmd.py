@@ -66,6 +66,10 @@ def setup_run(p: argparse.ArgumentParser) -> None:
                    help="sort events by this column (stable) before numbering them; with "
                         "--stream, the events' time for the watermark (they come numbered)")
     p.add_argument("--schema", metavar="FILE", help="check the data against this schema")
+    p.add_argument("--absent", metavar="ATTR", action="append", default=[],
+                   help="with --schema: the data may lack this declared attribute (repeat, or "
+                        "separate with commas); without it, a declared attribute the query reads "
+                        "and no event has is an error")
     p.add_argument("--out", metavar="FILE",
                    help="write results to FILE.jsonl, .csv or .parquet (default: JSON Lines on stdout)")
     p.add_argument("--limit", metavar="N", type=non_negative,
@@ -170,7 +174,8 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     )
     # complex events straight to text, unless Parquet wants their values
     build = LineBuilder(writer.encoder) if writer.kind != "parquet" else None
-    missing = MissingAttributes(query, given) if given is not None else None
+    absent = {name.strip() for names in args.absent for name in names.split(",") if name.strip()}
+    missing = MissingAttributes(query, given, absent) if given is not None else None
     groups = result_groups(
         query, stream.schema, stream, engine, max_events=args.max_events,
         progress=report, memory_check=guard.check, build=build, inspect=missing,
@@ -180,12 +185,13 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     written = write_groups(writer, groups, writer.add, progress)
     if written is None:
         return 130
-    warning = missing.warning(report.fed) if missing is not None else None
-    if warning is not None:
-        eprint(f"acel run: {warning}")
+    error = missing.error(report.fed) if missing is not None else None
     what = "complex events" if query.returns is None else "rows"
     summary(args, progress, report.fed, f"{written:,} {what} written"
             + (f" (stopped at --limit {args.limit:,})" if writer.full else ""))
+    if error is not None:  # issue 37: a declared attribute no event has is not a quiet 0
+        eprint(f"acel run: error: {error}")
+        return 2
     return 0
 
 
