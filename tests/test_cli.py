@@ -423,3 +423,24 @@ def test_the_missing_attribute_watch_stops_once_all_are_seen() -> None:
     assert watch.missing == set() and watch.error(2) is None
     assert MissingAttributes(parse("A AS a FILTER a[x > 1 AND y > 2]").ast,
                              Schema.of({"A": ["x", "y", "z"]}), absent={"x"}).missing == {"y"}
+
+
+def test_check_learns_the_schema_without_holding_the_events(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 37: ``acel check --data`` read every event into a list (16 s, 630 MB on the
+    demo's Parquet file) and printed a bare ``WITHIN``; now one pass keeps no event, and
+    the clauses are printed in the query's words."""
+    import acel.io
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"type":"DEP","tailnum":"N1","ts":1,"dep_delay":20}\n')
+
+    def no_list(*_: object, **__: object) -> None:
+        raise AssertionError("read_events holds every event")
+
+    monkeypatch.setattr(acel.io, "read_events", no_list)
+    code, out, _ = run(capsys, "check", ROOT / "examples/flights/delay_propagation.acel",
+                       "--data", data)
+    assert code == 0
+    assert out == "ok: types DEP; variables m, d; PARTITION BY tailnum; WITHIN 1440 ON ts\n"

@@ -101,7 +101,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if workload_cmd.dispatch(args):
         return workload_cmd.cmd_check(args)
     query = load_query(args.query)
-    schema, _ = load_schema(args)
+    schema = load_schema(args)
     info = describe(query.ast)
     if schema is None:
         print(f"ok (parsed; give --schema or --data to check names): {info}")
@@ -145,7 +145,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from acel.lang import ast
 
     query = load_query(args.query)
-    schema, _ = load_schema(args)
+    schema = load_schema(args)
     if schema is None and ast.contains(query.ast.formula, ast.Next):
         raise UsageError("NEXT(R) expands over every type of the schema: give --schema or --data")
     compiled = compile_query(query, schema)  # without one: unchecked

@@ -84,7 +84,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from acel.workload import check_workload, workload_from_args
 
     workload = workload_from_args(args.query)
-    schema, _ = load_schema(args)
+    schema = load_schema(args)
     if schema is not None:
         check_workload(workload, schema)
     head = "ok" if schema is not None else "ok (parsed; give --schema or --data to check names)"
@@ -117,7 +117,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from acel.workload import check_workload, workload_from_args
 
     workload = workload_from_args(args.query)
-    schema, _ = load_schema(args)
+    schema = load_schema(args)
     if schema is None:  # the workload's own types (NEXT needs a schema: a clear error)
         types: dict[str, list[str]] = {}
         for q in workload:
