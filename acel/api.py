@@ -246,9 +246,11 @@ class CompiledQuery:
         return run(self.query, data, engine, schema=self.schema, **options)
 
     def _repr_svg_(self) -> str | None:
-        """Jupyter's picture; ``None`` without Graphviz, so that the text is shown instead."""
+        """Jupyter's picture, scaled down to the cell's width when wider (issue 37: a
+        1,507 px automaton put its final state off screen); ``None`` without Graphviz, so
+        that the text is shown instead."""
         try:
-            return self.svg()
+            return fit_to_width(self.svg())
         except AcelError:
             return None
 
@@ -372,8 +374,18 @@ class Results:
             return pq.read_table(path)
 
     def to_pandas(self, form: str = "nested") -> pandas.DataFrame:
-        """:meth:`to_arrow` as a pandas DataFrame (``form``: nested, flat or long)."""
-        return self.to_arrow(form).to_pandas()
+        """:meth:`to_arrow` as a pandas DataFrame (``form``: nested, flat or long).  An
+        integer column with a missing value is pandas' nullable ``Int64``: plain pandas
+        would make it float (``101.0``, issue 37)."""
+        import pandas as pd
+        import pyarrow as pa
+
+        table = self.to_arrow(form)
+        frame = table.to_pandas()
+        for name, column in zip(table.column_names, table.columns):
+            if pa.types.is_integer(column.type) and column.null_count:
+                frame[name] = pd.array(column.to_pylist(), dtype="Int64")
+        return frame
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the first results as a flat table, and how many there are."""
@@ -384,6 +396,14 @@ class Results:
     def __repr__(self) -> str:
         return (f"<acel.Results of {str(self.query)!r} on {self.stream.source} "
                 f"({self.engine.name} engine)>")
+
+
+def fit_to_width(svg: str) -> str:
+    """``svg`` whose root element shrinks to its container's width (keeping its aspect
+    through Graphviz's ``viewBox``) and never grows past its own size."""
+    import re
+
+    return re.sub(r"<svg\b", '<svg style="max-width:100%;height:auto"', svg, count=1)
 
 
 def _watch(query: ast.Query) -> list[str]:

@@ -293,3 +293,26 @@ def test_restoring_another_querys_state_is_an_error() -> None:
     blob = acel.runner("A ; B WITHIN 2 EVENTS").save()
     with pytest.raises(acel.AcelError, match="another query"):
         acel.runner("A ; C WITHIN 2 EVENTS", state=blob)
+
+
+def test_long_and_flat_tables_keep_integers_with_missing_values() -> None:
+    """Issue 37: an integer attribute some events lack came out as floats (``101.0``)."""
+    import acel
+
+    results = acel.run("A AS x ; B AS y", [{"type": "A", "v": 101}, {"type": "B", "w": 1.5}])
+    long = results.to_pandas(form="long")
+    assert str(long["v"].dtype) == "Int64" and long["v"].tolist()[0] == 101
+    assert long["v"].isna().tolist() == [False, True, False, True]
+    assert str(long["w"].dtype) == "float64"
+    assert str(results.to_pandas(form="flat")["x.v"].dtype) == "int64"  # no NULL: plain int64
+
+
+def test_the_notebook_picture_fits_the_cell() -> None:
+    """Issue 37: a wide automaton kept its 1,507 px and its final state fell off the page."""
+    from acel.api import fit_to_width
+
+    svg = '<?xml version="1.0"?>\n<svg width="1507pt" height="80pt" viewBox="0 0 1507 80"><g/></svg>'
+    fitted = fit_to_width(svg)
+    assert fitted.count("<svg") == 1
+    assert '<svg style="max-width:100%;height:auto" width="1507pt"' in fitted
+    assert fitted.replace(' style="max-width:100%;height:auto"', "") == svg
