@@ -18,6 +18,7 @@ from acel.acea.model.graph import trim_parts
 from acel.compiler import construct as c
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
+from acel.compiler.counter import counted, repetition
 from acel.compiler.relate import filter_relating, refuse_edges
 from acel.compiler.rewrite import normalise
 
@@ -32,8 +33,11 @@ from acel.lang.schema import Schema
 
 def expand(formula: A.Formula, schema: Schema) -> A.Formula:
     """The formula with its quantifiers (spec §3.2) and NEXT (spec §3) expanded over the
-    schema's types; the same object when it has neither (unchanged parts keep identity)."""
-    return expand_next(expand_quantifiers(formula), schema.type_names())
+    schema's types; the same object when it has neither (unchanged parts keep identity).
+
+    Repetitions with many copies stay ``Repeat`` nodes: they are built as counters
+    (:mod:`acel.compiler.counter`), whose size does not grow with the bounds."""
+    return expand_next(expand_quantifiers(formula, keep=counted), schema.type_names())
 
 
 def build(ctx: Context, formula: A.Formula) -> Auto:
@@ -129,10 +133,14 @@ def _build_top_not(f: A.LeadingNot | A.TrailingNot, ctx: Context) -> Auto:
     )
 
 
-@_build.register(A.Next)
 @_build.register(A.Repeat)
+def _build_repeat(f: A.Repeat, ctx: Context) -> Auto:
+    return repetition(ctx, build(ctx, f.formula), f.low, f.high, skip=not f.contiguous)
+
+
+@_build.register(A.Next)
 @_build.register(A.Opt)
-def _build_next(f: A.Next | A.Repeat | A.Opt, ctx: Context) -> Auto:
+def _build_next(f: A.Next | A.Opt, ctx: Context) -> Auto:
     raise c.CompileError("NEXT and quantifiers must be expanded before compiling (see expand)")
 
 

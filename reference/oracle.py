@@ -442,7 +442,7 @@ def _sets_top_not(f: A.LeadingNot | A.TrailingNot, ctx: _Context) -> CESet:
 @_sets.register(A.Opt)
 def _sets_quantified(f: A.Repeat | A.Opt, ctx: _Context) -> CESet:
     if isinstance(f, A.Repeat):
-        return _eval(expand_quantifiers(f), ctx)
+        return _eval(expand_quantifiers(f, longest=len(ctx.stream)), ctx)
     raise AcelCheckError(
         "ψ? and ψ* are elements of a sequence: evaluate expand_quantifiers(formula) (spec §3.2)"
     )
@@ -484,7 +484,8 @@ def evaluate(
         types=tuple(types) if types is not None else stream_types(events),
         max_complex_events=max_complex_events_limit(max_complex_events),
     )
-    return _eval(expand_quantifiers(formula), ctx)  # quantifiers by their expansion (§3.2)
+    # quantifiers by their expansion (§3.2), bounds above the stream's length lowered
+    return _eval(expand_quantifiers(formula, longest=len(events)), ctx)
 
 
 def run(

@@ -28,6 +28,7 @@ from functools import singledispatch
 from acel.lang import aggregates
 from acel.lang import ast as A
 from acel.lang.errors import AcelCheckError
+from acel.lang.numbers import MAX_REPEAT, int_to_digits, repeat_problem
 from acel.lang.parser import Locations, parse_query_located
 from acel.lang.passes import declare
 from acel.lang.printer import format_return_item
@@ -342,9 +343,18 @@ def _env_trailing_not(f: A.TrailingNot, chk: _Checker) -> Env:
 
 @_env.register(A.Plus)
 @_env.register(A.ContigPlus)
-@_env.register(A.Repeat)
 @_env.register(A.Opt)
-def _env_iteration(f: A.Postfix | A.Repeat | A.Opt, chk: _Checker) -> Env:
+def _env_iteration(f: A.Postfix | A.Opt, chk: _Checker) -> Env:
+    return _env(f.formula, chk)
+
+
+@_env.register(A.Repeat)
+def _env_repeat(f: A.Repeat, chk: _Checker) -> Env:
+    """Bounds above :data:`MAX_REPEAT` are refused where they stand (issue 35)."""
+    for part, bound in (("low", f.low), ("high", f.high)):
+        if bound is not None and bound > MAX_REPEAT:
+            problem = repeat_problem(int_to_digits(bound)) or ""
+            raise chk.fail(problem, f, part)
     return _env(f.formula, chk)
 
 

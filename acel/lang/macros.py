@@ -13,8 +13,8 @@ formulas print and parse like any other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import reduce
 from itertools import combinations
 
@@ -167,12 +167,39 @@ def repeat_macro(node: Repeat) -> Formula:
     return reduce(Or, options[1:], options[0])
 
 
-def expand_quantifiers(formula: Formula) -> Formula:
+def clamp_repeat(node: Repeat, longest: int) -> Repeat:
+    """``node`` with bounds above ``longest + 1`` lowered to ``longest + 1``: the same
+    results on any stream of at most ``longest`` events.
+
+    Every copy of ``φ`` reads at least one event, and the copies of ``φ{k}`` read
+    events at distinct positions, so ``φ{k}`` with ``k > longest`` has no result;
+    ``φ{n..m}`` loses only such ``k``.  The oracle expands the clamped node, so a
+    bound of 10^6 costs it the length of its (small) stream, not 10^6 copies.
+    """
+    cap = longest + 1
+    low = min(node.low, cap)
+    high = None if node.high is None else min(node.high, cap)
+    if (low, high) == (node.low, node.high):
+        return node
+    return replace(node, low=low, high=high)
+
+
+def expand_quantifiers(
+    formula: Formula,
+    *,
+    longest: int | None = None,
+    keep: Callable[[Repeat], bool] | None = None,
+) -> Formula:
     """``formula`` with every ``φ{n,m}``, ``ψ?`` and ``ψ*`` replaced by its expansion
     (spec §3.2); the same object when it has none.  Every evaluator runs this first.
 
     A chain is expanded at its root, or below it where its last element is required
     (``;`` distributes over ``OR``, so ``(A ; B? ; C) ; D`` expands the same either way).
+
+    ``longest``: the stream has at most this many events, so bounds above it are
+    lowered first (:func:`clamp_repeat`; the oracle's case).  ``keep``: repetitions
+    for which it is true stay ``Repeat`` nodes (their ``φ`` expanded): the compiler
+    builds those as counters (``compiler/counter.py``) instead of copies.
     """
 
     def finish(node: Formula) -> Formula:
@@ -190,7 +217,13 @@ def expand_quantifiers(formula: Formula) -> Formula:
                 return _expand_chain(node)
             return node
         node = with_children(node, [finish(kid) for kid in children(node)])
-        return repeat_macro(node) if isinstance(node, Repeat) else node
+        if not isinstance(node, Repeat):
+            return node
+        if longest is not None:
+            node = clamp_repeat(node, longest)
+        if keep is not None and keep(node):
+            return node
+        return repeat_macro(node)
 
     if not contains(formula, (Repeat, Opt)):
         return formula

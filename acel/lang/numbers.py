@@ -24,6 +24,13 @@ import math
 MAX_INT_DIGITS = 4300
 """The most digits an integer literal may have (CPython's default int/str limit)."""
 
+MAX_REPEAT = 1_000_000
+"""The largest bound of a repetition ``φ{n,m}`` (spec §3.2; ``papers/language.md``).
+
+The compiler counts large repetitions (its automaton does not grow with the bound),
+but a run of ``φ{n}`` still reads ``n`` events and the checker refuses larger bounds
+with one located line rather than letting a mistyped bound run."""
+
 _CHUNK = 600
 """Digits converted at a time: below 640, the smallest limit CPython accepts."""
 
@@ -51,6 +58,16 @@ def int_to_digits(value: int) -> str:
         chunks.append(low)
     head, *tail = reversed(chunks)
     return sign + str(head) + "".join(str(c).zfill(_CHUNK) for c in tail)
+
+
+def repeat_problem(digits: str) -> str | None:
+    """Why the digit string ``digits`` cannot bound a repetition, or None (no
+    conversion of a long string: ``A{<4,301 digits>}`` is refused at once)."""
+    significant = digits.lstrip("0")
+    if len(significant) <= len(str(MAX_REPEAT)) and int(significant or "0") <= MAX_REPEAT:
+        return None
+    shown = f"{int(significant):,}" if len(significant) <= 20 else f"a number of {len(significant):,} digits"
+    return f"a repetition bound is at most {MAX_REPEAT:,}, not {shown} (spec §3.2)"
 
 
 def literal_problem(kind: str, text: str) -> str | None:

@@ -753,6 +753,10 @@ class _Builder:
         opener = cast(Token, ch[1])
         numbers = [t for t in ch[2:] if isinstance(t, Token) and t.type == "INT"]
         bounded = not any(isinstance(t, Token) and t.type == "COMMA" for t in ch[2:])
+        for token in numbers:  # too long to convert; the checker limits the rest (issue 35)
+            problem = literal_problem("INT", token.value)
+            if problem is not None:
+                raise self.error(problem, token)
         low = int_from_digits(numbers[0].value)
         high: int | None = low if bounded else None
         if len(numbers) == 2:
@@ -763,7 +767,10 @@ class _Builder:
             raise self.error(
                 f"a repetition {{{low},{high}}} needs n <= m (spec §3.2)", numbers[1]
             )
-        return Repeat(self.formula(ch[0]), low, high, opener.type == "COLONLBRACE")
+        node = Repeat(self.formula(ch[0]), low, high, opener.type == "COLONLBRACE")
+        self.loc.set(node, "low", numbers[0])
+        self.loc.set(node, "high", numbers[-1])
+        return node
 
     def element(self, tree: Tree) -> Formula:
         """A sequence element: a formula, or ``ψ?``/``ψ*`` (spec §3.2)."""
