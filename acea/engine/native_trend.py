@@ -128,6 +128,11 @@ def _contributions(t: Transition, items: Sequence[TrendItem], regs: dict[str, RE
     return tuple(out) if any(s is not None for s in out) else None
 
 
+_REGISTERS = (
+    "registers carried between events (a filter relating events, or a repetition of "
+    "more than 16 copies, which is counted: compiler/counter.py)"
+)
+
 def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str] | None,
                 ids: dict[Any, int]) -> Program:
     """``(target, types, guard, contributions, check id, contribution id)``: equal checks
@@ -135,7 +140,7 @@ def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str]
     regs = dict(t.assignment)
     for _reg, expr in t.assignment:  # assignments read the event only
         if isinstance(expr, Reg) and is_register(expr.name):
-            raise OutsideFragment("registers carried between events (a filter relating events)")
+            raise OutsideFragment(_REGISTERS)
         _source(expr, {})
     pred = t.predicate
     conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
@@ -185,7 +190,7 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
             raise OutsideFragment(f"the aggregate {item.func}")
         aggs.append(_AGGS[item.func])
     if any(ca.live.values()):
-        raise OutsideFragment("registers carried between events (a filter relating events)")
+        raise OutsideFragment(_REGISTERS)
     if index_plans(ca, tuple(items)):
         raise OutsideFragment("indexed states")
     automaton = ca.automaton
