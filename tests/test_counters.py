@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 from acel.acea import engine
-from acel.acea.engine import naive, plan
+from acel.acea.engine import Runner, naive, native_trend, plan
+from acel.acea.engine.native_trend import NativePropagator
 from acel.acea.model.automaton import ACEA
 from acel.compiler import compile_formula, compile_query, counter
 from acel.compiler.compile import build
@@ -29,6 +30,7 @@ from acel.reference import oracle
 from hypothesis import given
 from hypothesis import strategies as st
 
+from acel.io.native_switch import NativeUnavailable
 from acel.lang import ast
 from acel.lang.checker import check_text
 from acel.lang.errors import QueryError
@@ -37,7 +39,14 @@ from acel.lang.macros import expand_next, expand_quantifiers
 from acel.lang.numbers import MAX_REPEAT
 from acel.lang.parser import parse_query
 from acel.lang.schema import Schema
-from acel.testing import TEST_SCHEMA, formulas, formulas_with_env, streams, trend_queries
+from acel.testing import (
+    TEST_SCHEMA,
+    formulas,
+    formulas_with_env,
+    queries,
+    streams,
+    trend_queries,
+)
 
 SCHEMA = Schema.of({"A": ["v"], "B": ["v"], "C": ["v"]})
 
@@ -167,6 +176,48 @@ def test_counted_trend_queries_agree_with_oracle(query: ast.Query, stream: list[
     with count_everything():
         assert engine.run(query, stream, TEST_SCHEMA) == expected
         assert naive.run(query, stream, TEST_SCHEMA) == expected
+
+
+@given(queries(of=_repeated(formulas(max_depth=2))), streams(max_len=6))
+def test_counted_per_match_queries_agree_with_oracle(query: ast.Query, stream: list[Event]) -> None:
+    """Per-match output (windows, PARTITION BY, SELECT, AFTER MATCH SKIP) of counted
+    repetitions, optimized engine and naive runs, against the oracle."""
+    try:
+        expected = oracle.run(query, stream, TEST_SCHEMA)
+    except oracle.OracleTooLarge:
+        return
+    with count_everything():
+        assert engine.run(query, stream, TEST_SCHEMA) == expected
+        assert naive.run(query, stream, TEST_SCHEMA) == expected
+
+
+# ------------------------------------------------------------ native core
+
+
+def _rows(query: str, events: list[dict], native: str) -> tuple[list, Runner]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", native)
+        runner = Runner(parse_query(query), SCHEMA, monotone=None)
+        rows = runner.push_batch([dict(e) for e in events])
+        return rows + runner.finish(), runner
+
+
+@pytest.mark.skipif(not native_trend.available(), reason="native core not built")
+def test_native_core_leaves_counted_repetitions_to_python() -> None:
+    """A counted repetition carries a register: ``auto`` runs it in pure Python with the
+    right rows, ``ACEL_NATIVE=1`` says why in one line; a small one stays native."""
+    events = [{"type": "A" if k % 4 else "B", "v": k % 3} for k in range(60)]
+    counted = "RETURN COUNT(*), SUM(A.v) PATTERN A{17} ; B WITHIN 30 EVENTS"
+    rows, runner = _rows(counted, events, "auto")
+    assert not isinstance(next(iter(runner.partitions.values())).evaluator, NativePropagator)
+    expected = engine.run(parse_query(counted), [Event.make(k, e) for k, e in enumerate(events)],
+                          SCHEMA)
+    assert repr(rows) == repr(_rows(counted, events, "0")[0]) == repr(expected)
+    with pytest.raises(NativeUnavailable, match="a repetition of more than 16 copies"):
+        _rows(counted, events, "1")
+    small = "RETURN COUNT(*) PATTERN A{3} ; B WITHIN 30 EVENTS"
+    _, runner = _rows(small, events, "1")
+    assert isinstance(next(iter(runner.partitions.values())).evaluator, NativePropagator)
 
 
 # ------------------------------------------------------------- the limit
