@@ -141,7 +141,7 @@ def _build_repeat(f: A.Repeat, ctx: Context) -> Auto:
 @_build.register(A.Next)
 @_build.register(A.Opt)
 def _build_next(f: A.Next | A.Opt, ctx: Context) -> Auto:
-    raise c.CompileError("NEXT and quantifiers must be expanded before compiling (see expand)")
+    raise c.CompileError("NEXT, ψ? and ψ* must be expanded before compiling (see expand)")
 
 
 def apply_filter(ctx: Context, auto: Auto, filt: A.Filter) -> Auto:
