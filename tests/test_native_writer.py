@@ -115,6 +115,27 @@ def test_the_largest_64_bit_positions_stay_native() -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("extra", [-2, -1, 0, 1, 2])
+def test_a_line_that_fills_the_buffer_exactly(extra: int) -> None:
+    """Issue 36 D2: the header ``{"end":E,"start":S,"vars":`` takes 64 characters when E
+    and S are 20-character int64s; the first line sized to fill the 64 KiB buffer exactly
+    (and its neighbours) wrote its closing brace one byte past the end (ASan's finding,
+    ``make sanitize`` runs this).  The bytes must be the reference's, brace included."""
+    lowest = -(2**63)
+    header = b'{"end":%d,"start":%d,"vars":' % (lowest, lowest)
+    assert len(header) == 64
+    vars_json = b'{"a":"' + b"x" * (2**16 - 64 - 8 + extra) + b'"}'
+    assert len(header) + len(vars_json) == 2**16 + extra
+    group = [Match((), PreparedEvent(lowest, lowest, vars_json)),
+             Match((), PreparedEvent(lowest, lowest + 1, b"{}"))]
+    assert MATCH_LINES is not None
+    done = MATCH_LINES([(m, None) for m in group], PreparedEvent, None)
+    assert done is not None
+    assert done == write([group], False)
+    assert done[0].split(b"\n")[0] == header + vars_json + b"}"
+
+
+@needs_native
 def test_w0_lines_with_a_limit_across_groups() -> None:
     groups = groups_of(parse_query("A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"), _w0_stream(60),
                        W0_SCHEMA)

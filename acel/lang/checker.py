@@ -22,6 +22,7 @@ place (line, column and caret when the query came from text).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from functools import singledispatch
 
@@ -228,6 +229,15 @@ class _Checker:
             if q.slide.attr != q.within.attr:
                 raise self.fail(
                     "SLIDE must measure the same way as WITHIN (both EVENTS or both ON the same attribute)",
+                    q.slide,
+                    "",
+                )
+            per_event = windows_per_event(q.within.size, q.slide.size)
+            if per_event > MAX_WINDOWS_PER_EVENT:
+                raise self.fail(
+                    f"WITHIN {q.within.size!r} with SLIDE {q.slide.size!r} puts each event in up to "
+                    f"{_count(per_event)} windows; at most {MAX_WINDOWS_PER_EVENT:,} are allowed "
+                    "(make SLIDE larger or WITHIN smaller)",
                     q.slide,
                     "",
                 )
@@ -601,6 +611,25 @@ def check_formula(
     A bare formula has no window, so leading/trailing negation is refused.
     """
     _Checker(schema, locations, text, formula).formula(formula)
+
+
+MAX_WINDOWS_PER_EVENT = 100_000
+"""The most SLIDE windows one event may fall in (``⌈WITHIN / SLIDE⌉``, issue 36): each
+event's result is folded into every window holding it, so the bound keeps one event's
+work (pure and native alike) below a second; papers/engine.md "Window coordinates"."""
+
+
+def windows_per_event(within: int | float, slide: int | float) -> int | float:
+    """``⌈within / slide⌉``, the most windows ``[k·slide, k·slide + within)`` holding a point
+    (exact for ints; ``inf`` when a float quotient overflows)."""
+    if isinstance(within, int) and isinstance(slide, int):
+        return -(-within // slide)
+    ratio = within / slide
+    return ratio if math.isinf(ratio) else math.ceil(ratio)
+
+
+def _count(n: int | float) -> str:
+    return "infinitely many" if math.isinf(n) else f"{n:,}"
 
 
 def check_query(

@@ -115,7 +115,19 @@ typedef struct {
     int ncols;         /* columns the columns path reads (0: none) */
     TV last;           /* the coordinate of the last event read (T_NONE: none; T_OBJ: Python's) */
     int touched;       /* scratch of the keyed feeds */
+    int64_t work;      /* units of work since the last look at pending signals */
 } Core;
+
+/* Ctrl-C and SIGTERM reach a long native loop: every WORK_QUANTUM units of work (class
+   entries propagated, rows merged) the core lets Python run its signal handlers, and a
+   handler's exception (KeyboardInterrupt, the CLI's Terminated) ends the call. */
+#define WORK_QUANTUM ((int64_t)1 << 14)
+static inline int spend(Core *s, int64_t units) {
+    s->work += units;
+    if (s->work < WORK_QUANTUM) return 0;
+    s->work = 0;
+    return PyErr_CheckSignals();
+}
 
 /* ------------------------------------------------------------------ values */
 
@@ -663,6 +675,7 @@ static int propagate(Core *s, int state, const Map *src, const Ev *ev) {
             s->new_order[s->nnew++] = t->target;
             map_clear(m);
         }
+        if (spend(s, src->len) < 0) return -1;
         for (Py_ssize_t k = 0; k < src->len; k++) {
             r = map_extend_merge(s, m, src->cls[k], &src->cells[k * s->width], c, none);
             if (r <= 0) return r;
@@ -684,11 +697,16 @@ static void unit_vector(Core *s, Cell *v) {
 /* the window modes of acel.acea.engine.windows.WindowRule the core follows */
 enum { M_NONE = 0, M_WITHIN = 1, M_TUMBLE = 2, M_SLIDE = 3 };
 
+/* coordinates and window indices the core holds exactly (doubles, int64): |x| < 2^52 */
+#define COORD_LIMIT 4503599627370496.0
+
 static int rows_copy(Core *s) {
     /* the rows, copied aside (a step commits them only if it ends) */
     if (!map_reserve(s, &s->rows_tmp, s->rows.len)) return -1;
-    memcpy(s->rows_tmp.cls, s->rows.cls, (size_t)s->rows.len * sizeof(Cls));
-    memcpy(s->rows_tmp.cells, s->rows.cells, (size_t)s->rows.len * (size_t)s->width * sizeof(Cell));
+    if (s->rows.len > 0) { /* no rows yet: both maps may be unallocated (memcpy(NULL, NULL, 0) is UB) */
+        memcpy(s->rows_tmp.cls, s->rows.cls, (size_t)s->rows.len * sizeof(Cls));
+        memcpy(s->rows_tmp.cells, s->rows.cells, (size_t)s->rows.len * (size_t)s->width * sizeof(Cell));
+    }
     s->rows_tmp.len = s->rows.len;
     s->rows_tmp.unsorted = s->rows.unsorted;
     return 1;
@@ -708,10 +726,15 @@ static int coord_of_tv(Core *s, const TV *v, Cls *coord) {
     if (v->kind == T_FLOAT) {
         coord->v = v->f; coord->isint = 0;
         if (!isfinite(coord->v)) { s->why = "a coordinate that is not finite"; return 0; }
+        /* SLIDE window indices (floor(coord / s), kmin) are int64 here and Python ints there:
+           exact only while the coordinate is below 2^52 (above, doubles are 2 apart or more) */
+        if ((s->mode == M_SLIDE || s->mode == M_TUMBLE) && fabs(coord->v) >= COORD_LIMIT) {
+            s->why = "a coordinate beyond 2^52"; return 0;
+        }
         return 1;
     }
     if (v->kind == T_INT) {
-        if (v->i >= ((int64_t)1 << 52) || v->i <= -((int64_t)1 << 52)) { s->why = "a coordinate beyond 2^52"; return 0; }
+        if (v->i >= (int64_t)COORD_LIMIT || v->i <= -(int64_t)COORD_LIMIT) { s->why = "a coordinate beyond 2^52"; return 0; }
         coord->v = (double)v->i;
         return 1;
     }
@@ -742,6 +765,7 @@ static int step_one(Core *s, PyObject *attrs, PyObject *coord_obj) {
 }
 
 static int step_ev(Core *s, const Ev *ev, Cls coord) {
+    if (spend(s, 1) < 0) return -1; /* before any change: the event is Python's to read again */
     double w = (double)s->size, sl = (double)s->slide;
     double threshold = coord.v - w;
     double kmin = 0.0;
@@ -837,12 +861,16 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         if (!copied) { if (rows_copy(s) < 0) return -1; copied = 1; }
         for (Py_ssize_t k = 0; k < m->len; k++) {
             Cell *v = &m->cells[k * s->width];
-            double lo = 0.0, hi = 0.0; /* row keys lo..hi (0: the one row of M_NONE/M_WITHIN) */
+            /* row keys lo..hi (0: the one row of M_NONE/M_WITHIN), window indices below
+               2^52 (coord_of_tv), so int64 counts them exactly; the checker bounds hi - lo
+               (acel.lang.checker: MAX_WINDOWS_PER_EVENT) */
+            int64_t lo = 0, hi = 0;
             if (s->mode == M_WITHIN && !(coord.v - m->cls[k].v < w)) continue;
-            if (s->mode == M_TUMBLE) lo = hi = s->current;
-            if (s->mode == M_SLIDE) { lo = kmin; hi = m->cls[k].v; }
-            for (double row = lo; row <= hi; row += 1.0) {
-                Cls key = {row, 1};
+            if (s->mode == M_TUMBLE) lo = hi = (int64_t)s->current;
+            if (s->mode == M_SLIDE) { lo = (int64_t)kmin; hi = (int64_t)m->cls[k].v; }
+            for (int64_t row = lo; row <= hi; row++) {
+                Cls key = {(double)row, 1};
+                if (spend(s, 1) < 0) return -1; /* rows_tmp is scratch: nothing committed */
                 int r = map_merge(s, &s->rows_tmp, key, v);
                 if (r <= 0) return r;
             }

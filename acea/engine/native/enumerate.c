@@ -270,7 +270,10 @@ static PyObject *lines(PyObject *self, PyObject *args) {
     stack[0].next = 0;
     if (!stack[0].edges) { failed = 1; goto done; }
     top = 1;  /* frames in use; emitted holds the emissions that led to frames 1.. */
+    unsigned int steps = 0;
     while (top > 0 && !failed) {
+        /* Ctrl-C and SIGTERM: let Python's handlers run now and then (their exception ends the walk) */
+        if (++steps % 4096 == 0 && PyErr_CheckSignals() < 0) { failed = 1; break; }
         Frame *f = &stack[top - 1];
         if (!PyList_Check(f->edges)) { PyErr_SetString(PyExc_TypeError, "a node's edges must be a list"); failed = 1; break; }
         int descended = 0;

@@ -23,6 +23,12 @@ static PyObject *s_event, *s_key, *s_start, *s_end, *s_vars_json;
 
 typedef struct { long long end, start; Py_ssize_t at, len; } Line;
 
+/* The room one line needs beyond its vars: the header {"end":E,"start":S,"vars": is at
+   most 7 + 20 + 9 + 20 + 8 = 64 characters (E and S int64s of up to 20, as -9223372036854775808),
+   then snprintf's terminating NUL and the closing brace: 66. */
+#define HEADER_MAX 64
+#define LINE_EXTRA (HEADER_MAX + 2)
+
 static const char *text_base;  /* the buffer the lines of one call live in (for qsort) */
 
 static int by_end_start_text(const void *x, const void *y) {
@@ -89,14 +95,17 @@ static PyObject *match_lines(PyObject *self, PyObject *args) {
         if (!vars) { ok = -1; break; }
         if (!PyBytes_Check(vars)) { Py_DECREF(vars); ok = 0; break; }
         Py_ssize_t vlen = PyBytes_GET_SIZE(vars);
-        if (len + vlen + 64 > cap) {
-            while (len + vlen + 64 > cap) cap *= 2;
+        if (vlen > PY_SSIZE_T_MAX / 4 - LINE_EXTRA - len) { Py_DECREF(vars); PyErr_NoMemory(); ok = -1; break; }
+        if (len + vlen + LINE_EXTRA > cap) {
+            while (len + vlen + LINE_EXTRA > cap) cap *= 2;
             char *p = PyMem_Realloc(text, cap);
             if (!p) { Py_DECREF(vars); PyErr_NoMemory(); ok = -1; break; }
             text = p;
         }
         Py_ssize_t at = len;
-        len += sprintf(text + len, "{\"end\":%lld,\"start\":%lld,\"vars\":", end, start);
+        int head = snprintf(text + len, (size_t)(cap - len), "{\"end\":%lld,\"start\":%lld,\"vars\":", end, start);
+        if (head < 0 || head > HEADER_MAX) { Py_DECREF(vars); PyErr_SetString(PyExc_SystemError, "native writer: bad header"); ok = -1; break; }
+        len += head;
         memcpy(text + len, PyBytes_AS_STRING(vars), (size_t)vlen);
         len += vlen;
         text[len++] = '}';
