@@ -76,6 +76,8 @@ def test_w0_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opti
 
 HOSTILE = [
     '{"type":"A","v":1,"v":2}\n',  # a key twice
+    '{"type":"A","v":1,"v" :2}\n',  # a key twice, spaced (issue 36 D10)
+    '{"type":"A","v" :1,"v":2}\n{"type":"A","v":1,"v"\t:2}\n',
     '{"type":"A","v":"a\\"b"}\n',  # an escape
     '{"type":"A","v":"\\ud800"}\n',  # a lone surrogate
     '{"type":"A","v":123456789012345678901234567890}\n',  # beyond 64 bits
@@ -109,6 +111,18 @@ HOSTILE = [
 @pytest.mark.parametrize("options", OPTIONS)
 def test_hostile_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, options: dict[str, Any]) -> None:
     same(write(tmp_path, text), monkeypatch, **options)
+
+
+@pytest.mark.parametrize("line", [
+    b'{"type":"A","v":1,"v" :2}', b'{"type":"A","v":1,"v"\t:2}', b'{"type":"A","v" :1,"v":2}',
+    b'{"type":"A","v"  :  1 , "v"\r:2}', b'{"type":"A","v":1,"v":2}', b'{"type":"A","s":"\\":","v":1,"v" :2}',
+])
+def test_a_key_twice_however_spaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: bytes) -> None:
+    """Issue 36 D10: whitespace before a colon hid a repeated key from the fast check, and the
+    last value was kept silently; both paths now report it with the one message."""
+    got = same(write(tmp_path, b'{"type":"A","v":0}\n' + line + b"\n"), monkeypatch)
+    assert got[0] == "error"
+    assert "row 2 (line 2): duplicate key: key 'v' appears twice (1, then 2)" in got[1]
 
 
 def test_bad_utf8_names_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -120,6 +120,19 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_SPACED_COLONS = (b" :", b"\t:", b"\r:", b"\n:")
+
+
+def _keys_distinct(line: bytes, n: int) -> bool:
+    """Whether the ``n`` keys orjson kept (the last of equal ones) are all the line's keys.
+
+    Every key's colon follows its closing quote, maybe after JSON whitespace. With no
+    whitespace before any colon, ``'":'`` occurs once per key and maybe inside strings,
+    so ``n`` occurrences mean no key repeats; any other line is decided exactly (issue 36
+    D10: ``"v" :2`` hid a repeated key from the count)."""
+    return line.count(b'":') == n and not any(spaced in line for spaced in _SPACED_COLONS)
+
+
 def parse_json_object(line: bytes) -> Any:
     """One JSON Lines record: orjson's fast path, checked; the standard library otherwise.
 
@@ -132,7 +145,7 @@ def parse_json_object(line: bytes) -> Any:
     except orjson.JSONDecodeError:
         return _slow(line)
     if type(value) is dict:
-        if line.count(b'":') != len(value):
+        if not _keys_distinct(line, len(value)):
             return _slow(line)  # maybe a key twice (or '":' inside a string): decide exactly
         for v in value.values():
             if type(v) is float and (v >= _BIG or v <= -_BIG):
@@ -176,7 +189,7 @@ def line_row(number: int, index: int, line: bytes) -> Row:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
         return json_line_row(number, index, line)
-    if type(value) is dict and line.count(b'":') == len(value) <= _WIDEST and not (
+    if type(value) is dict and len(value) <= _WIDEST and _keys_distinct(line, len(value)) and not (
         float in set(map(type, value.values())) and _big_float(value)
     ):
         return Row(number, index, value)
