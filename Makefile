@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 BYTECODE := $(VENV)/.bytecode
 PACKAGES := acel acea compiler reference spark_backend
 
-.PHONY: setup graphviz demo test test-external lint bench clean
+.PHONY: setup graphviz demo test test-external sanitize lint bench clean
 
 # Graphviz's dot draws automata (optional: without it they are written as DOT).
 # Installed with apt-get when root or password-less sudo allows, else one line
@@ -45,6 +45,12 @@ test: graphviz $(STAMP)
 
 test-external: graphviz $(STAMP)
 	$(BIN)/pytest -m "external or cluster"
+
+# The four C extensions built once with AddressSanitizer and UBSan into build/sanitize
+# (the .venv's build untouched), the native tests and a short fuzz of the native paths
+# run against them; any sanitizer report fails it (tools/sanitize.py, papers/engine.md).
+sanitize: $(STAMP)
+	HYPOTHESIS_PROFILE=ci $(BIN)/python tools/sanitize.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check acel acea compiler reference spark_backend tests bench tools examples setup.py
