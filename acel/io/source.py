@@ -559,7 +559,10 @@ def _checked(
         for batch in batches:
             out: list[tuple[Any, Attrs]] = []
             for row in batch:
-                attrs = _plain_event(row.values, type_col, floats)
+                try:
+                    attrs = _plain_event(row.values, type_col, floats)
+                except OverflowError:
+                    raise _beyond_floats(source, row, floats) from None
                 out.append((time_key(attrs.get(time_col)) if time_col is not None else 0, attrs))
             if out:
                 yield out
@@ -600,6 +603,12 @@ class _SecondPass:
 
     def row(self, row: Row) -> tuple[Any, Attrs] | None:
         """``(time key, attrs)`` of a good record, ``None`` (its problems noted) otherwise."""
+        try:
+            return self._row(row)
+        except OverflowError:
+            raise _beyond_floats(self.problems.source, row, self.floats) from None
+
+    def _row(self, row: Row) -> tuple[Any, Attrs] | None:
         values = row.values
         type_col, time_col, floats = self.type_col, self.time_col, self.floats
         signature = None
@@ -646,6 +655,23 @@ class _SecondPass:
         if self.time_col is None:
             return True
         return type(values.get(self.time_col)) in (int, float)
+
+
+def _beyond_floats(source: str, row: Row, floats: Sequence[str]) -> DataError:
+    """The error for an integer no float holds in a column whose values are floats (an
+    int and a float in one column read as float, papers/io.md; issue 36 D9's follow-up)."""
+    problems = Problems(source)
+    for column in floats:
+        value = row.values.get(column)
+        if type(value) is int and abs(value) >= 2**1024:
+            problems.add(Problem(row.number, row.line, column, (
+                f"the integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4,000'} "
+                "digits is beyond the float range, and the column's other values are floats: "
+                "write it as an integer column (no float in it) or give a smaller value")))
+            break
+    if not problems:  # not expected: say where, however
+        problems.add(Problem(row.number, row.line, None, "a value is beyond the float range"))
+    return problems.error()
 
 
 def _plain_event(values: Mapping[str, Any], type_col: str, floats: Sequence[str]) -> Attrs:
@@ -740,7 +766,11 @@ def _native_lines_stream(
     floats = tuple(a for a, k in schema.kinds if k == "float")
 
     def event(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
-        return _plain_event(make_row(number, index, line).values, type_col, floats), False
+        row = make_row(number, index, line)
+        try:
+            return _plain_event(row.values, type_col, floats), False
+        except OverflowError:
+            raise _beyond_floats(str(path), row, floats) from None
 
     def columns(spec: Any) -> Iterator[Any] | None:
         if not facts.plain or type_col != "type" or sort:

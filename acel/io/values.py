@@ -191,7 +191,10 @@ def fits(value: Value, kind: str) -> Value | None:
     if have == kind:
         return value
     if have == "int" and kind == "float":
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer no float holds
+            return None
     if have == "float" and kind == "int" and math.isfinite(value) and float(value).is_integer():  # type: ignore[arg-type]
         return int(value)  # type: ignore[arg-type]
     return None
