@@ -19,6 +19,7 @@ from acel.compiler import construct as c
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
 from acel.compiler.counter import counted, repetition
+from acel.compiler.notes import note_counter, note_relating
 from acel.compiler.relate import filter_relating, refuse_edges
 from acel.compiler.rewrite import normalise
 
@@ -27,7 +28,7 @@ from acel.lang.errors import UnsupportedQuery
 from acel.lang.macros import expand_next, expand_quantifiers
 from acel.lang.passes import declare
 from acel.lang.printer import format_formula
-from acel.lang.relate import is_relating
+from acel.lang.relate import conjuncts, is_relating
 from acel.lang.schema import Schema
 
 
@@ -135,7 +136,10 @@ def _build_top_not(f: A.LeadingNot | A.TrailingNot, ctx: Context) -> Auto:
 
 @_build.register(A.Repeat)
 def _build_repeat(f: A.Repeat, ctx: Context) -> Auto:
-    return repetition(ctx, build(ctx, f.formula), f.low, f.high, skip=not f.contiguous)
+    operand = build(ctx, f.formula)
+    auto = repetition(ctx, operand, f.low, f.high, skip=not f.contiguous)
+    note_counter(ctx.words, operand, auto, f.formula)
+    return auto
 
 
 @_build.register(A.Next)
@@ -157,7 +161,10 @@ def _filtered(filt: A.Filter, ctx: Context, auto: Auto) -> Auto:
 @_filtered.register(A.VarPred)
 def _filtered_var(filt: A.VarPred, ctx: Context, auto: Auto) -> Auto:
     if is_relating(filt.pred):  # spec §5.1: register constructions (compiler/relate.py)
-        return filter_relating(ctx, auto, filt.var, filt.pred)
+        for part in conjuncts(filt.pred):  # one at a time, as filter_relating does, to gloss each
+            before, auto = auto, filter_relating(ctx, auto, filt.var, part)
+            note_relating(ctx.words, before, auto, filt.var, part)
+        return auto
     return c.filter_unary(ctx, auto, filt.var, filt.pred)
 
 
@@ -189,7 +196,12 @@ def compile_formula(formula: A.Formula, schema: Schema) -> ACEA:
     """An ACEA with ``⟦A⟧(S) = ⟦formula⟧(S)`` for every stream over ``schema``."""
     ctx = Context(schema)
     auto = build(ctx, normalise(expand(formula, schema)))
-    return auto.to_acea()
+    return glossed(auto, ctx)
+
+
+def glossed(auto: Auto, ctx: Context) -> ACEA:
+    """The validated automaton, carrying the words noted for its own registers."""
+    return ACEA(auto.num_states, auto.initial, auto.finals, auto.transitions, ctx.words)
 
 
 @dataclass(frozen=True)
@@ -219,11 +231,11 @@ def compile_query(query: A.Query, schema: Schema) -> CompiledQuery:
     top = A.top_negation(query.formula)
     ctx = Context(schema)
     auto = build(ctx, normalise(expand(top.body, schema)))
-    formula_automaton = auto.to_acea()
+    formula_automaton = glossed(auto, ctx)
     if query.within is None:
         automaton = formula_automaton
     else:
-        automaton = trimmed(c.within(ctx, auto, query.within)).to_acea()
+        automaton = glossed(trimmed(c.within(ctx, auto, query.within)), ctx)
     return CompiledQuery(
         automaton,
         formula_automaton,

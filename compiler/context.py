@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from acel.acea.model.glossary import Glossary
+
 from acel.lang.events import Value
 from acel.lang.schema import Schema
 
@@ -24,6 +26,8 @@ class Context:
     schema: Schema
     counter: int = 0
     constants: dict[str, Value] = field(default_factory=dict)
+    words: Glossary = field(default_factory=Glossary)
+    """The query's words for the registers and guards the constructions add (pictures)."""
 
     def fresh(self, stem: str) -> str:
         """A register name never used before in this compilation."""

@@ -112,9 +112,12 @@ def test_parallel_transitions_share_one_edge_so_self_loops_do_not_overlap() -> N
     text = (EXAMPLES / "paper" / "ex5_1_max_intel_price.acel").read_text()
     automaton = acel.compile(text, EXAMPLES / "paper" / "schema.json").automaton
     source = to_dot(automaton)
-    loops = re.findall(r"^\s*3 -> 3 ", source, flags=re.M)
-    assert len(loops) == 1  # two transitions 3 -> 3, one edge whose label holds both
-    assert "- or -" in source and 'tailport=s' in source
+    loops = re.findall(r"^\s*3 -> 3 \[label=", source, flags=re.M)
+    assert len(loops) == 1  # one labelled edge 3 -> 3 below the state
+    assert 'tailport=s' in source
+    skips = re.findall(r'^\s*3 -> 3 \[.*id="skip-3".*style=dashed', source, flags=re.M)
+    assert len(skips) == 1  # the skip loop: its own dashed edge above, unlabelled
+    assert "dashed grey loop: the run skips any event" in source  # the legend says what it is
 
 
 def test_plain_replaces_the_symbols_fonts_lack() -> None:

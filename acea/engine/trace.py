@@ -26,6 +26,7 @@ from typing import Any
 from acel.acea.model.automaton import ACEA, Registers, Transition, emitted, fire, lookup_in
 from acel.acea.model.expressions import Cmp, PAnd, Reg, TrueP, eval_rpred
 from acel.acea.model.expressions import eval_rexpr as _eval
+from acel.acea.model.render import element_of
 from acel.acea.model.words import Names, guard_lines
 
 from acel.lang.clauses import split_partitions
@@ -59,6 +60,8 @@ class Step:
 
     runs: list[Run] = field(default_factory=list)
     edges: set[tuple[int, int]] = field(default_factory=set)
+    elements: set[str] = field(default_factory=set)
+    """The SVG ids of the edges and skip loops fired (:func:`acel.acea.model.render.element_of`)."""
     matches: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -99,6 +102,7 @@ def trace(automaton: ACEA, events: Sequence[Event],
                 for t, after in _step(automaton, run, event, positions):
                     following[after] = None
                     step.edges.add((t.source, t.target))
+                    step.elements.add(element_of(t))
             alive[key] = list(following)
             step.matches = [{"start": r.start, "end": position, "vars": r.as_json()["vars"],
                              "key": [[n, v] for n, v in key]}

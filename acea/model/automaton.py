@@ -15,7 +15,7 @@ equal tuples: configurations can be hashed and merged.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 from typing import Any
@@ -37,6 +37,7 @@ from acel.acea.model.expressions import (
     names_in_expr,
     names_in_pred,
 )
+from acel.acea.model.glossary import NO_WORDS, Glossary
 
 from acel.lang.events import Event
 
@@ -174,6 +175,8 @@ class ACEA:
     initial: int
     finals: frozenset[int]
     transitions: tuple[Transition, ...]
+    words: Glossary = field(default=NO_WORDS, compare=False, repr=False)
+    """The query's words for the compiler's own registers and guards (pictures only)."""
 
     def __post_init__(self) -> None:
         validate(self)

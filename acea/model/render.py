@@ -192,6 +192,14 @@ def _wrap_lines(lines: list[str], width: int, most: int) -> list[str]:
     return out if len(out) <= most else out[: most - 1] + ["..."]
 
 
+def element_of(t: Transition, prefix: str = "") -> str:
+    """The SVG id of what a short picture draws for ``t``: its skip loop (``skip-3``)
+    or the edge it shares with the other transitions between its states (``edge-1-3``)."""
+    if _is_skip(t):
+        return element_id(prefix, "skip", t.source)
+    return element_id(prefix, "edge", t.source, t.target)
+
+
 def _is_skip(t: Transition) -> bool:
     """The skip loop of ``;`` / ``+``: reads any event and changes nothing but dropping
     or keeping registers."""
@@ -199,11 +207,17 @@ def _is_skip(t: Transition) -> bool:
             and all(isinstance(e, ex.Reg) and e.name == r for r, e in t.assignment))
 
 
+SKIP_KEY = "dashed grey loop: the run skips any event (waits for the next one it needs)"
+"""The legend's line for the unlabelled skip loops of ``;`` and ``+``."""
+
+
 class Legend:
     """The numbered register updates of a short picture (equal texts share a number)."""
 
     def __init__(self) -> None:
         self.items: dict[str, int] = {}
+        self.skips = False
+        """Whether the picture draws skip loops (dashed, unlabelled): the legend says so."""
 
     def number(self, text: str) -> int:
         """The number of ``text`` in the legend (a new one when it is new)."""
@@ -211,7 +225,9 @@ class Legend:
 
     def text(self) -> str:
         """The legend as a Graphviz label, lines left-justified (``\\l``)."""
-        lines = ["register updates (acel compile --detail full shows all):"]
+        lines = [SKIP_KEY] if self.skips else []
+        if self.items:
+            lines.append("register updates (acel compile --detail full shows all):")
         for text, n in self.items.items():
             lines.extend(_wrap_lines([f"[{n}] {text}"], LEGEND_WIDTH, 10**6))
         return "".join(line.replace("\\", "\\\\") + "\\l" for line in lines)
@@ -229,11 +245,20 @@ def updates_text(t: Transition, names: Names) -> str:
             stored[var] = None
     speak = Speaker(names, event=next(iter(stored), "e"))
     parts: list[str] = []
+    glossary = names.glossary
     for reg, expr in t.assignment:
         if _copy_group(reg, expr) is not None:
             continue
         elif isinstance(expr, ex.Reg) and expr.name == reg:
             continue
+        elif reg in glossary.registers:  # what a relating filter keeps: said once, by the filter
+            kept = f"track {glossary.registers[reg]}"
+            if kept not in parts:
+                parts.append(kept)
+        elif reg in glossary.counters:
+            formula = glossary.counters[reg]
+            parts.append(f"1st repetition of {formula}" if expr == ex.Const(1)
+                         else f"next repetition of {formula}")
         elif isinstance(expr, ex.GapStep):
             parts.append(f"step the runs of NOT {expr.label or 'psi'}")
         elif isinstance(expr, ex.Const) and expr.value == frozenset():
@@ -331,7 +356,7 @@ def to_graphviz(automaton: ACEA, name: str = "ACEA", detail: str = "short") -> g
     dot.attr("edge", fontname="Helvetica", fontsize="10")
     legend = Legend()
     _draw(dot, automaton, "", detail, legend)
-    if legend.items:
+    if legend.items or legend.skips:
         dot.attr(label=legend.text(), labeljust="l", labelloc="b")
     return dot
 
@@ -354,8 +379,17 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
             attrs.update(style="bold,filled", fillcolor="lightgrey")
         dot.node(f"{prefix}{q}", f"q{q}", **attrs)
     edges: dict[tuple[int, int], list[Transition]] = {}
+    skips: list[int] = []
     for t in automaton.transitions:
-        edges.setdefault((t.source, t.target), []).append(t)
+        if detail == "short" and _is_skip(t):
+            skips.append(t.source)
+        else:
+            edges.setdefault((t.source, t.target), []).append(t)
+    for q in dict.fromkeys(skips):  # unlabelled, above the state: no text to collide
+        dot.edge(f"{prefix}{q}", f"{prefix}{q}", tailport="n", headport="n", style="dashed",
+                 color="grey50", arrowsize="0.6", tooltip="any event (skip)",
+                 id=element_id(prefix, "skip", q))
+        legend.skips = True
     for (source, target), group in edges.items():
         gapped = any(gap_of(t) is not None for t in group)
         style = ({"color": "firebrick", "fontcolor": "firebrick", "style": "bold"}

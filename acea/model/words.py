@@ -13,12 +13,13 @@ Only plain text and Latin-1 symbols are used, so every font draws them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from acel.acea.model import expressions as ex
 from acel.acea.model.expressions import TIME, names_in_pred
+from acel.acea.model.glossary import NO_WORDS, Glossary
 
 if TYPE_CHECKING:  # only named in annotations: the automaton draws itself through render
     from acel.acea.model.automaton import ACEA, Transition
@@ -37,10 +38,13 @@ class Names:
     bags: dict[str, str] = field(default_factory=dict)
     """The variable ``X`` of each ``X[INC(a)]``/``DEC``/``SAME`` test, by its ``has``/``had``
     register: a variable emitted by every transition that runs the test."""
+    glossary: Glossary = NO_WORDS
+    """The compiler's words for its own guards and registers (relating filters, counters)."""
 
     @staticmethod
-    def of(automaton: ACEA) -> Names:
-        """The names an automaton's outputs and type tests give its registers."""
+    def of(automaton: ACEA, glossary: Glossary | None = None) -> Names:
+        """The names an automaton's outputs and type tests give its registers (and the
+        compiler's glossary: the automaton's own, or ``glossary`` for a nested one)."""
         transitions = list(_all_transitions(automaton))
         types: dict[str, str] = {}
         for t in transitions:
@@ -57,7 +61,8 @@ class Names:
                         old = registers.get(reg)
                         if old is None or (old[0] in type_names and var not in type_names):
                             registers[reg] = (var, attr)
-        return Names(registers, types, _bag_variables(transitions, registers, type_names))
+        words = glossary if glossary is not None else automaton.words
+        return Names(registers, types, _bag_variables(transitions, registers, type_names), words)
 
     def variable(self, reg: str) -> str | None:
         """The variable a register belongs to (``None`` for bookkeeping registers)."""
@@ -262,14 +267,61 @@ def _mentions(p: ex.RPred, names: Names) -> set[str]:
     return found
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _bound(c: ex.RPred, glossary: Glossary) -> tuple[str, int | None, int | None] | None:
+    """``(counter, low, high)`` for a counter's test ``k >= n`` / ``k <= n`` / ``k < n``."""
+    if not (isinstance(c, ex.Cmp) and isinstance(c.left, ex.Reg) and isinstance(c.right, ex.Const)
+            and c.left.name in glossary.counters and isinstance(c.right.value, int)):
+        return None
+    n = c.right.value
+    bounds = {">=": (n, None), ">": (n + 1, None), "<=": (None, n), "<": (None, n - 1),
+              "=": (n, n)}.get(c.op)
+    return None if bounds is None else (c.left.name, *bounds)
+
+
+def _tighter(pick: Callable[[int, int], int], a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else pick(a, b)
+
+
+def repetition_text(low: int | None, high: int | None, formula: str) -> str:
+    """Which repetitions a counter's tests allow: ``2nd..3rd repetition of SELL AS up``."""
+    if high is None:
+        which = f"{ordinal(low or 1)} or a later"
+    elif (low or 1) == high:
+        which = f"the {ordinal(high)}"
+    else:
+        which = f"{ordinal(low or 1)}..{ordinal(high)}"
+    return f"{which} repetition of {formula}"
+
+
 def guard_lines(t: Transition, names: Names) -> list[str]:
     """The guard of ``t`` as the query writes it, one item a line: the atom read
-    (``SELL AS msft``), one ``X[...]`` per variable, then the rest (``WITHIN``)."""
+    (``SELL AS msft``), one ``X[...]`` per variable, the relating filters and
+    repetitions the compiler noted (:mod:`acel.acea.model.glossary`), then the rest
+    (``WITHIN``)."""
     atoms: list[str] = []
     per_var: dict[str, list[str]] = {}
+    said: dict[str, None] = {}
+    ranges: dict[str, tuple[int | None, int | None]] = {}
     rest: list[str] = []
     plain = Speaker(names)
+    glossary = names.glossary
     for c in _conjuncts(t.predicate):
+        words = glossary.guard(c) if glossary else None
+        if words is not None:
+            said[words] = None
+            continue
+        bound = _bound(c, glossary) if glossary.counters else None
+        if bound is not None:
+            reg, low, high = bound
+            old_low, old_high = ranges.get(reg, (None, None))
+            ranges[reg] = (_tighter(max, low, old_low), _tighter(min, high, old_high))
+            continue
         test = _type_test(c)
         if test is not None:
             var = names.variable(c.left.name)  # type: ignore[attr-defined]
@@ -286,4 +338,6 @@ def guard_lines(t: Transition, names: Names) -> list[str]:
         else:
             rest.append(plain.pred(c))
     lines = atoms + [f"{var}[{' AND '.join(parts)}]" for var, parts in per_var.items()]
+    lines += list(said)
+    lines += [repetition_text(low, high, glossary.counters[reg]) for reg, (low, high) in ranges.items()]
     return lines + rest or ["any event"]

@@ -1,0 +1,70 @@
+"""Notes the query's words for what a relating filter or a counter adds (pictures only).
+
+:func:`note_relating` compares the automaton before and after one conjunct of a
+relating filter (spec §5.1, :mod:`acel.compiler.relate`): every guard conjunct and
+register that appeared serves that conjunct, so it is glossed with its canonical
+text (``up[price > 1.05 * first.price]``).  The two guards that split a step on
+whether ``FIRST(Y.a)`` is already set are glossed as such.  :func:`note_counter`
+names the formula a repetition's counter counts.  See :mod:`acel.acea.model.glossary`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from acel.acea.model.expressions import IsNull, PAnd, PNot, Reg, RPred, TrueP
+from acel.acea.model.glossary import Glossary
+from acel.compiler.automaton import Auto
+
+from acel.lang.ast import FirstLast, Formula, Pred, VarAttr
+from acel.lang.printer import format_expr, format_formula, format_pred
+from acel.lang.relate import relating_terms
+
+_EDGE = re.compile(r"^rel_(first|last)#(\d+)$")
+
+
+def _conjuncts(pred: RPred) -> list[RPred]:
+    if isinstance(pred, PAnd):
+        return [c for p in pred.operands for c in _conjuncts(p)]
+    return [] if isinstance(pred, TrueP) else [pred]
+
+
+def _assigned(auto: Auto) -> set[str]:
+    return {reg for t in auto.transitions for reg, _ in t.assignment}
+
+
+def note_relating(words: Glossary, before: Auto, after: Auto, var: str, conjunct: Pred) -> None:
+    """Gloss the guards and registers ``after`` has and ``before`` had not: all serve
+    ``var[conjunct]`` (nothing noted when the conjunct reads only ``var``'s own event)."""
+    terms = [t for t in relating_terms(conjunct) if not (isinstance(t, VarAttr) and t.var == var)]
+    if not terms:
+        return
+    text = f"{var}[{format_pred(conjunct)}]"
+    new_regs = _assigned(after) - _assigned(before)
+    for reg in new_regs:
+        words.registers[reg] = text
+    edge_terms = [t for t in dict.fromkeys(terms) if isinstance(t, FirstLast)]
+    edge_regs = sorted((r for r in new_regs if _EDGE.match(r)), key=lambda r: int(r.split("#")[1]))
+    by_reg = dict(zip(edge_regs, edge_terms))
+    old = {c for t in before.transitions for c in _conjuncts(t.predicate)}
+    for t in after.transitions:
+        for c in _conjuncts(t.predicate):
+            if c in old:
+                continue
+            flag, unset = c, True
+            if isinstance(flag, PNot):
+                flag, unset = flag.operand, False
+            if isinstance(flag, IsNull) and isinstance(flag.operand, Reg) and "_was#" in flag.operand.name:
+                term = by_reg.get(flag.operand.name.replace("_was#", "#"))
+                name = format_expr(term) if term is not None else "FIRST"
+                owner = getattr(term, "var", "")
+                words.firsts[c] = (f"first {owner} (sets {name})" if unset
+                                   else f"a later {owner} ({name} already set)")
+            else:
+                words.guards[c] = text
+
+
+def note_counter(words: Glossary, before: Auto, after: Auto, repeated: Formula) -> None:
+    """Gloss the counter register a repetition of ``repeated`` adds."""
+    for reg in _assigned(after) - _assigned(before):
+        words.counters[reg] = format_formula(repeated)
