@@ -23,7 +23,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from acel.acea.engine.trace import MAX_EVENTS, trace, why_not
+from acel.acea.engine.trace import MAX_EVENTS, Run, trace, why_not
+from acel.acea.model.automaton import ACEA, Registers
+from acel.acea.model.expressions import Combine, Const, Finish, Identity, eval_rexpr
+from acel.acea.model.words import Names, Speaker
 from acel.api import QueryLike, SchemaLike, as_query, as_schema, open_checked
 from acel.lang.errors import AcelError
 
@@ -32,6 +35,34 @@ def _event_json(event: Any) -> dict[str, Any]:
     attrs = {name: value for name, value in event.attrs if name != "type"}
     text = " ".join(f"{n}={v!r}" for n, v in attrs.items())
     return {"pos": event.time, "type": event.type or "", "text": text}
+
+
+def register_values(registers: Registers, automaton: ACEA, names: Names) -> dict[str, Any]:
+    """What a run holds, in the query's words: the aggregates so far (``worst_delay so
+    far``), the values the next event is compared with (``PREV(dep_delay)``, ``RUNNING
+    AVG(price)``), the repetition it is in, and the aggregates a match created (``m.flights``)."""
+    funcs = {reg: expr.func for t in automaton.transitions for reg, expr in t.assignment
+             if isinstance(expr, (Combine, Identity))}
+    speak = Speaker(names)
+    out: dict[str, Any] = {}
+    for reg, value in registers:
+        term = names.glossary.carried.get(reg)
+        if term is not None:
+            out[term.text] = _finished(term.func, value)
+        elif reg in names.glossary.counters:
+            out[f"repetition of {names.glossary.counters[reg]}"] = value
+        elif reg.startswith("acc_"):
+            out[speak.reg(reg)] = _finished(funcs.get(reg), value)
+        elif reg in names.registers and reg.rsplit("#", 1)[1] not in names.types:
+            out[speak.reg(reg)] = value  # an AGG output: no atom's copy of an event
+    return out
+
+
+def _finished(func: str | None, value: Any) -> Any:
+    """A monoid element of ``func`` as its value (``AVG``'s sum and count: the mean)."""
+    if func is None:
+        return value
+    return eval_rexpr(Finish(func, Const(value)), lambda _: None)
 
 
 def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
@@ -52,6 +83,19 @@ def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
     automaton = compiled.automaton
     partition = parsed.ast.partition_by
     steps = trace(automaton, read, partition)
+    names = Names.of(automaton)
+
+    def run_json(run: Run) -> dict[str, Any]:
+        return {**run.as_json(), "values": register_values(run.registers, automaton, names)}
+
+    def _match_values(match: dict[str, Any], runs: list[Run]) -> dict[str, Any]:
+        """The values held by the run that completed ``match`` (its aggregates)."""
+        for run in runs:
+            if (run.state in automaton.finals and run.start == match["start"]
+                    and run.as_json()["vars"] == match["vars"]):
+                return register_values(run.registers, automaton, names)
+        return {}
+
     data: dict[str, Any] = {
         "query": str(parsed),
         "events": [_event_json(e) for e in read],
@@ -59,9 +103,10 @@ def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
         "initial": automaton.initial,
         "steps": [{"states": sorted({r.state for r in s.runs}),
                    "edges": sorted(s.elements),
-                   "runs": [r.as_json() for r in s.runs[:50]],
+                   "runs": [run_json(r) for r in s.runs[:50]],
                    "more_runs": max(0, len(s.runs) - 50),
-                   "matches": s.matches} for s in steps],
+                   "matches": [{**m, "values": _match_values(m, s.runs)} for m in s.matches]}
+                  for s in steps],
         "negated": len(compiled.negated),
         "svg": svg_or_none(automaton),
         "text": summary(automaton),
@@ -69,10 +114,19 @@ def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
     }
     if expect is not None:
         try:
-            data["why"] = why_not(automaton, read, list(expect), partition)
+            why = why_not(automaton, read, list(expect), partition)
         except ValueError as error:
             raise AcelError(str(error)) from None
+        data["why"] = {**why, "title": why_title(why)}
     return data
+
+
+def why_title(why: dict[str, Any]) -> str:
+    """The heading of the "why not" box: a found match is titled as found."""
+    events = ", ".join(str(p) for p in why["expect"])
+    if why["found"]:
+        return f"Found: the match of events {events}"
+    return f"Why not the match of events {events}?"
 
 
 class Page(str):
@@ -126,6 +180,7 @@ td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
 tr.current { background: #ffe082; }
 tr.new { background: #c8e6c9; }
 #why { border-left: 4px solid #d32f2f; padding-left: .8em; }
+#why.found { border-left-color: #388e3c; }
 .cols { display: flex; gap: 2em; flex-wrap: wrap; }
 </style></head>
 <body data-step="0">
@@ -155,6 +210,7 @@ const N = T.events.length;
 let step = 0;
 function esc(s) { return String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'})[c]); }
 function vars(v) { return Object.entries(v).map(([k, p]) => k + '=[' + p.join(',') + ']').join(' '); }
+function vals(v) { return Object.entries(v || {}).map(([k, x]) => k + ' = ' + x).join('; '); }
 function fromHash() {
   const m = /step=(\d+)/.exec(location.hash);
   return m ? Math.max(0, Math.min(N, parseInt(m[1], 10))) : 0;
@@ -175,19 +231,20 @@ function show(s) {
   document.getElementById('events').innerHTML = '<tr><th>#</th><th>type</th><th>attributes</th></tr>' +
     T.events.map(e => '<tr class="' + (e.pos === s - 1 ? 'current' : '') + '"><td>' + e.pos + '</td><td>' +
       esc(e.type) + '</td><td>' + esc(e.text) + '</td></tr>').join('');
-  document.getElementById('runs').innerHTML = '<tr><th>from</th><th>state</th><th>events so far</th></tr>' +
+  document.getElementById('runs').innerHTML = '<tr><th>from</th><th>state</th><th>events so far</th><th>values</th></tr>' +
     here.runs.map(r => '<tr><td>' + r.start + '</td><td>q' + r.state + (T.finals.includes(r.state) ? ' (final)' : '') +
-      '</td><td>' + esc(vars(r.vars)) + '</td></tr>').join('') +
-    (here.more_runs ? '<tr><td colspan="3">... and ' + here.more_runs + ' more</td></tr>' : '');
+      '</td><td>' + esc(vars(r.vars)) + '</td><td>' + esc(vals(r.values)) + '</td></tr>').join('') +
+    (here.more_runs ? '<tr><td colspan="4">... and ' + here.more_runs + ' more</td></tr>' : '');
   const done = [];
   T.steps.slice(1, s + 1).forEach((st, i) => st.matches.forEach(m => done.push([m, i + 1 === s])));
-  document.getElementById('matches').innerHTML = '<tr><th>start</th><th>end</th><th>events</th></tr>' +
+  document.getElementById('matches').innerHTML = '<tr><th>start</th><th>end</th><th>events</th><th>values</th></tr>' +
     done.map(([m, fresh]) => '<tr class="' + (fresh ? 'new' : '') + '"><td>' + m.start + '</td><td>' + m.end +
-      '</td><td>' + esc(vars(m.vars)) + '</td></tr>').join('');
+      '</td><td>' + esc(vars(m.vars)) + '</td><td>' + esc(vals(m.values)) + '</td></tr>').join('');
   const why = T.why;
   const box = document.getElementById('why');
   if (!why) { box.innerHTML = ''; return; }
-  let text = '<h3>Why not the match of events ' + why.expect.join(', ') + '?</h3><p>' + esc(why.reason);
+  box.className = why.found ? 'found' : '';
+  let text = '<h3>' + esc(why.title) + '</h3><p>' + esc(why.reason);
   if (why.event) text += ': <b>' + esc(why.event) + '</b>';
   text += '</p><ul>' + why.tried.map(t => '<li>' + esc(t.edge) + ': ' + esc(t.why) + '</li>').join('') + '</ul>';
   if (!why.found && s === why.position + 1) text += '<p id="why-here"><b>This is the event where it died.</b></p>';

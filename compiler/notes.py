@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 
 from acel.acea.model.expressions import IsNull, PAnd, PNot, Reg, RPred, TrueP
-from acel.acea.model.glossary import Glossary
+from acel.acea.model.glossary import Glossary, Term
 from acel.compiler.automaton import Auto
 
-from acel.lang.ast import FirstLast, Formula, Pred, VarAttr
+from acel.lang.ast import FirstLast, Formula, Pred, Prev, Running, VarAttr
 from acel.lang.printer import format_expr, format_formula, format_pred
 from acel.lang.relate import relating_terms
 
@@ -44,8 +44,15 @@ def note_relating(words: Glossary, before: Auto, after: Auto, var: str, conjunct
     for reg in new_regs:
         words.registers[reg] = text
     edge_terms = [t for t in dict.fromkeys(terms) if isinstance(t, FirstLast)]
-    edge_regs = sorted((r for r in new_regs if _EDGE.match(r)), key=lambda r: int(r.split("#")[1]))
-    by_reg = dict(zip(edge_regs, edge_terms))
+    by_reg = dict(zip(_numbered(new_regs, _EDGE), edge_terms))
+    for reg, edge in by_reg.items():
+        words.terms[reg] = words.carried[reg] = Term(format_expr(edge))
+    history = [t for t in dict.fromkeys(terms) if isinstance(t, (Prev, Running))]
+    if all(isinstance(t, (Prev, Running)) for t in terms):  # relate._history: the value at
+        for stem, table in (("rel_old", words.terms), ("rel_(prev|run)", words.carried)):  # the
+            for reg, held in zip(_numbered(new_regs, re.compile(rf"^{stem}#\d+$")), history):
+                func = held.func if isinstance(held, Running) else None  # step, the next one
+                table[reg] = Term(format_expr(held), func)
     old = {c for t in before.transitions for c in _conjuncts(t.predicate)}
     for t in after.transitions:
         for c in _conjuncts(t.predicate):
@@ -55,13 +62,18 @@ def note_relating(words: Glossary, before: Auto, after: Auto, var: str, conjunct
             if isinstance(flag, PNot):
                 flag, unset = flag.operand, False
             if isinstance(flag, IsNull) and isinstance(flag.operand, Reg) and "_was#" in flag.operand.name:
-                term = by_reg.get(flag.operand.name.replace("_was#", "#"))
-                name = format_expr(term) if term is not None else "FIRST"
-                owner = getattr(term, "var", "")
+                first = by_reg.get(flag.operand.name.replace("_was#", "#"))
+                name = format_expr(first) if first is not None else "FIRST"
+                owner = first.var if first is not None else "event"
                 words.firsts[c] = (f"first {owner} (sets {name})" if unset
                                    else f"a later {owner} ({name} already set)")
             else:
                 words.guards[c] = text
+
+
+def _numbered(regs: set[str], pattern: re.Pattern[str]) -> list[str]:
+    """The registers matching ``pattern`` in the order the compiler made them."""
+    return sorted((r for r in regs if pattern.match(r)), key=lambda r: int(r.rsplit("#", 1)[1]))
 
 
 def note_counter(words: Glossary, before: Auto, after: Auto, repeated: Formula) -> None:

@@ -27,7 +27,7 @@ from acel.acea.model.automaton import ACEA, Registers, Transition, emitted, fire
 from acel.acea.model.expressions import Cmp, PAnd, Reg, TrueP, eval_rpred
 from acel.acea.model.expressions import eval_rexpr as _eval
 from acel.acea.model.render import element_of
-from acel.acea.model.words import Names, guard_lines
+from acel.acea.model.words import Names, compared, guard_lines
 
 from acel.lang.clauses import split_partitions
 from acel.lang.events import Event
@@ -133,7 +133,9 @@ def failed_part(t: Transition, run: Run, event: Event, names: Names) -> str:
             if isinstance(c, Cmp) and isinstance(c.left, Reg) and c.left.name.startswith("type#"):
                 return f"the event is not a {getattr(c.right, 'value', '?')}"
             single = Transition(t.source, t.assignment, c, t.output, t.target)
-            return " AND ".join(guard_lines(single, names)) + " is false"
+            said = " AND ".join(guard_lines(single, names)) + " is false"
+            values_now = compared(c, values.get, names)
+            return f"{said}: {values_now}" if values_now else said
     return " AND ".join(guard_lines(t, names)) + " is false"
 
 

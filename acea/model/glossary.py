@@ -14,6 +14,15 @@ from dataclasses import dataclass, field
 from acel.acea.model.expressions import RPred
 
 
+@dataclass(frozen=True)
+class Term:
+    """A term of spec §5.1 a register holds: its text, and the aggregate whose monoid
+    element the register holds (``None``: the value itself)."""
+
+    text: str
+    func: str | None = None
+
+
 @dataclass(eq=False)  # shared, compared by identity: never part of an automaton's equality
 class Glossary:
     """The query's words for compiler-made guards and registers (empty: none known)."""
@@ -26,6 +35,11 @@ class Glossary:
     """A repetition's counter register -> the repeated formula (``SELL AS up``)."""
     firsts: dict[RPred, str] = field(default_factory=dict)
     """The guard of a step that sets ``FIRST(Y.a)`` (or keeps it) -> its words."""
+    terms: dict[str, Term] = field(default_factory=dict)
+    """A register holding a term's value as the guard compares it (``PREV(dep_delay)``)."""
+    carried: dict[str, Term] = field(default_factory=dict)
+    """A register holding a term's value for the next event of the variable (what a run
+    carries: the step-through page shows it)."""
 
     def guard(self, conjunct: RPred) -> str | None:
         """The words of a guard conjunct, ``None`` when the compiler noted none."""
@@ -35,7 +49,7 @@ class Glossary:
             return None
 
     def __bool__(self) -> bool:
-        return bool(self.guards or self.registers or self.counters or self.firsts)
+        return bool(self.guards or self.registers or self.counters or self.firsts or self.terms)
 
 
 NO_WORDS = Glossary()

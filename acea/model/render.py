@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import graphviz
 from acel.acea.model import expressions as ex
+from acel.acea.model.glossary import Glossary
+from acel.acea.model.layout import collisions
 from acel.acea.model.words import Names, Speaker, guard_lines
 
 _BOOKKEEPING = re.compile(r"^((inc|dec|same)_[a-z]+\d*|now|start)#")
@@ -218,6 +221,12 @@ class Legend:
         self.items: dict[str, int] = {}
         self.skips = False
         """Whether the picture draws skip loops (dashed, unlabelled): the legend says so."""
+        self.loops: set[str] = set()
+        """The ids of the labelled self-loops drawn."""
+        self.notes: list[str] = []
+        """Lines before the numbered updates (a full picture's notation key)."""
+        self.above: frozenset[str] = frozenset()
+        """The labelled self-loops to draw above their state (below: the others)."""
 
     def number(self, text: str) -> int:
         """The number of ``text`` in the legend (a new one when it is new)."""
@@ -226,6 +235,8 @@ class Legend:
     def text(self) -> str:
         """The legend as a Graphviz label, lines left-justified (``\\l``)."""
         lines = [SKIP_KEY] if self.skips else []
+        for note in self.notes:
+            lines.extend(_wrap_lines([note], LEGEND_WIDTH, 10**6))
         if self.items:
             lines.append("register updates (acel compile --detail full shows all):")
         for text, n in self.items.items():
@@ -317,7 +328,7 @@ def edge_label(transitions: list[Transition], names: Names, legend: Legend, deta
     blocks = []
     if detail == "full":
         blocks = [_wrap_lines([plain(line) for line in transition_label(t).split("\n")],
-                              LEGEND_WIDTH, 10**6) for t in transitions]
+                              FULL_WIDTH, 10**6) for t in transitions]
     else:
         by_updates: dict[str, list[Transition]] = {}
         for t in transitions:
@@ -348,17 +359,84 @@ def to_graphviz(automaton: ACEA, name: str = "ACEA", detail: str = "short") -> g
     """
     if detail not in DETAILS:
         raise ValueError(f"detail must be one of {', '.join(DETAILS)}, not {detail!r}")
+    dot, loops = _picture(automaton, name, detail, frozenset())
+    if shutil.which("dot") is None or not loops:
+        return dot
+    try:  # a loop hangs below its state; one whose text lands on something goes above
+        best, found = dot, collisions(dot.source)
+        tried: set[frozenset[str]] = {frozenset()}
+        for _ in range(3):
+            moved = frozenset(a for a, _ in found if a in loops)
+            for above in (moved, frozenset(loops) - moved, frozenset(loops)):
+                if not found or above in tried:
+                    continue
+                tried.add(above)
+                again, _ = _picture(automaton, name, detail, above)
+                now = collisions(again.source)
+                if len(now) < len(found):
+                    best, found = again, now
+        return best
+    except (OSError, subprocess.SubprocessError, ValueError):  # no layout: the first picture
+        return dot
+
+
+def _picture(automaton: ACEA, name: str, detail: str,
+             above: frozenset[str]) -> tuple[graphviz.Digraph, set[str]]:
+    """The picture with the labelled loops ``above`` drawn above their state (the
+    others below), and the ids of all labelled loops."""
     width, height = MAX_SIZE
-    dot = graphviz.Digraph(name=name, graph_attr={
-        "rankdir": "LR", "size": f"{width / 72:.2f},{height / 72:.2f}", "nodesep": "0.3",
-        "fontname": "Helvetica", "fontsize": "10"})
+    font = "10" if detail == "short" else FULL_FONT
+    graph = {"rankdir": "LR", "nodesep": "0.3", "fontname": "Helvetica", "fontsize": font}
+    if detail == "short":  # fits a screen; the full picture keeps its text size and scrolls
+        graph["size"] = f"{width / 72:.2f},{height / 72:.2f}"
+    dot = graphviz.Digraph(name=name, graph_attr=graph)
     dot.attr("node", shape="circle", fontname="Helvetica")
-    dot.attr("edge", fontname="Helvetica", fontsize="10")
+    dot.attr("edge", fontname="Helvetica", fontsize=font)
     legend = Legend()
+    legend.above = above
     _draw(dot, automaton, "", detail, legend)
-    if legend.items or legend.skips:
+    if detail == "full":
+        legend.notes = full_key(automaton.words) + legend.notes
+    if legend.items or legend.skips or legend.notes:
         dot.attr(label=legend.text(), labeljust="l", labelloc="b")
-    return dot
+    return dot, legend.loops
+
+
+FULL_FONT = "12"
+"""The text size of a ``full`` picture, in points: it is never scaled down."""
+
+FULL_WIDTH = 64
+"""Lines of a ``full`` edge label wrap at this many characters."""
+
+NOTATION = (
+    "notation: e > #n (a, b): copy the event's a, b into registers a#n, b#n;"
+    " x -> {{e#n}}: emit that copy into variable x; {} (erase): keep no register",
+    "+F: combine two values of aggregate F (+MAX: the larger; +COUNT: add counts);"
+    " gF(v): v as one value of F; hF(r): the result of F (AVG: sum / count); 1F: F of nothing",
+    "==: equal or both NULL; step[psi](r u {q0}): advance the runs of NOT psi held in r",
+)
+"""What the register notation of a ``full`` picture means (in its legend)."""
+
+
+def full_key(words: Glossary) -> list[str]:
+    """The legend of a ``full`` picture: the notation, then what the compiler's own
+    registers serve (relating filters, repetition counters, the terms they hold)."""
+    lines = list(NOTATION)
+    served: dict[str, list[str]] = {}
+    for reg, text in words.registers.items():
+        served.setdefault(text, []).append(reg)
+    for text, regs in served.items():
+        lines.append(f"{', '.join(sorted(regs, key=_number))}: kept for {text}")
+    for reg, term in {**words.carried, **words.terms}.items():
+        lines.append(f"{reg}: {term.text}")
+    for reg, formula in words.counters.items():
+        lines.append(f"{reg}: counts the repetitions of {formula}")
+    return lines
+
+
+def _number(reg: str) -> int:
+    tail = reg.rsplit("#", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
 
 
 def element_id(prefix: str, kind: str, *parts: int) -> str:
@@ -368,10 +446,11 @@ def element_id(prefix: str, kind: str, *parts: int) -> str:
 
 
 def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
-          legend: Legend) -> None:
+          legend: Legend, words: Glossary | None = None) -> None:
     """States and transitions of ``automaton`` (node names prefixed), and the
-    clusters of the negated automata its gap loops run."""
-    names = Names.of(automaton)
+    clusters of the negated automata its gap loops run (``words``: the outer
+    automaton's glossary, which covers them)."""
+    names = Names.of(automaton, words)
     for q in automaton.states():
         attrs = {"shape": "doublecircle" if q in automaton.finals else "circle",
                  "id": element_id(prefix, "state", q)}
@@ -385,8 +464,9 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
             skips.append(t.source)
         else:
             edges.setdefault((t.source, t.target), []).append(t)
-    for q in dict.fromkeys(skips):  # unlabelled, above the state: no text to collide
-        dot.edge(f"{prefix}{q}", f"{prefix}{q}", tailport="n", headport="n", style="dashed",
+    for q in dict.fromkeys(skips):  # unlabelled, opposite the labelled loop: no text to collide
+        side = "s" if element_id(prefix, "edge", q, q) in legend.above else "n"
+        dot.edge(f"{prefix}{q}", f"{prefix}{q}", tailport=side, headport=side, style="dashed",
                  color="grey50", arrowsize="0.6", tooltip="any event (skip)",
                  id=element_id(prefix, "skip", q))
         legend.skips = True
@@ -394,11 +474,17 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
         gapped = any(gap_of(t) is not None for t in group)
         style = ({"color": "firebrick", "fontcolor": "firebrick", "style": "bold"}
                  if gapped else {})
+        ident = element_id(prefix, "edge", source, target)
         if source == target:  # loops hang below their state, clear of the edges beside it
-            style.update(tailport="s", headport="s")
-        dot.edge(f"{prefix}{source}", f"{prefix}{target}",
-                 label=edge_label(group, names, legend, detail),
-                 id=element_id(prefix, "edge", source, target), **style)
+            side = "n" if ident in legend.above else "s"
+            style.update(tailport=side, headport=side)
+            legend.loops.add(ident)
+        label = edge_label(group, names, legend, detail)
+        if source == target and detail == "full":  # long texts: in the legend, not on the loop
+            where = f"loop at {plain(prefix)}q{source}"
+            legend.notes.extend([f"{where}:", *label.split("\n")])
+            label = f"({where}: see the legend)"
+        dot.edge(f"{prefix}{source}", f"{prefix}{target}", label=label, id=ident, **style)
     drawn: set[str] = set()
     for t in automaton.transitions:
         gap = gap_of(t)
@@ -416,7 +502,7 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
                 color="firebrick",
                 fontcolor="firebrick",
             )
-            _draw(cluster, gap.automaton, inner, detail, legend)
+            _draw(cluster, gap.automaton, inner, detail, legend, names.glossary)
         dot.edge(
             f"{prefix}{t.source}",
             f"{inner}{gap.automaton.initial}",

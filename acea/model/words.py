@@ -160,6 +160,9 @@ class Speaker:
         if named is not None:
             var, attr = named
             return attr if var == self.local else f"{var}.{attr}"
+        term = self.names.glossary.terms.get(name) or self.names.glossary.carried.get(name)
+        if term is not None:
+            return term.text
         stem = _STEM.sub("", name)
         return stem[4:] + " so far" if stem.startswith("acc_") else stem
 
@@ -177,6 +180,8 @@ class Speaker:
             return self.expr(e.operand)
         if isinstance(e, ex.Finish):
             inner = e.operand
+            if isinstance(inner, ex.Reg) and inner.name in self.names.glossary.terms:
+                return self.reg(inner.name)  # RUNNING AVG(price), not AVG(its monoid)
             if isinstance(inner, ex.Combine) and inner.func == e.func:
                 return self.expr(inner)
             return f"{e.func}({self.expr(inner)})"
@@ -341,3 +346,38 @@ def guard_lines(t: Transition, names: Names) -> list[str]:
     lines += list(said)
     lines += [repetition_text(low, high, glossary.counters[reg]) for reg, (low, high) in ranges.items()]
     return lines + rest or ["any event"]
+
+
+def _false_leaf(p: ex.RPred, lookup: ex.Lookup) -> ex.Cmp | None:
+    """A comparison that makes ``p`` false (the last alternative's, for ``OR``)."""
+    if isinstance(p, ex.Cmp):
+        return None if ex.eval_rpred(p, lookup) else p
+    if isinstance(p, ex.PAnd):
+        return next((_false_leaf(o, lookup) for o in p.operands if not ex.eval_rpred(o, lookup)),
+                    None)
+    if isinstance(p, ex.POr):
+        return next((leaf for o in reversed(p.operands) if (leaf := _false_leaf(o, lookup))), None)
+    return None
+
+
+def compared(p: ex.RPred, lookup: ex.Lookup, names: Names) -> str | None:
+    """The values that make the guard part ``p`` false, in the query's words
+    (``f.dep_delay 73 vs PREV(dep_delay) 80``), ``None`` when no comparison says it."""
+    leaf = _false_leaf(p, lookup)
+    if leaf is None:
+        return None
+    speak = Speaker(names)
+    sides = []
+    for side in (leaf.left, leaf.right):
+        value = value_text(ex.eval_rexpr(side, lookup))
+        if isinstance(side, ex.Reg) and side.name in names.glossary.counters:
+            sides.append(f"repetition {value} of {names.glossary.counters[side.name]}")
+        elif isinstance(side, ex.Const):
+            sides.append(value)
+        else:
+            text = speak.expr(side)
+            text = text[1:-1] if isinstance(side, ex.Arith) else text
+            internal = any(n in names.glossary.registers and n not in names.glossary.terms
+                           for n in ex.names_in_expr(side))
+            sides.append(value if internal else f"{text} {value}")
+    return f"{sides[0]} vs {sides[1]}"
