@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from acel.acea.engine import naive
 from acel.acea.engine.trace import trace, why_not
-from acel.acea.model.render import plain, summary, to_dot, to_svg
+from acel.acea.model import layout
+from acel.acea.model.layout import collisions
+from acel.acea.model.render import FULL_FONT, plain, summary, to_dot, to_svg
 from acel.compiler import compile_formula
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -204,3 +206,101 @@ def test_a_bag_test_names_the_variable_it_filters() -> None:
     text = (EXAMPLES / "paper" / "d2_sase_hadoop_mappers.acel").read_text()
     source = to_dot(acel.compile(text, EXAMPLES / "paper" / "schema.json").automaton)
     assert "job[SAME(job_id)]" in source and not re.search(r"\bb\[SAME", source)
+
+
+# ------------------------------------------- the compiler's registers in the query's words
+
+
+def _labels(source: str) -> str:
+    """Every text a DOT source draws (edge labels and the legend)."""
+    return "\n".join(re.findall(r'label="((?:[^"\\]|\\.)*)"', source))
+
+
+@pytest.mark.parametrize("counted", [False, True], ids=["as-compiled", "all-counted"])
+@pytest.mark.parametrize("name,text,schema", EXAMPLE_QUERIES, ids=[n for n, _, _ in EXAMPLE_QUERIES])
+def test_example_labels_name_no_register_of_a_relating_filter_or_counter(
+        name: str, text: str, schema: Path, counted: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if counted:  # every repetition built as a counter, not by the expansion
+        monkeypatch.setattr("acel.compiler.counter.EXPAND_LIMIT", 1)
+    labels = _labels(to_dot(acel.compile(text, schema).automaton))
+    assert "rel_" not in labels and not re.search(r"\bcount\b", labels), labels
+    assert "#" not in labels.replace("#n", ""), labels
+
+
+def test_relating_filters_and_counters_read_as_the_query_writes_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    relate, stocks = EXAMPLES / "relate", EXAMPLES / "stocks" / "schema.json"
+    first_sale = (relate / "above_first_sale.acel").read_text()
+    assert "up[price > 1.05 * first.price]" in to_dot(acel.compile(first_sale, stocks).automaton)
+    growing = _labels(to_dot(acel.compile((relate / "growing_delays.acel").read_text(),
+                                          EXAMPLES / "flights" / "schema.json").automaton))
+    assert "f[dep_delay > PREV(dep_delay)]" in growing and "IS NULL" not in growing
+    average = _labels(to_dot(acel.compile((relate / "above_running_average.acel").read_text(),
+                                          stocks).automaton))
+    assert "s[price > RUNNING AVG(price)]" in average and "drop[price < FIRST(s.price)]" in average
+    assert "first s (sets FIRST(s.price))" in average  # the step that sets FIRST, said so
+    counted = _labels(to_dot(acel.compile(
+        "(SELL AS first ; (SELL AS up){20,30}) FILTER up[price > 1.05 * first.price]",
+        stocks).automaton))
+    assert "20th..30th repetition of SELL AS up" in counted
+    assert "1st repetition of SELL AS up" in counted and "next repetition of SELL AS up" in counted
+    monkeypatch.setattr("acel.compiler.counter.EXPAND_LIMIT", 1)
+    small = _labels(to_dot(acel.compile(first_sale, stocks).automaton))
+    assert "2nd..3rd repetition of SELL AS up" in small and "up[price > 1.05 * first.price]" in small
+
+
+def test_ordinals() -> None:
+    from acel.acea.model.words import ordinal, repetition_text
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+    assert repetition_text(4, None, "A") == "4th or a later repetition of A"
+    assert repetition_text(None, 3, "A") == "1st..3rd repetition of A"
+    assert repetition_text(3, 3, "A") == "the 3rd repetition of A"
+
+
+# ------------------------------------------------------------ labels laid out apart
+
+
+@needs_dot
+@pytest.mark.parametrize("name,text,schema", EXAMPLE_QUERIES, ids=[n for n, _, _ in EXAMPLE_QUERIES])
+def test_example_labels_lie_over_no_state_arrowhead_or_other_label(
+        name: str, text: str, schema: Path) -> None:
+    assert collisions(to_dot(acel.compile(text, schema).automaton)) == []
+
+
+def test_collisions_finds_text_over_a_state_an_arrowhead_and_a_label(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = [{"op": "F", "size": 10.0, "face": "Helvetica"}]
+    drawn = {
+        "objects": [{"name": "3", "_draw_": [{"op": "e", "rect": [100.0, 100.0, 20.0, 20.0]}]}],
+        "edges": [
+            {"_gvid": 0, "id": "edge-1-1", "_ldraw_": text + [
+                {"op": "T", "pt": [100.0, 115.0], "align": "c", "width": 40.0, "text": "over q3"}],
+             "_hdraw_": [{"op": "P", "points": [[300, 300], [310, 305], [300, 310]]}]},
+            {"_gvid": 1, "id": "edge-2-2", "_ldraw_": text + [
+                {"op": "T", "pt": [305.0, 302.0], "align": "l", "width": 30.0, "text": "head"},
+                {"op": "T", "pt": [310.0, 302.0], "align": "l", "width": 30.0, "text": "x"}]},
+            {"_gvid": 2, "id": "edge-4-5", "_ldraw_": text + [
+                {"op": "T", "pt": [500.0, 500.0], "align": "c", "width": 30.0, "text": "alone"}]},
+        ]}
+    monkeypatch.setattr(layout, "layout", lambda source: drawn)
+    found = layout.collisions("digraph {}")
+    assert ("edge-1-1", "state 3") in found
+    assert ("edge-2-2", "arrowhead of edge-1-1") in found
+    assert not any(name == "edge-4-5" for name, _ in found)
+    assert not any("label of edge-2-2" in what for name, what in found if name == "edge-2-2")
+
+
+# ------------------------------------------------------------------- --detail full
+
+
+def test_full_pictures_keep_their_text_size_and_explain_their_notation() -> None:
+    text = (EXAMPLES / "relate" / "above_running_average.acel").read_text()
+    full = to_dot(acel.compile(text, EXAMPLES / "stocks" / "schema.json").automaton, "full")
+    assert "size=" not in full.split("\n", 3)[2]  # the graph line: not scaled down to a screen
+    assert f"fontsize={FULL_FONT}" in full and int(FULL_FONT) >= 12
+    assert "+F: combine two values of aggregate F" in full and "hF(r): the result of F" in full
+    assert "kept for s[price > RUNNING AVG(price)]" in full  # what the registers serve
+    assert "loop at q2:" in full and "(loop at q2: see the legend)" in full
+    assert max(len(line) for line in _labels(full).replace("\\l", "\n").split("\n")) <= 120

@@ -180,3 +180,58 @@ def test_in_jupyter_the_page_shows_in_a_frame() -> None:
     assert isinstance(page, str) and page.startswith("<!DOCTYPE html>")
     frame = page._repr_html_()
     assert frame.startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;') and "&quot;" in frame
+
+
+# ------------------------------------------------- values and titles (issue 37 item 3)
+
+GROWING = "(DEP AS f)+ FILTER f[dep_delay > PREV(dep_delay) AND dep_delay > 15]"
+FLIGHTS_SCHEMA = ROOT / "examples" / "flights" / "schema.json"
+
+
+def _flights(*delays: int) -> list[dict[str, object]]:
+    return [{"type": "DEP", "tailnum": "N1", "ts": t, "dep_delay": d}
+            for t, d in enumerate(delays, start=1)]
+
+
+def test_a_prev_failure_says_the_values_it_compared() -> None:
+    why = trace_json(GROWING, _flights(20, 80, 73), FLIGHTS_SCHEMA, expect=[0, 1, 2])["why"]
+    assert not why["found"] and why["position"] == 2
+    reasons = {t["why"] for t in why["tried"]}
+    assert ("f[dep_delay > PREV(dep_delay)] is false: f.dep_delay 73 vs PREV(dep_delay) 80"
+            in reasons), reasons
+    assert not any("rel_" in r for r in reasons)
+    assert why["title"] == "Why not the match of events 0, 1, 2?"
+
+
+def test_a_found_match_is_titled_as_found() -> None:
+    why = trace_json(GROWING, _flights(20, 80, 73), FLIGHTS_SCHEMA, expect=[0, 1])["why"]
+    assert why["found"] and why["title"] == "Found: the match of events 0, 1"
+
+
+def test_runs_and_matches_show_aggregates_and_the_values_terms_compare() -> None:
+    query = (ROOT / "examples" / "flights" / "delay_propagation.acel").read_text()
+    data = trace_json(query, _flights(20, 30, 80, 73), FLIGHTS_SCHEMA)
+    runs = data["steps"][2]["runs"]  # after 20 and 30
+    assert {"flights so far": 2, "total_delay so far": 50, "worst_delay so far": 30} in [
+        r["values"] for r in runs]
+    matches = [m for s in data["steps"] for m in s["matches"]]
+    assert [m["values"] for m in matches] == [
+        {"m.flights": 3, "m.total_delay": 130, "m.worst_delay": 80}]
+    prev = trace_json(GROWING, _flights(20, 80), FLIGHTS_SCHEMA)["steps"][2]["runs"]
+    assert {"PREV(dep_delay)": 80} in [r["values"] for r in prev]
+    average = trace_json("(SELL AS s)+ FILTER s[price > RUNNING AVG(price)]",
+                         [{"type": "SELL", "name": "A", "price": p, "month": m}
+                          for m, p in enumerate((10, 20, 40), start=1)],
+                         ROOT / "examples" / "stocks" / "schema.json")
+    assert {"RUNNING AVG(price)": 70 / 3} in [r["values"] for r in average["steps"][3]["runs"]]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_the_page_titles_a_found_match_and_shows_values_in_chromium(tmp_path: Path) -> None:
+    query = (ROOT / "examples" / "flights" / "delay_propagation.acel").read_text()
+    page = tmp_path / "found.html"
+    page.write_text(acel.step_through(query, _flights(20, 30, 80, 73), FLIGHTS_SCHEMA,
+                                      expect=[0, 1, 2]), encoding="utf-8")
+    dom = _dom(page, 3, tmp_path / "profile")
+    assert "Found: the match of events 0, 1, 2" in _why(dom) and "Why not" not in dom
+    assert "m.worst_delay = 80" in dom and "worst_delay so far = 80" in dom
