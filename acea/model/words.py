@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # only named in annotations: the automaton draws itself throu
 
 _BAG = re.compile(r"^(inc|dec|same)_(has|had|last\d*|prev\d*|ref)#")
 _STEM = re.compile(r"#\d*$")
+_VAR_PRED = re.compile(r"^(\w+)\[(.*)\]$", re.S)
 
 
 @dataclass(frozen=True)
@@ -304,6 +305,13 @@ def repetition_text(low: int | None, high: int | None, formula: str) -> str:
     return f"{which} repetition of {formula}"
 
 
+def _joined(parts: list[str]) -> str:
+    """Conditions on one variable joined by AND (an ``OR`` among several in parentheses)."""
+    if len(parts) == 1:
+        return parts[0]
+    return " AND ".join(f"({p})" if " OR " in p and not p.startswith("(") else p for p in parts)
+
+
 def guard_lines(t: Transition, names: Names) -> list[str]:
     """The guard of ``t`` as the query writes it, one item a line: the atom read
     (``SELL AS msft``), one ``X[...]`` per variable, the relating filters and
@@ -319,7 +327,13 @@ def guard_lines(t: Transition, names: Names) -> list[str]:
     for c in _conjuncts(t.predicate):
         words = glossary.guard(c) if glossary else None
         if words is not None:
-            said[words] = None
+            own = _VAR_PRED.match(words)
+            if own is not None:  # f[dep_delay > PREV(dep_delay)] joins f[dep_delay > 15]
+                parts = per_var.setdefault(own.group(1), [])
+                if own.group(2) not in parts:
+                    parts.append(own.group(2))
+            else:
+                said[words] = None
             continue
         bound = _bound(c, glossary) if glossary.counters else None
         if bound is not None:
@@ -342,7 +356,7 @@ def guard_lines(t: Transition, names: Names) -> list[str]:
             per_var.setdefault(var, []).append(Speaker(names, var).pred(c))
         else:
             rest.append(plain.pred(c))
-    lines = atoms + [f"{var}[{' AND '.join(parts)}]" for var, parts in per_var.items()]
+    lines = atoms + [f"{var}[{_joined(parts)}]" for var, parts in per_var.items()]
     lines += list(said)
     lines += [repetition_text(low, high, glossary.counters[reg]) for reg, (low, high) in ranges.items()]
     return lines + rest or ["any event"]
