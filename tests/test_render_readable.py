@@ -267,7 +267,9 @@ def test_ordinals() -> None:
 @pytest.mark.parametrize("name,text,schema", EXAMPLE_QUERIES, ids=[n for n, _, _ in EXAMPLE_QUERIES])
 def test_example_labels_lie_over_no_state_arrowhead_or_other_label(
         name: str, text: str, schema: Path) -> None:
-    assert collisions(to_dot(acel.compile(text, schema).automaton)) == []
+    automaton = acel.compile(text, schema).automaton
+    assert collisions(to_dot(automaton)) == []
+    assert collisions(to_dot(automaton, "full")) == []
 
 
 def test_collisions_finds_text_over_a_state_an_arrowhead_and_a_label(
@@ -303,5 +305,5 @@ def test_full_pictures_keep_their_text_size_and_explain_their_notation() -> None
     assert f"fontsize={FULL_FONT}" in full and int(FULL_FONT) >= 12
     assert "+F: combine two values of aggregate F" in full and "hF(r): the result of F" in full
     assert "kept for s[price > RUNNING AVG(price)]" in full  # what the registers serve
-    assert "loop at q2:" in full and "(loop at q2: see the legend)" in full
+    assert "loop at q2:" in full and 'tooltip="loop at q2: see the legend"' in full
     assert max(len(line) for line in _labels(full).replace("\\l", "\n").split("\n")) <= 120

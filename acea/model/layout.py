@@ -69,7 +69,7 @@ def collisions(source: str) -> list[tuple[str, str]]:
     drawn = layout(source)
     states = [(o["name"], op["rect"]) for o in drawn.get("objects", [])
               for op in o.get("_draw_", []) if op["op"] in ("e", "E")]
-    labels: list[tuple[str, Box]] = []
+    labels: list[tuple[str, Box]] = [("legend", b) for b in _text_boxes(drawn.get("_ldraw_", []))]
     heads: list[tuple[str, Box]] = []
     for edge in drawn.get("edges", []):
         name = str(edge.get("id", edge["_gvid"]))

@@ -488,7 +488,8 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
         if source == target and detail == "full":  # long texts: in the legend, not on the loop
             where = f"loop at {plain(prefix)}q{source}"
             legend.notes.extend([f"{where}:", *label.split("\n")])
-            label = f"({where}: see the legend)"
+            style["tooltip"] = f"{where}: see the legend"
+            label = ""  # no text of its own: nothing to land on the edges beside
         dot.edge(f"{prefix}{source}", f"{prefix}{target}", label=label, id=ident, **style)
     drawn: set[str] = set()
     for t in automaton.transitions:
