@@ -46,11 +46,12 @@ def register_values(registers: Registers, automaton: ACEA, names: Names) -> dict
     speak = Speaker(names)
     out: dict[str, Any] = {}
     for reg, value in registers:
-        term = names.glossary.carried.get(reg)
+        term = names.glossary.carried_term(reg)
+        counted = names.glossary.counter(reg)
         if term is not None:
             out[term.text] = _finished(term.func, value)
-        elif reg in names.glossary.counters:
-            out[f"repetition of {names.glossary.counters[reg]}"] = value
+        elif counted is not None:
+            out[f"repetition of {counted}"] = value
         elif reg.startswith("acc_"):
             out[speak.reg(reg)] = _finished(funcs.get(reg), value)
         elif reg in names.registers and reg.rsplit("#", 1)[1] not in names.types:

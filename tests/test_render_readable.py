@@ -307,3 +307,47 @@ def test_full_pictures_keep_their_text_size_and_explain_their_notation() -> None
     assert "kept for s[price > RUNNING AVG(price)]" in full  # what the registers serve
     assert "loop at q2:" in full and 'tooltip="loop at q2: see the legend"' in full
     assert max(len(line) for line in _labels(full).replace("\\l", "\n").split("\n")) <= 120
+
+
+def _shifted(node: object, by: int) -> object:
+    """``node`` with every register number moved by ``by`` (what a copy of a repeated
+    subformula, renumbered instead of built again, looks like)."""
+    import dataclasses
+
+    from acel.acea.model import expressions as ex
+    from acel.acea.model.automaton import Renaming
+
+    def name(reg: str) -> str:
+        stem, sep, number = reg.rpartition("#")
+        return f"{stem}#{int(number) + by}" if sep and number.isdigit() else reg
+
+    if isinstance(node, ex.Reg):
+        return ex.Reg(name(node.name))
+    if isinstance(node, Renaming):
+        return Renaming(tuple((attr, name(reg)) for attr, reg in node.items))
+    if isinstance(node, tuple):
+        return tuple(_shifted(item, by) for item in node)
+    if isinstance(node, str):
+        return name(node) if "#" in node else node
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        return dataclasses.replace(node, **{  # type: ignore[misc]
+            f.name: _shifted(getattr(node, f.name), by) for f in dataclasses.fields(node)
+            if f.name not in ("value", "func", "op", "source", "target", "label", "negated")})
+    return node
+
+
+def test_a_renumbered_copy_of_a_glossed_automaton_still_reads_in_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from acel.acea.model.automaton import ACEA
+
+    monkeypatch.setattr("acel.compiler.counter.EXPAND_LIMIT", 1)
+    text = (EXAMPLES / "relate" / "above_running_average.acel").read_text()
+    for query, schema in ((text, EXAMPLES / "stocks" / "schema.json"),
+                          ((EXAMPLES / "relate" / "above_first_sale.acel").read_text(),
+                           EXAMPLES / "stocks" / "schema.json")):
+        automaton = acel.compile(query, schema).automaton
+        copy = ACEA(automaton.num_states, automaton.initial, automaton.finals,
+                    _shifted(automaton.transitions, 1000), automaton.words)  # type: ignore[arg-type]
+        assert not copy.registers() & automaton.registers()  # every number moved
+        assert _labels(to_dot(copy)) == _labels(to_dot(automaton))
+        assert "rel_" not in _labels(to_dot(copy))

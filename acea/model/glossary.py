@@ -9,9 +9,13 @@ page print that text instead (:mod:`acel.acea.model.words`).  Engines never read
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from acel.acea.model.expressions import RPred
+from acel.acea.model.expressions import RPred, is_register
+
+_NUMBER = re.compile(r"#\d+")
 
 
 @dataclass(frozen=True)
@@ -41,15 +45,72 @@ class Glossary:
     """A register holding a term's value for the next event of the variable (what a run
     carries: the step-through page shows it)."""
 
+    _index: dict[str, tuple[int, dict[str, set[Any]]]] = field(default_factory=dict, repr=False)
+
     def guard(self, conjunct: RPred) -> str | None:
-        """The words of a guard conjunct, ``None`` when the compiler noted none."""
+        """The words of a guard conjunct, ``None`` when the compiler noted none.
+
+        A copy of a glossed subformula with its registers renumbered (a repeated
+        subformula built once and copied) has the same guards but for the numbers: it
+        gets their words when they are the same for every guard of that shape."""
         try:
-            return self.guards.get(conjunct) or self.firsts.get(conjunct)
+            found = self.guards.get(conjunct) or self.firsts.get(conjunct)
         except TypeError:  # an unhashable constant: never a noted guard
             return None
+        if found is not None or not (self.guards or self.firsts):
+            return found
+        return self._unique("guards", {**self.guards, **self.firsts}, _shape(conjunct))
+
+    def register(self, reg: str) -> str | None:
+        """The words of the filter a register is kept for (a renumbered copy: the
+        words of every register of that stem)."""
+        found = self.registers.get(reg)
+        if found is not None or not self.registers or not is_register(reg):
+            return found
+        texts = self._index_of("registers", self.registers).get(_shape(reg), set())
+        return " and ".join(sorted(texts)) or None
+
+    def counter(self, reg: str) -> str | None:
+        """The formula a counter register counts the repetitions of."""
+        found = self.counters.get(reg)
+        if found is not None or not self.counters or not is_register(reg):
+            return found
+        return self._unique("counters", self.counters, _shape(reg))
+
+    def term(self, reg: str) -> Term | None:
+        """The term whose value a register holds as the guard compares it."""
+        found = self.terms.get(reg)
+        if found is not None or not self.terms or not is_register(reg):
+            return found
+        return self._unique("terms", self.terms, _shape(reg))
+
+    def carried_term(self, reg: str) -> Term | None:
+        """The term whose value a register carries to the variable's next event."""
+        found = self.carried.get(reg)
+        if found is not None or not self.carried or not is_register(reg):
+            return found
+        return self._unique("carried", self.carried, _shape(reg))
+
+    def _index_of(self, name: str, table: dict[Any, Any]) -> dict[str, set[Any]]:
+        cached = self._index.get(name)
+        if cached is None or cached[0] != len(table):
+            index: dict[str, set[Any]] = {}
+            for key, value in table.items():
+                index.setdefault(_shape(key), set()).add(value)
+            cached = self._index[name] = (len(table), index)
+        return cached[1]
+
+    def _unique(self, name: str, table: dict[Any, Any], shape: str) -> Any:
+        values = self._index_of(name, table).get(shape, set())
+        return next(iter(values)) if len(values) == 1 else None
 
     def __bool__(self) -> bool:
         return bool(self.guards or self.registers or self.counters or self.firsts or self.terms)
+
+
+def _shape(key: object) -> str:
+    """A register or guard with its register numbers left out (``rel_n#``)."""
+    return _NUMBER.sub("#", key if isinstance(key, str) else repr(key))
 
 
 NO_WORDS = Glossary()

@@ -262,12 +262,11 @@ def updates_text(t: Transition, names: Names) -> str:
             continue
         elif isinstance(expr, ex.Reg) and expr.name == reg:
             continue
-        elif reg in glossary.registers:  # what a relating filter keeps: said once, by the filter
-            kept = f"track {glossary.registers[reg]}"
+        elif glossary.register(reg) is not None:  # what a relating filter keeps: said once
+            kept = f"track {glossary.register(reg)}"
             if kept not in parts:
                 parts.append(kept)
-        elif reg in glossary.counters:
-            formula = glossary.counters[reg]
+        elif (formula := glossary.counter(reg)) is not None:
             parts.append(f"1st repetition of {formula}" if expr == ex.Const(1)
                          else f"next repetition of {formula}")
         elif isinstance(expr, ex.GapStep):

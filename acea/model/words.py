@@ -161,7 +161,7 @@ class Speaker:
         if named is not None:
             var, attr = named
             return attr if var == self.local else f"{var}.{attr}"
-        term = self.names.glossary.terms.get(name) or self.names.glossary.carried.get(name)
+        term = self.names.glossary.term(name) or self.names.glossary.carried_term(name)
         if term is not None:
             return term.text
         stem = _STEM.sub("", name)
@@ -181,7 +181,7 @@ class Speaker:
             return self.expr(e.operand)
         if isinstance(e, ex.Finish):
             inner = e.operand
-            if isinstance(inner, ex.Reg) and inner.name in self.names.glossary.terms:
+            if isinstance(inner, ex.Reg) and self.names.glossary.term(inner.name) is not None:
                 return self.reg(inner.name)  # RUNNING AVG(price), not AVG(its monoid)
             if isinstance(inner, ex.Combine) and inner.func == e.func:
                 return self.expr(inner)
@@ -282,7 +282,7 @@ def ordinal(n: int) -> str:
 def _bound(c: ex.RPred, glossary: Glossary) -> tuple[str, int | None, int | None] | None:
     """``(counter, low, high)`` for a counter's test ``k >= n`` / ``k <= n`` / ``k < n``."""
     if not (isinstance(c, ex.Cmp) and isinstance(c.left, ex.Reg) and isinstance(c.right, ex.Const)
-            and c.left.name in glossary.counters and isinstance(c.right.value, int)):
+            and glossary.counter(c.left.name) is not None and isinstance(c.right.value, int)):
         return None
     n = c.right.value
     bounds = {">=": (n, None), ">": (n + 1, None), "<=": (None, n), "<": (None, n - 1),
@@ -358,7 +358,8 @@ def guard_lines(t: Transition, names: Names) -> list[str]:
             rest.append(plain.pred(c))
     lines = atoms + [f"{var}[{_joined(parts)}]" for var, parts in per_var.items()]
     lines += list(said)
-    lines += [repetition_text(low, high, glossary.counters[reg]) for reg, (low, high) in ranges.items()]
+    lines += [repetition_text(low, high, glossary.counter(reg) or "")
+              for reg, (low, high) in ranges.items()]
     return lines + rest or ["any event"]
 
 
@@ -384,14 +385,15 @@ def compared(p: ex.RPred, lookup: ex.Lookup, names: Names) -> str | None:
     sides = []
     for side in (leaf.left, leaf.right):
         value = value_text(ex.eval_rexpr(side, lookup))
-        if isinstance(side, ex.Reg) and side.name in names.glossary.counters:
-            sides.append(f"repetition {value} of {names.glossary.counters[side.name]}")
+        if isinstance(side, ex.Reg) and names.glossary.counter(side.name) is not None:
+            sides.append(f"repetition {value} of {names.glossary.counter(side.name)}")
         elif isinstance(side, ex.Const):
             sides.append(value)
         else:
             text = speak.expr(side)
             text = text[1:-1] if isinstance(side, ex.Arith) else text
-            internal = any(n in names.glossary.registers and n not in names.glossary.terms
+            internal = any(names.glossary.register(n) is not None
+                           and names.glossary.term(n) is None
                            for n in ex.names_in_expr(side))
             sides.append(value if internal else f"{text} {value}")
     return f"{sides[0]} vs {sides[1]}"
