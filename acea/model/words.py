@@ -187,6 +187,10 @@ class Speaker:
                 return self.expr(inner)
             return f"{e.func}({self.expr(inner)})"
         if isinstance(e, ex.Combine):
+            right = e.right
+            if (e.func == "COUNT" and isinstance(right, ex.Lift) and isinstance(right.operand, ex.Const)
+                    and right.operand.value is not None):  # one more event counted
+                return f"{self.expr(e.left)} + 1"
             return f"{e.func}({self.expr(e.left)}, {self.expr(e.right)})"
         if isinstance(e, ex.Identity):
             return f"{e.func}()"
