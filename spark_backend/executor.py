@@ -2,10 +2,11 @@
 
 A unit is the events of one PARTITION BY key, one time slice, or the whole
 stream, each row carrying its global position (``POS``) and, for slices,
-whether the slice owns it (``OWN``).  Its rows go, as attribute maps, straight
-into the engine's incremental :class:`~acel.acea.engine.Runner` at their global
-positions (the slice's owned starts only), and the results come back as Arrow
-columns.  No Python code runs row by row through Spark: every function here
+whether the slice owns it (``OWN``).  Its rows go straight into the engine's
+incremental :class:`~acel.acea.engine.Runner` at their global positions (the
+slice's owned starts only): as typed column blocks built by Arrow when the native
+trend core reads them (no Python object per event), else as attribute maps; the
+results come back as Arrow columns.  No Python code runs row by row through Spark: every function here
 gets a whole table.
 """
 
@@ -233,22 +234,25 @@ def _owned(table: pa.Table, spec: UnitSpec) -> range | None:
     return owned
 
 
+def _without_nan(column: Any) -> Any:
+    """A column with NaN as NULL, as ``acel.io`` reads it (other columns unchanged)."""
+    import pyarrow.compute as pc
+
+    if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
+        return pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+    return column
+
+
 def unit_records(table: pa.Table, spec: UnitSpec) -> list[dict[str, Any]]:
     """The unit's events as attribute maps, in position order (NaN is NULL, as in ``acel.io``).
 
     Arrow's ``to_pylist`` builds them in C; NULL attributes stay as ``None``,
     which the engine reads as missing.  (Building ``Event`` objects first and
-    maps from them again cost about as much as the engine on the demo.)
+    maps from them again cost about as much as the engine on the demo.)  Units the
+    native core reads as columns skip them (:func:`unit_blocks`).
     """
-    import pyarrow.compute as pc
-
     names = [c for c in spec.attr_columns if c in table.column_names]
-    columns = []
-    for name in names:
-        column = table.column(name)
-        if pa.types.is_floating(column.type) and pc.any(pc.is_nan(column)).as_py():
-            column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
-        columns.append(column)
+    columns = [_without_nan(table.column(name)) for name in names]
     return pa.Table.from_arrays(columns, names=names).to_pylist() if names else [{} for _ in range(table.num_rows)]
 
 
@@ -291,18 +295,29 @@ def unit_run(
     Events are pushed with their global positions, so complex events come out
     at stream positions; ``owned`` (local indices) keeps the complex events, or
     trend contributions, that start in the slice.  A trend query in the native
-    core's fragment (issue 23) is fed in runs of events (``Runner.push_batch``, as
-    the single process feeds it), keyed units too (the core routes each run's events to
-    their keys' cores in one call).  The path taken is counted in :data:`PATHS`.
+    core's fragment (issue 23) is fed its typed columns (``Runner.push_columns`` on
+    :func:`unit_blocks`, as the single process feeds Parquet), else runs of attribute
+    maps (``Runner.push_batch``), keyed units too (the core routes each run's events to
+    their keys' cores in one call).  The path taken is counted in :data:`PATHS`, the
+    feed in :data:`FEEDS`.
     """
     from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
 
     runner = Runner(query, spec.schema, monotone=unit_monotone(table, query),
                     start_positions=owned, positions_given=True)
-    records = unit_records(table, spec)
+    blocks = unit_blocks(table, runner, PROGRESS_EVERY if owned is not None else COLUMN_BLOCK)
+    records = unit_records(table, spec) if blocks is None else []
     out: list[Any] = []
     with paused_gc():
-        if runner.native is not None:
+        if blocks is not None:
+            # typed columns straight into the core, no Python object per event (issue 31)
+            for block in blocks:
+                found = runner.push_batch(block) if isinstance(block, list) else runner.push_columns(block)
+                if found:
+                    out.extend(found)
+                if owned is not None and runner.exhausted():
+                    break
+        elif runner.native is not None:
             # positions do not reach the trend core, keyed or not: only runs of events count
             for a in range(0, len(records), PROGRESS_EVERY):
                 found = runner.push_batch(records[a:a + PROGRESS_EVERY])
@@ -319,7 +334,35 @@ def unit_run(
                     break
         out.extend(runner.finish())
     PATHS[unit_path(runner)] += 1
+    FEEDS["columns" if blocks is not None else "maps" if runner.native is not None else "events"] += 1
     return out
+
+
+COLUMN_BLOCK = 1 << 16
+"""Rows of a unit's column block when no slice's end is watched (``exhausted``)."""
+
+FEEDS: Counter[str] = Counter()
+"""Units run in this Python worker, per feed: ``columns`` (Arrow columns into the native
+core, :func:`unit_blocks`), ``maps`` (attribute maps into the core), ``events`` (one
+``Runner.push`` per event); the trace reports them."""
+
+
+def unit_blocks(table: pa.Table, runner: Any, rows: int) -> Iterator[Any] | None:
+    """The unit's events as the native core's typed column blocks (``acel.io.columns``),
+    ``rows`` at a time, built column-wise by Arrow from the task's own batches: the path the
+    single process takes for Parquet (``EventStream.column_blocks``).  ``None`` when the
+    runner takes attribute maps only (no native core, SLIDE, a string attribute read)."""
+    from acel.io.columns import arrow_blocks
+
+    spec = runner.column_spec() if runner.native is not None else None
+    if spec is None:
+        return None
+    n = table.num_rows
+    present = set(table.column_names)
+    columns = [_without_nan(table.column(name)) if name in present else pa.nulls(n, pa.int64())
+               for name in spec.names]
+    chosen = pa.Table.from_arrays(columns, names=list(spec.names))
+    return arrow_blocks(spec, chosen.to_batches(max_chunksize=rows))
 
 
 PATHS: Counter[str] = Counter()
@@ -374,7 +417,7 @@ def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator
         return
     inject_fault(spec.fault)
     arrived = time.time()
-    before = Counter(PATHS)
+    before, fed = Counter(PATHS), Counter(FEEDS)
     table = pa.Table.from_batches(received).sort_by([(SLICE, "ascending"), (POS, "ascending")])
     units = table.column(SLICE).to_numpy()
     cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]
@@ -383,7 +426,7 @@ def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator
             yield from evaluate_unit(table.slice(a, b - a), spec).to_batches()
     if trace:
         _trace(trace, {"pid": os.getpid(), "rows": table.num_rows, "units": len(cuts) - 1,
-                       "paths": dict(PATHS - before),
+                       "paths": dict(PATHS - before), "feeds": dict(FEEDS - fed),
                        "process_start": _process_start(), "module_loaded": _LOADED,
                        "started": started, "input_s": arrived - started,
                        "work_s": time.time() - arrived, "cpu_s": time.process_time() - cpu,

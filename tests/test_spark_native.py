@@ -11,6 +11,7 @@ results; a worker without the extension falls back with the same results
 from __future__ import annotations
 
 import json
+import math
 import random
 import warnings
 from dataclasses import replace
@@ -19,6 +20,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from spark_fixtures import SPARK_MARKS
 
 from acel.lang.parser import parse_query
@@ -49,8 +52,9 @@ def _single(query: str, path: Path) -> list[Any]:
 
 
 def _traced(spark: Any, query: str, path: Path, trace: Path, monkeypatch: pytest.MonkeyPatch,
-            native: str = "auto") -> tuple[list[Any], dict[str, int]]:
-    """Results through Spark and the units per path the engine tasks reported."""
+            native: str = "auto", feeds: dict[str, int] | None = None) -> tuple[list[Any], dict[str, int]]:
+    """Results through Spark and the units per path the engine tasks reported (per feed
+    into ``feeds`` when given)."""
     from acel.spark_backend import run_to_results
 
     trace.unlink(missing_ok=True)
@@ -62,19 +66,23 @@ def _traced(spark: Any, query: str, path: Path, trace: Path, monkeypatch: pytest
         results = run_to_results(query, str(path), session=spark)
     paths: dict[str, int] = {}
     for line in trace.read_text().splitlines():
-        for name, count in json.loads(line)["paths"].items():
+        record = json.loads(line)
+        for name, count in record["paths"].items():
             paths[name] = paths.get(name, 0) + count
+        for name, count in record["feeds"].items():
+            if feeds is not None:
+                feeds[name] = feeds.get(name, 0) + count
     return sorted(results, key=repr), paths
 
 
-@pytest.mark.parametrize("query, n, path", [
-    (W0_RETURN, 3000, "native"),  # key buckets, each key's steps in the core
-    (W0_WHOLE, 40, "native"),  # one unit, fed in runs (push_batch)
-    (W0_WHOLE, 130, "handed-over"),  # counts past 2^63: exact Python ints from there on
-    (W0_SLICED, 3000, "python"),  # time slices merge monoid states: the Python propagator
+@pytest.mark.parametrize("query, n, path, feed", [
+    (W0_RETURN, 3000, "native", "columns"),  # key buckets: Arrow columns into each key's core
+    (W0_WHOLE, 40, "native", "columns"),  # one unit, its columns in blocks
+    (W0_WHOLE, 130, "handed-over", "columns"),  # counts past 2^63: exact Python ints from there on
+    (W0_SLICED, 3000, "python", "events"),  # time slices merge monoid states: the Python propagator
 ])
 def test_engine_tasks_report_their_path_and_acel_native_0_falls_back(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, n: int, path: str
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, n: int, path: str, feed: str
 ) -> None:
     from acel.acea.engine import native_trend
 
@@ -82,9 +90,11 @@ def test_engine_tasks_report_their_path_and_acel_native_0_falls_back(
         pytest.skip("the native core is not built")
     data = _w0(tmp_path / "w0.jsonl", n=n)
     expected = _single(query, data)
-    native, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch)
+    feeds: dict[str, int] = {}
+    native, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch, feeds=feeds)
     assert native == expected
     assert set(paths) == {path}
+    assert set(feeds) == {feed}
     if path == "handed-over":
         assert any(isinstance(v, int) and v >= 2**63 for row in native for _, v in row.values)
     python, paths = _traced(spark, query, data, tmp_path / "trace.jsonl", monkeypatch, "0")
@@ -167,3 +177,90 @@ def test_the_drivers_acel_native_overrides_the_workers(monkeypatch: pytest.Monke
     off = _rows(replace(spec, native="0"), table, "python")
     assert executor.os.environ["ACEL_NATIVE"] == "1"  # restored after the task
     assert _rows(spec, table, "native") == off
+
+
+# ------------------------------------------------------------------ columns against maps
+
+FEED_QUERIES = [
+    "RETURN k, COUNT(*), SUM(b.v), MAX(c.w) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 6 ON ts",
+    "RETURN COUNT(*), SUM(b.v), MIN(b.w) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 4 EVENTS",
+    "RETURN COUNT(*), AVG(b.w) PATTERN A AS a ; (B AS b)+ ; C AS c FILTER b[w > 1.5 OR v < 10] WITHIN 6 ON ts",
+    "RETURN k, COUNT(*), SUM(a.v) PATTERN (A AS a)+ ; C AS c PARTITION BY k",
+]
+_FEED_SCHEMA = Schema.of({t: ("k", "ts", "v", "w") for t in "ABCD"},
+                         {"k": "int", "ts": "int", "v": "int", "w": "float"})
+
+
+def _feed_rows(query: Any, table: pa.Table, owned: Any, feed: str) -> tuple[list[str], dict[str, int]]:
+    """``unit_run``'s results on one unit through ``feed``: columns, maps or events."""
+    from acel.spark_backend import executor
+
+    spec = executor.UnitSpec(query=query, schema=_FEED_SCHEMA, mode="rows",
+                             attr_columns=tuple(c for c in table.column_names if not c.startswith("__")),
+                             key_names=(), item_kinds=(), window_kind=None, out_schema=pa.schema([]),
+                             sliced=owned is not None)
+    positions = table.column(executor.POS).to_pylist()
+    before = executor.FEEDS.copy()
+    with pytest.MonkeyPatch.context() as patch:
+        if feed == "maps":
+            patch.setattr(executor, "unit_blocks", lambda *_: None)
+        with executor.native_mode("0" if feed == "events" else "auto"):
+            found = executor.unit_run(query, spec, table, positions, owned)
+    return [repr(r) for r in found], dict(executor.FEEDS - before)
+
+
+_maybe = st.one_of(st.none(), st.integers(-5, 40))
+_event = st.tuples(st.sampled_from("ABCD"), st.one_of(st.none(), st.integers(0, 2)), _maybe,
+                   st.one_of(st.none(), st.just(math.nan), st.floats(-3, 3, allow_nan=False)),
+                   st.integers(0, 2))
+
+
+@given(query_at=st.integers(0, len(FEED_QUERIES) - 1), rows=st.lists(_event, max_size=40),
+       owned_from=st.integers(0, 40), owned_len=st.one_of(st.none(), st.integers(0, 40)),
+       drop_w=st.booleans())
+def test_arrow_columns_into_the_core_give_the_maps_rows(
+    query_at: int, rows: list[Any], owned_from: int,
+    owned_len: int | None, drop_w: bool,
+) -> None:
+    """A unit's Arrow columns into the native core (issue 31) give the rows, in order, of
+    attribute maps into the core and of pure Python, with NULL and NaN values, types the
+    query does not name, a column the task lacks and a slice's owned starts."""
+    from acel.acea.engine import native_trend
+    from acel.spark_backend.executor import POS
+
+    if not native_trend.available():
+        pytest.skip("the native core is not built")
+    query = parse_query(FEED_QUERIES[query_at])
+    ts = 0
+    data: dict[str, list[Any]] = {"type": [], "k": [], "ts": [], "v": [], "w": [], POS: []}
+    for position, (kind, key, v, w, step) in enumerate(rows):
+        ts += step
+        for name, value in zip(("type", "k", "ts", "v", "w", POS), (kind, key, ts, v, w, position)):
+            data[name].append(value)
+    table = pa.table({n: pa.array(vals, pa.float64() if n == "w" else pa.string() if n == "type"
+                                  else pa.int64()) for n, vals in data.items()})
+    if drop_w:
+        table = table.drop(["w"])
+    owned = None if owned_len is None or query.partition_by else range(
+        min(owned_from, len(rows)), min(owned_from + owned_len, len(rows)))
+    columns, fed = _feed_rows(query, table, owned, "columns")
+    assert fed == {"columns": 1}
+    maps, fed = _feed_rows(query, table, owned, "maps")
+    assert fed == {"maps": 1}
+    events, fed = _feed_rows(query, table, owned, "events")
+    assert fed == {"events": 1}
+    assert columns == maps == events
+
+
+def test_a_slide_query_keeps_the_maps_feed() -> None:
+    """SLIDE windows are not read from columns (``Runner.column_spec``): the maps feed."""
+    from acel.acea.engine import native_trend
+    from acel.spark_backend.executor import POS
+
+    if not native_trend.available():
+        pytest.skip("the native core is not built")
+    query = parse_query("RETURN COUNT(*) PATTERN A AS a ; C AS c WITHIN 4 EVENTS SLIDE 2 EVENTS")
+    table = pa.table({"type": list("ACAC"), POS: [0, 1, 2, 3]})
+    found, fed = _feed_rows(query, table, None, "columns")
+    assert fed == {"maps": 1}
+    assert found == _feed_rows(query, table, None, "events")[0]
