@@ -156,6 +156,37 @@ def test_streams_of_files_give_the_batch_results(spark: Any, tmp_path: Path) -> 
         _same(read_results(planned, out), expected(query, events))
 
 
+def test_a_trailing_not_closes_on_the_watermark_alone(spark: Any, tmp_path: Path) -> None:
+    """Key 0's ``A, B`` (no ``C``) is final once its window has passed; the other key's
+    events move the watermark past it and the result is written, with no further event on
+    key 0 and no end row: the key's event-time timeout fires in a micro-batch without its
+    rows (issue 31).  Before that the sink holds nothing."""
+    from acel.spark_backend.streaming import read_results, start
+
+    query = "A AS a ; B AS b ; NOT C PARTITION BY k WITHIN 6 ON t"
+    first = [{"type": "A", "k": 0, "t": 0, "pos": 0}, {"type": "B", "k": 0, "t": 1, "pos": 1},
+             {"type": "A", "k": 1, "t": 1, "pos": 2}]
+    second = [{"type": "B", "k": 1, "t": 20, "pos": 3}, {"type": "C", "k": 1, "t": 21, "pos": 4}]
+    folder = Folder(tmp_path)
+    folder.land(first)
+    planned = _plan(spark, folder.path, query, time_col="t", delay=1)
+    out = str(tmp_path / "out")
+    running = start(planned, out, checkpoint=str(tmp_path / "ck"))
+    try:
+        running.processAllAvailable()
+        assert read_results(planned, out) == []  # the watermark (0) has not passed t 6
+        folder.land(second)
+        deadline = time.monotonic() + 180
+        while not read_results(planned, out):
+            assert running.isActive and time.monotonic() < deadline, "no result on the watermark"
+            time.sleep(0.5)
+    finally:
+        running.stop()
+    want = expected(query, first + second)
+    assert [(m.key, m.event.start, m.event.end) for m in want] == [((("k", 0),), 0, 1)]
+    _same(read_results(planned, out), want)
+
+
 DRIVER = """
 import sys, time, warnings
 warnings.simplefilter("ignore")
