@@ -83,7 +83,8 @@ def single_child(path: str) -> None:
 
     import acel
 
-    rows = [tuple(int(v) for _, v in r.values) for r in acel.run(QUERY, path)]  # k is an item
+    rows = [tuple(int(v) for _, v in r.values)  # type: ignore[union-attr, arg-type]
+            for r in acel.run(QUERY, path)]  # RETURN rows; k is an item
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"rows": len(rows), "digest": digest(rows),
                       "cpu_s": usage.ru_utime + usage.ru_stime}))
@@ -170,14 +171,14 @@ def main() -> None:
     files: list[tuple[int, int, str]] = []
     for n in sizes:
         for k in keys:
-            path = work / f"w0-{n}-{k}.parquet"
-            if not path.exists():
-                write_w0(path, n, k)
-            files.append((n, k, str(path)))
+            target = work / f"w0-{n}-{k}.parquet"
+            if not target.exists():
+                write_w0(target, n, k)
+            files.append((n, k, str(target)))
     report: dict[str, Any] = {"query": QUERY, "load_before": os.getloadavg(), "cpus": os.cpu_count(),
                               "single": {}, "spark": {}}
-    for n, k, path in files:
-        answer, wall, cpu = _child(["--single-child", path])
+    for n, k, name in files:
+        answer, wall, cpu = _child(["--single-child", name])
         report["single"][f"{n}/{k}"] = {"wall_s": round(wall, 2), "cpu_s": round(cpu, 3),
                                         "cpu_us_per_event": round(cpu / n * 1e6, 2), **answer}
         print("single", n, k, report["single"][f"{n}/{k}"], flush=True)
