@@ -262,3 +262,36 @@ def test_keys_are_dealt_to_buckets_by_size_in_the_plan(spark: Any) -> None:
     for row in _bucketed_in_plan(uneven, ("k",), 4).collect():
         load[row[SLICE]] = load.get(row[SLICE], 0) + 1
     assert load == {0: 9, 1: 9, 2: 9, 3: 9}
+
+
+def test_a_parquet_frame_is_planned_and_explained_without_a_job(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31's case: W0 per key from a Parquet DataFrame Spark reads, schema given.
+    Building the frame and ``explain()`` start no job (the plan names the engine's
+    ``MapInArrow``); the action gives the single process's rows."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import acel
+
+    rnd = random.Random(3)
+    n = 600
+    table = pa.table({"type": rnd.choices("ABC", [0.2, 0.6, 0.2], k=n), "ts": list(range(n)),
+                      "v": [rnd.randrange(100) for _ in range(n)], "k": [rnd.randrange(3) for _ in range(n)]})
+    path = tmp_path / "w0.parquet"
+    pq.write_table(table, path)
+    query = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 11 ON ts"
+    schema = Schema.of({t: ("ts", "v", "k") for t in "ABC"}, {"ts": "int", "v": "int", "k": "int"})
+    data = spark.read.schema("type string, ts long, v long, k long").parquet(str(path))
+    group = "lazy-parquet-w0"
+    frame = _quiet_run(spark, group, query, data, schema=schema)
+    spark.sparkContext.setJobGroup(group, "explain (test)")
+    frame.explain()
+    assert _jobs(spark, group) == 0
+    assert "MapInArrow" in capsys.readouterr().out
+    want = sorted(tuple(v for _, v in r.values) for r in acel.run(query, table.to_pylist(), schema=schema))
+    got = sorted(tuple(int(v) for v in row) for row in frame.collect())
+    assert got == want and len(got) == 3
