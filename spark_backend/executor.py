@@ -607,19 +607,32 @@ def decomposable(items: Sequence[ReturnItem]) -> bool:
     return True
 
 
+SELF_STATED = ("COUNT", "SUM", "MIN", "MAX")
+"""Built-in aggregates whose finished value is their monoid state (``finish`` is the
+identity): their items need no state twin, so the native core computes a slice's states."""
+
+
 def state_items(items: Sequence[ReturnItem]) -> tuple[tuple[ReturnItem, ...], list[list[int]]]:
     """RETURN items whose finished values are monoid states, and where each original lives.
 
     ``F(X.a)`` becomes its state twin ``F.STATE(X.a)`` (``aggregates.state_twin``),
-    whose finished value is F's monoid state; every item keeps its place.
+    whose finished value is F's monoid state; every item keeps its place.  The built-in
+    COUNT, SUM, MIN and MAX stay as they are (:data:`SELF_STATED`), so a slice of a query
+    with only those runs on the native trend core.
     """
     out: list[ReturnItem] = []
     for item in items:
-        if isinstance(item, ReturnAgg):
+        if isinstance(item, ReturnAgg) and not _self_stated(item.func):
             out.append(ReturnAgg(item.func.upper() + aggregates.STATE_SUFFIX, item.var, item.attr))
         else:
             out.append(item)
     return tuple(out), [[i] for i in range(len(out))]
+
+
+def _self_stated(func: str) -> bool:
+    """The built-in aggregate ``func`` finishes with its state (not a user's of that name)."""
+    name = func.upper()
+    return name in SELF_STATED and aggregates.lookup(name) is getattr(aggregates, name)
 
 
 def _partial_states_table(

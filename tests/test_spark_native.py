@@ -79,7 +79,7 @@ def _traced(spark: Any, query: str, path: Path, trace: Path, monkeypatch: pytest
     (W0_RETURN, 3000, "native", "columns"),  # key buckets: Arrow columns into each key's core
     (W0_WHOLE, 40, "native", "columns"),  # one unit, its columns in blocks
     (W0_WHOLE, 130, "handed-over", "columns"),  # counts past 2^63: exact Python ints from there on
-    (W0_SLICED, 3000, "python", "events"),  # time slices merge monoid states: the Python propagator
+    (W0_SLICED, 3000, "native", "columns"),  # time slices: COUNT, SUM, MAX states from the core
 ])
 def test_engine_tasks_report_their_path_and_acel_native_0_falls_back(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str, n: int, path: str, feed: str
@@ -264,3 +264,48 @@ def test_a_slide_query_keeps_the_maps_feed() -> None:
     found, fed = _feed_rows(query, table, None, "columns")
     assert fed == {"maps": 1}
     assert found == _feed_rows(query, table, None, "events")[0]
+
+
+@pytest.mark.parametrize("query, path", [
+    ("RETURN COUNT(*), SUM(b.v), MAX(c.v), MIN(a.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts",
+     "native"),
+    ("RETURN COUNT(*), AVG(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts", "python"),
+])
+def test_time_slices_states_from_the_core_equal_the_state_twins(query: str, path: str) -> None:
+    """A time slice's partial states: COUNT, SUM, MIN and MAX finish with their state, so
+    the slice runs on the native core (``executor.SELF_STATED``) and gives the states the
+    pure-Python state twins give; AVG still needs its twin (Python)."""
+    import pickle
+
+    from acel.acea.engine import native_trend
+    from acel.spark_backend import executor
+    from acel.spark_backend.executor import OWN, POS, SLICE, STATE, WINDOW_HI, WINDOW_LO
+
+    if not native_trend.available():
+        pytest.skip("the native core is not built")
+    rnd = random.Random(13)
+    n = 3000
+    table = pa.table({
+        "type": rnd.choices("ABC", [0.2, 0.6, 0.2], k=2 * n), "ts": [p % n for p in range(2 * n)],
+        "v": [rnd.randrange(100) for _ in range(2 * n)], POS: [p % n for p in range(2 * n)],
+        SLICE: [p // n for p in range(2 * n)],  # two slices of one stream: owned halves
+        OWN: [(p // n == 0) == (p % n < n // 2) for p in range(2 * n)],
+    })
+    schema = Schema.of({t: ("ts", "v") for t in "ABC"}, {"ts": "int", "v": "int"})
+    spec = executor.UnitSpec(
+        query=parse_query(query), schema=schema, mode="partial", attr_columns=("ts", "type", "v"),
+        key_names=(), item_kinds=(), window_kind=None, sliced=True,
+        out_schema=pa.schema([(WINDOW_LO, pa.int64()), (WINDOW_HI, pa.int64()), (STATE, pa.binary())]))
+
+    def states(spec: Any, expected_path: str) -> list[Any]:
+        before = executor.PATHS.copy()
+        got = pa.Table.from_batches(list(executor.evaluate_task(table.to_batches(max_chunksize=1000), spec)))
+        assert set(executor.PATHS - before) == {expected_path}
+        return [pickle.loads(b) for b in got.column(STATE).to_pylist()]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("ACEL_NATIVE", raising=False)
+        from_core = states(spec, path)
+        patch.setattr(executor, "SELF_STATED", ())
+        twins = states(spec, "python")
+    assert from_core == twins and len(twins) == 2 and all(s[0] > 0 for s in twins)
