@@ -61,6 +61,21 @@ def _setup_conform(p: argparse.ArgumentParser) -> None:
                    help="compare on the first N events of the data only")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="with --against: seconds one run of CMD may take (default 60)")
+    p.add_argument("--replay", metavar="PATH", nargs="+",
+                   help="replay recorded cases (.case files, or folders of them, e.g. "
+                        "tests/conformance) against --against or --engines")
+    p.add_argument("--save", metavar="DIR",
+                   help="write every distinct disagreement to DIR as a replayable .case file")
+    p.add_argument("--keep-going", type=int, nargs="?", const=10, default=None, metavar="N",
+                   help="without QUERY: collect distinct disagreements (one per shrunk query "
+                        "shape) and stop after N (default 10)")
+    p.add_argument("--report", choices=("text", "json", "junit"), default=None,
+                   help="print a report: counts (agreed, disagreed, unsupported, too large, "
+                        "adapter errors), reasons, coverage, failures")
+    p.add_argument("--report-file", metavar="FILE",
+                   help="write the report to FILE instead of standard output")
+    p.add_argument("--no-corners", action="store_true",
+                   help="without QUERY: uniform generation only (corner-seeking is on by default)")
 
 
 def _names(text: str | None) -> list[str]:
@@ -76,8 +91,14 @@ def cmd_conform(args: argparse.Namespace) -> int:
                                        timeout=args.timeout)
         if args.null_rate is None and real is not None:
             args.null_rate = real.null_rate
+    if args.replay:
+        from acel.app.conform import cmd_replay
+
+        return cmd_replay(args, against)
     if args.query is None:
-        return _conform_generated(args, against)
+        from acel.app.conform import cmd_generated
+
+        return cmd_generated(args, against)
     from acel.api import as_query
     from acel.app.conform import ORACLE_LIMIT, conform
     from acel.engines import ENGINES
@@ -127,52 +148,11 @@ def cmd_conform(args: argparse.Namespace) -> int:
         print(f"ok: {names} agree on {compared} stream(s){skipped}")
         return 0
     print(found.report())
+    if args.save:
+        from acel.app.conform import save_disagreement
+
+        eprint(f"acel conform: saved {save_disagreement(found, query.ast, schema, args.save)}")
     return 1
-
-
-def _conform_generated(args: argparse.Namespace, against: Any) -> int:
-    """Without QUERY: engines against the reference on generated queries and streams."""
-    try:
-        from hypothesis.errors import Unsatisfiable
-
-        from acel.testing import TEST_SCHEMA, NonConformance, assert_conforms
-    except ImportError as error:
-        raise UsageError(
-            f"generating queries needs Hypothesis ({error}); pip install 'acel[testing]', "
-            "or give a QUERY"
-        ) from None
-    from acel.io import read_schema
-    from acel.testing import NULL_RATE
-    from acel.testing.adapters import Tally, as_engine
-
-    if args.data:
-        raise UsageError("without QUERY, queries and streams are generated: give --schema "
-                         "(or nothing, for the test schema), not --data")
-    schema = read_schema(args.schema) if args.schema else TEST_SCHEMA
-    reference = args.reference or "oracle"
-    tested = [against] if against is not None else _names(args.engines) or ["optimized"]
-    for engine in tested:
-        name = as_engine(engine).name
-        tally = Tally()
-        try:
-            agreed = assert_conforms(
-                engine, reference=reference, schema=schema,
-                operators=_names(args.operators) or None, without=_names(args.without),
-                max_depth=args.max_depth, max_len=args.length or 7,
-                null_rate=NULL_RATE if args.null_rate is None else args.null_rate,
-                max_examples=args.generate or 100, seed=args.seed, tally=tally,
-            )
-        except NonConformance as failure:
-            print(str(failure))
-            return 1
-        except Unsatisfiable:
-            raise UsageError(
-                f"{name}: every generated case was skipped (unsupported, or too large for "
-                f"{reference}): declare what it lacks with --without or choose --operators"
-            ) from None
-        skipped = f" ({tally.skipped} skipped)" if tally.skipped else ""
-        print(f"ok: {name} conforms to {reference} on {agreed} generated case(s){skipped}")
-    return 0
 
 
 # -------------------------------------------------------------------- bench

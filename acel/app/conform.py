@@ -9,11 +9,13 @@ is printed with each engine's answer.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Union
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
 
 from acel.engines import Engine, resolve
 from acel.lang.ast import Attr, Compare, InList, Lit, Query, walk
@@ -22,6 +24,9 @@ from acel.lang.events import Event, Value
 from acel.lang.schema import Schema
 from acel.testing.adapters import Tally
 from acel.testing.compare import Answer, normalise, unmatched
+
+if TYPE_CHECKING:
+    from acel.testing.campaign import Failure, Run
 
 ORACLE_LIMIT = 12
 """Streams longer than this are not given to the (exponential) oracle by default."""
@@ -242,3 +247,158 @@ def conform(
     if compared == 0 and refusal is not None:
         raise refusal
     return compared, None
+
+
+# ------------------------------------------------------------ campaigns, replay, reports
+
+
+def _names(text: str | None) -> list[str]:
+    return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+
+def _emit_report(args: argparse.Namespace, run: Run) -> None:
+    """``--report FORMAT [--report-file FILE]``: the run's report (nothing without --report)."""
+    from acel.testing import reports
+
+    fmt = getattr(args, "report", None)
+    if fmt is None:
+        return
+    if fmt == "json":
+        text = json.dumps(reports.as_json(run), indent=2, sort_keys=True) + "\n"
+    elif fmt == "junit":
+        text = reports.as_junit(run)
+    else:
+        text = reports.as_text(run) + "\n"
+    target = getattr(args, "report_file", None)
+    if target:
+        Path(target).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+
+
+def failure_text(failure: Failure, engine: str, reference: str) -> str:
+    """A distinct failure as the terminal shows it: the shrunk case and both answers."""
+    f = failure
+    case, outcome = f.case, f.outcome
+    lines = [f"{engine} does not conform to {reference} on this case:", case.describe()]
+    lines.append(f"  {reference} ({len(outcome.expected)} result"
+                 f"{'s' if len(outcome.expected) != 1 else ''}):")
+    lines += [f"    {line}" for line in outcome.expected] or ["    (none)"]
+    if outcome.kind == "adapter_error":
+        lines.append(f"  {engine} failed: {outcome.reason}")
+    if outcome.missing:
+        lines.append(f"  missing from {engine}:")
+        lines += [f"    {line}" for line in outcome.missing]
+    if outcome.unexpected:
+        lines.append(f"  {engine} also gave:")
+        lines += [f"    {line}" for line in outcome.unexpected]
+    if f.path:
+        lines.append(f"  saved: {f.path}")
+    return "\n".join(lines)
+
+
+def cmd_generated(args: argparse.Namespace, against: Any) -> int:
+    """``acel conform`` without QUERY: generated queries and streams against the reference,
+    every outcome counted, failures shrunk (events, query, values), one per shape."""
+    from acel.app.options import UsageError
+    from acel.app.reporting import eprint
+
+    try:
+        from acel.testing.campaign import run_generated, save_failures
+        from acel.testing.strategies import NULL_RATE, TEST_SCHEMA
+    except ImportError as error:
+        raise UsageError(
+            f"generating queries needs Hypothesis ({error}); pip install 'acel[testing]', "
+            "or give a QUERY"
+        ) from None
+    from acel.io import read_schema
+
+    a = args
+    if a.data:
+        raise UsageError("without QUERY, queries and streams are generated: give --schema "
+                         "(or nothing, for the test schema), not --data")
+    schema = read_schema(a.schema) if a.schema else TEST_SCHEMA
+    reference = a.reference or "oracle"
+    tested = [against] if against is not None else _names(a.engines) or ["optimized"]
+    status = 0
+    for engine in tested:
+        run = run_generated(
+            engine, reference=reference, schema=schema,
+            operators=_names(a.operators) or None, without=_names(a.without),
+            max_depth=a.max_depth, max_len=a.length or 7,
+            null_rate=NULL_RATE if a.null_rate is None else a.null_rate,
+            max_examples=a.generate or 100, seed=a.seed,
+            keep=a.keep_going or 1, corners=not a.no_corners,
+            progress=(lambda m: eprint(f"acel conform: {m}")) if a.keep_going else None,
+        )
+        if a.save:
+            for path in save_failures(run, Path(a.save)):
+                eprint(f"acel conform: saved {path}")
+        _emit_report(a, run)
+        if run.failures:
+            if a.report in (None, "text"):
+                for failure in run.failures:
+                    print(failure_text(failure, run.engine, run.reference))
+            status = 1
+            continue
+        if run.counts.get("agreed", 0) == 0:
+            raise UsageError(
+                f"{run.engine}: every generated case was skipped (unsupported, or too large for "
+                f"{reference}): declare what it lacks with --without or choose --operators"
+            )
+        skipped = sum(run.counts.get(k, 0) for k in ("unsupported", "too_large"))
+        if a.report in (None, "text") or a.report_file:
+            note = f" ({skipped} skipped)" if skipped else ""
+            print(f"ok: {run.engine} conforms to {reference} on {run.counts['agreed']} "
+                  f"generated case(s){note}")
+    return status
+
+
+def cmd_replay(args: argparse.Namespace, against: Any) -> int:
+    """``acel conform --replay PATH ...``: recorded cases against the engine; status 1
+    when any case's outcome is not the one its record expects."""
+    from acel.app.options import UsageError
+    from acel.testing.campaign import replay
+    from acel.testing.reports import as_text
+
+    a = args
+    if a.query is not None:
+        raise UsageError("--replay runs the recorded cases: give no QUERY")
+    engines = [against] if against is not None else _names(a.engines)
+    if not engines:
+        raise UsageError("--replay needs the engine to replay against: --against or --engines")
+    status = 0
+    for engine in engines:
+        run = replay(engine, [Path(p) for p in a.replay],
+                     reference=a.reference or "oracle")
+        _emit_report(a, run)
+        if a.report is None or a.report_file:
+            print(as_text(run))
+        bad = [r for r in run.replayed if not r.ok]
+        if bad:
+            status = 1
+        elif a.report is None:
+            print(f"ok: {run.engine}: {len(run.replayed)} recorded case(s) as expected")
+    return status
+
+
+def save_disagreement(found: Disagreement, query: Query, schema: Schema, folder: str) -> str:
+    """A disagreement of ``acel conform QUERY`` as a case file in ``folder``; its path."""
+    import hashlib
+
+    from acel.lang.printer import format_query
+    from acel.testing.casefile import CaseRecord, Expectation, record_file_name, write_records
+
+    names = list(found.answers)
+    text = format_query(query)
+    digest = hashlib.sha256((text + json.dumps([e.as_dict() for e in found.stream],
+                                               sort_keys=True)).encode()).hexdigest()[:8]
+    record = CaseRecord(
+        name=f"{names[-1]}-{digest}", query=text, schema=schema, stream=found.stream,
+        expected=tuple(found.answers[names[0]]), engine=names[-1],
+        expects=(Expectation("agree"),), verdict=f"open: disagrees with {names[0]}",
+        got=tuple((name, tuple(found.answers[name])) for name in names[1:]),
+    )
+    path = Path(folder) / record_file_name(record)
+    write_records(path, [record])
+    return str(path)

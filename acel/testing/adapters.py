@@ -32,11 +32,12 @@ from acel.lang.events import Event
 from acel.lang.operators import operator_names
 from acel.lang.schema import Schema
 from acel.testing.compare import Answer, normalise
+from acel.testing.errors import EngineFailed
 
 UNSUPPORTED_EXIT = 3
 """The exit status by which an external engine says "I do not run this query"."""
 
-PLACEHOLDERS = ("{query}", "{data}", "{schema}", "{out}")
+PLACEHOLDERS = ("{query}", "{ast}", "{data}", "{schema}", "{out}")
 """What ``engine_from_command`` replaces in each word of the command (see the protocol)."""
 
 EngineLike = Union[str, Engine, Callable[..., Iterable[Any]]]
@@ -49,10 +50,6 @@ class Tally:
     :class:`~acel.lang.errors.UnsupportedQuery`) or the reference could not decide."""
 
     skipped: int = 0
-
-
-class EngineFailed(AcelError):
-    """An engine under test crashed, timed out or wrote something that is not §12."""
 
 
 def as_engine(engine: EngineLike, *, unsupported: Iterable[str] = ()) -> Engine:
@@ -122,7 +119,16 @@ def engine_from_command(
     output).  The program writes §12 JSON Lines and exits 0, or exits
     :data:`UNSUPPORTED_EXIT` (3) for a query it does not run; any other exit
     status is a failure.  ``papers/conformance.md`` has the whole protocol.
+
+    A command naming neither ``{query}`` nor ``{data}`` is a *persistent* adapter: it
+    is started once, declares itself in its first line and answers every case as JSON
+    lines (:mod:`acel.testing.persistent`).
     """
+    words = shlex.split(command)
+    if words and not any(p in word for word in words for p in ("{query}", "{data}", "{ast}")):
+        from acel.testing.persistent import persistent_engine
+
+        return persistent_engine(command, name=name, unsupported=unsupported, timeout=timeout)
     return Engine(
         name or command,
         f"the command {command}",
@@ -139,7 +145,7 @@ class CommandEngine:
         self.words = shlex.split(command)
         if not self.words:
             raise AcelError("the engine command is empty")
-        if not any(p in word for word in self.words for p in ("{query}", "{data}")):
+        if not any(p in word for word in self.words for p in ("{query}", "{data}", "{ast}")):
             raise AcelError(
                 f"the engine command {command!r} names neither {{query}} nor {{data}}: "
                 "it cannot learn what to run (see papers/conformance.md)"
@@ -147,16 +153,19 @@ class CommandEngine:
         self.timeout = timeout
 
     def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> Answer:
+        from acel.lang.ast_json import query_to_json
         from acel.lang.printer import format_query
 
         with tempfile.TemporaryDirectory(prefix="acel-conform-") as folder:
             paths = {
                 "{query}": Path(folder) / "query.acel",
+                "{ast}": Path(folder) / "query.json",
                 "{data}": Path(folder) / "events.jsonl",
                 "{schema}": Path(folder) / "schema.json",
                 "{out}": Path(folder) / "results.jsonl",
             }
             paths["{query}"].write_text(format_query(query) + "\n", encoding="utf-8")
+            paths["{ast}"].write_text(json.dumps(query_to_json(query)) + "\n", encoding="utf-8")
             write_events(paths["{data}"], stream)
             paths["{schema}"].write_text(json.dumps(schema.to_json()) + "\n", encoding="utf-8")
             argv = [_fill(word, paths) for word in self.words]

@@ -48,6 +48,8 @@ class Case:
     query: Query
     stream: tuple[Event, ...]
     schema: Schema = TEST_SCHEMA
+    corners: frozenset[str] = frozenset()
+    """The corners it was drawn at (:mod:`acel.testing.corners`), for coverage."""
 
     @property
     def text(self) -> str:
@@ -83,10 +85,14 @@ def cases(
     max_len: int = 7,
     null_rate: float = NULL_RATE,
     of: st.SearchStrategy[Query] | None = None,
+    corners: bool = False,
+    value_range: tuple[int, int] | None = None,
 ) -> Case:
     """A query (complex events or, when ``RETURN`` is allowed, sometimes RETURN rows)
     and then a stream over ``schema``; the knobs are those of :mod:`~acel.testing.strategies`
-    (``of`` replaces the query strategy, say ``trend_queries(of=negation_formulas_with_env())``)."""
+    (``of`` replaces the query strategy, say ``trend_queries(of=negation_formulas_with_env())``).
+    ``corners`` bends about half the cases to a corner (:mod:`acel.testing.corners`),
+    staying inside ``value_range`` when the engine declares one."""
     ops = allowed(operators, without)
     top = "TOP_NOT" in ops
     if of is not None:
@@ -95,10 +101,19 @@ def cases(
         query = draw(trend_queries(schema, max_depth, top, operators=ops, windows_on=True))
     else:
         query = draw(queries(schema, max_depth, top, operators=ops, windows_on=True))
+    corner = None
+    if corners:
+        from acel.testing.corners import bend_query
+
+        query, corner = bend_query(draw, query, schema, ops, value_range)
     # a WITHIN/SLIDE ... ON attr window places every event by attr: never NULL there
     present = {w.attr for w in (query.within, query.slide) if w is not None and w.attr}
-    stream = draw(streams(schema, max_len, null_rate, present))
-    return Case(query, tuple(stream), schema)
+    stream = tuple(draw(streams(schema, max_len, null_rate, present)))
+    if corner is not None:
+        from acel.testing.corners import bend_stream
+
+        query, stream, corner = bend_stream(draw, query, stream, corner, ops, value_range, schema)
+    return Case(query, stream, schema, frozenset({corner} if corner else ()))
 
 
 class NonConformance(AssertionError):

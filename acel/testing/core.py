@@ -33,6 +33,7 @@ from acel.lang.events import ComplexEvent, Event, Value
 from acel.lang.schema import Schema
 from acel.testing.cache import PrerequisiteMissing, locked, run_step
 from acel.testing.compare import positions_view
+from acel.testing.outcomes import INT64, outside_range
 
 RUNNER = Path(__file__).with_name("resources") / "core_runner.py"
 PACKAGE = "pycer"
@@ -61,7 +62,9 @@ def _expr(expr: ast.Expr) -> str:
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise UnsupportedQuery(f"CORE: the literal {value!r} (only integers and strings)")
         if isinstance(value, str):
-            return "'" + value.replace("'", "") + "'"
+            if "'" in value:  # CEQL has no escape for a quote ('it''s' matches nothing): N6
+                raise UnsupportedQuery(f"CORE: the string literal {value!r} (CEQL cannot quote ')")
+            return "'" + value + "'"
         return str(value) if value >= 0 else f"(0 - {-value})"
     if isinstance(expr, ast.Neg):
         return f"(0 - {_expr(expr.operand)})"
@@ -251,6 +254,8 @@ class CoreEngine:
 
     view = staticmethod(positions_view)
     """CORE reports no variables: compare on the positions view."""
+    value_range = INT64
+    """CORE's integers are 64-bit: beyond, it answers "Failed to process client request" (N5)."""
 
     def __init__(self, timeout: float = 60.0, drop_last: bool = False) -> None:
         self.timeout = timeout
@@ -258,6 +263,9 @@ class CoreEngine:
 
     def __call__(self, query: ast.Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         ceql = to_ceql(query)
+        outside = outside_range(query, stream, INT64)
+        if outside is not None:
+            raise UnsupportedQuery(f"CORE adapter: {outside}")
         shown = list(stream[:-1]) if self.drop_last else list(stream)
         ids = {name: k for k, (name, _attrs) in enumerate(schema.types)}
         job: dict[str, object] = {

@@ -32,12 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from acel.io.lines import LineEncoder
 from acel.lang import ast
 from acel.lang.clauses import Match, split_partitions
 from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import ComplexEvent, Event
 from acel.lang.schema import Schema
 from acel.testing.cache import PrerequisiteMissing, locked, run_step
+from acel.testing.outcomes import INT64, outside_range
 
 SOURCE = Path(__file__).with_name("resources") / "AcelFlinkCep.java"
 WHEEL = "apache-flink-libraries==2.3.0"
@@ -256,6 +258,9 @@ class FlinkEngine:
     """The batch function of the ``flink`` engine: one JVM serves every case of a run.
     ``drop_last`` makes the deliberately broken copy (Flink never sees the last event)."""
 
+    value_range = INT64
+    """The program's evaluator computes in Java's 64-bit long (N5)."""
+
     def __init__(self, timeout: float = 60.0, drop_last: bool = False) -> None:
         self.timeout = timeout
         self.drop_last = drop_last
@@ -268,10 +273,14 @@ class FlinkEngine:
 
     def __call__(self, query: ast.Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         job, stages = to_pattern(query)
+        outside = outside_range(query, stream, INT64)
+        if outside is not None:
+            raise UnsupportedQuery(f"Flink adapter: {outside}")
         shown = list(stream[:-1]) if self.drop_last else list(stream)
         job["events"] = _events(query, shown, schema)
         by_time = {e.time: e for e in stream}
-        matches = []
+        matches: dict[bytes, Match] = {}
+        encoder = LineEncoder()
         for found in self._ask(job):
             bags: dict[str, list[Event]] = {}
             times: list[int] = []
@@ -282,8 +291,10 @@ class FlinkEngine:
                     bags.setdefault(var, []).extend(events)
             first = by_time[min(times)]
             key = tuple((a, first.get(a)) for a in query.partition_by)
-            matches.append(Match(key, ComplexEvent.make(min(times), max(times), bags)))  # type: ignore[arg-type]
-        return matches
+            match = Match(key, ComplexEvent.make(min(times), max(times), bags))  # type: ignore[arg-type]
+            # stages of one variable (A+ ; A+) give one complex event several ways: N4
+            matches.setdefault(encoder.match(match), match)
+        return list(matches.values())
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:

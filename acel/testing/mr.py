@@ -27,6 +27,7 @@ from acel.lang.events import ComplexEvent, Event
 from acel.lang.schema import Schema
 from acel.testing.cache import locked, run_step
 from acel.testing.flink import Stage, _stages
+from acel.testing.outcomes import INT64, outside_range
 
 RUNNER = Path(__file__).with_name("resources") / "mr_runner.py"
 PACKAGE = "pandas-match-recognize"
@@ -114,12 +115,18 @@ def mr_python() -> str:
 class MatchRecognizeEngine:
     """The batch function of the ``pandas-mr`` engine (``drop_last``: the broken copy)."""
 
+    value_range = INT64
+    """pandas stores integers as 64-bit (numpy's int64)."""
+
     def __init__(self, timeout: float = 60.0, drop_last: bool = False) -> None:
         self.timeout = timeout
         self.drop_last = drop_last
 
     def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         sql, stages = to_sql(query)
+        outside = outside_range(query, stream, INT64)
+        if outside is not None:
+            raise UnsupportedQuery(f"MATCH_RECOGNIZE adapter: {outside}")
         shown = list(stream[:-1]) if self.drop_last else list(stream)
         rows = []
         for event in shown:
