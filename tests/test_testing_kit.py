@@ -200,3 +200,231 @@ def test_external_engine_and_unsupported_cases() -> None:
     assert assert_conforms(toy, operators={"SEQ"}, max_examples=15, seed=0) > 0
     case = Case(acel.parse("A AS x").ast, (Event.make(0, {"type": "A"}),), TEST_SCHEMA)
     assert check_case(toy, case) is False  # exit status 3: skipped, not a failure
+
+
+# ------------------------------------------------------------------ issue 33: case files, outcomes,
+# shrinking of queries and values, reports, persistent adapters, corners
+
+
+from acel.lang.parser import parse_query  # noqa: E402
+from acel.testing.casefile import (  # noqa: E402
+    CaseFileError,
+    CaseRecord,
+    Expectation,
+    format_record,
+    parse_records,
+    read_records,
+)
+from acel.testing.outcomes import INT64, judge, outside_range  # noqa: E402
+
+CORPUS = ROOT / "tests" / "conformance"
+WINDOW = f"{sys.executable} {ROOT / 'examples' / 'conformance' / 'window_engine.py'}"
+
+
+def _record(**changes: object) -> CaseRecord:
+    import dataclasses
+
+    base = CaseRecord(
+        name="r1", query="A ; B\nWITHIN 2 EVENTS", schema=TEST_SCHEMA,
+        stream=(Event.make(0, {"type": "A", "x": 1}), Event.make(1, {"type": "B", "x": 2})),
+        expected=('{"end":1,"start":0,"vars":{"A":[{"attrs":{"type":"A","x":1},"time":0}],'
+                  '"B":[{"attrs":{"type":"B","x":2},"time":1}]}}',),
+        engine="core", expects=(Expectation("disagree", ("core",)),), verdict="a verdict",
+        notes=("one", "two"), got=(("core", ()),),
+    )
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def test_a_case_record_reads_back_equal() -> None:
+    record = _record()
+    text = format_record(record)
+    assert text.splitlines()[0] == "case r1" and text.endswith("end\n")
+    (back,) = parse_records(text.splitlines(), "x.case")
+    assert back.source == "x.case:1"
+    assert back == _record(source="x.case:1")
+    assert back.expectation("core") == ("disagree", True)
+    assert back.expectation("flink") == ("agree", False)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("query:\nA\n", "x.case:1: expected 'case NAME'"),
+    ("case a\nquery:\nA\nstream:\nexpected:\nend\n", "no schema line"),
+    ('case a\nschema {"A": []}\nquery:\nA\nstream:\nexpected:\n', "no 'end' line"),
+    ('case a\nexpect maybe\nschema {"A": []}\n', "expect needs one of"),
+    ('case a\nschema {"A": []}\nquery:\nA\nstream:\n{"type": \nexpected:\nend\n', "event 0"),
+])
+def test_a_bad_case_file_is_one_line_naming_the_place(text: str, message: str) -> None:
+    with pytest.raises(CaseFileError, match=message) as caught:
+        list(parse_records(text.splitlines(), "x.case"))
+    assert "\n" not in str(caught.value) and "x.case:" in str(caught.value)
+
+
+def test_replay_ignores_the_order_of_expected_lines(tmp_path: Path) -> None:
+    from acel.testing.campaign import replay
+    from acel.testing.casefile import write_records
+
+    query = parse_query("A ; B")
+    stream = tuple(Event.make(k, {"type": t, "x": 0}) for k, t in enumerate("AABB"))
+    from acel.io.results import to_json_lines
+
+    lines = to_json_lines(ENGINES["oracle"].batch(query, list(stream), TEST_SCHEMA))
+    assert len(lines) == 4
+    record = _record(query="A ; B", stream=stream, expected=tuple(reversed(lines)),
+                     expects=(), engine=None, got=())
+    write_records(tmp_path / "one.case", [record])
+    run = replay("optimized", [tmp_path])
+    assert [r.ok for r in run.replayed] == [True] and run.counts["agreed"] == 1
+
+
+def test_the_shipped_corpus_replays_against_the_in_process_engines() -> None:
+    """CI's replay of tests/conformance (the real engines: tests/test_replay_real.py)."""
+    from acel.testing.campaign import replay
+
+    names = {r.name for path in CORPUS.glob("*.case") for r in read_records(path)}
+    assert {"F1", "F2", "F3", "N1", "N2", "N3", "N4", "N5-product", "N5-literal", "N6"} <= names
+    for engine in ("optimized", "automaton"):
+        run = replay(engine, [CORPUS])
+        assert len(run.replayed) == len(names)
+        assert all(r.ok for r in run.replayed), [r.message for r in run.replayed if not r.ok]
+        assert run.counts["agreed"] == len(names)
+
+
+def test_a_recorded_finding_that_changes_fails_the_replay(tmp_path: Path) -> None:
+    from acel.testing.campaign import replay
+
+    import dataclasses
+
+    (record,) = read_records(CORPUS / "n2_core_seq_contig_plus.case")
+    changed = dataclasses.replace(record, expects=(Expectation("disagree", ("optimized",)),))
+    (tmp_path / "n2.case").write_text(format_record(changed))
+    (done,) = replay("optimized", [tmp_path]).replayed
+    assert not done.ok and done.message == "expected disagree, found agree"
+
+
+def test_judge_keeps_the_five_outcomes_apart() -> None:
+    from acel.engines import Engine
+    from acel.lang.errors import UnsupportedQuery
+    from acel.testing import as_engine
+
+    oracle = as_engine("oracle")
+    small = Case(parse_query("A ; B"), (Event.make(0, {"type": "A"}), Event.make(1, {"type": "B"})))
+
+    def refusing(query, stream, schema):  # type: ignore[no-untyped-def]
+        raise UnsupportedQuery("no thanks")
+
+    def crashing(query, stream, schema):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    assert judge(as_engine("optimized"), oracle, small).kind == "agreed"
+    assert judge(as_engine(lambda q, s, sc: []), oracle, small).kind == "disagreed"
+    refused = judge(as_engine(refusing), oracle, small)
+    assert (refused.kind, refused.reason) == ("unsupported", "no thanks")
+    crashed = judge(as_engine(crashing), oracle, small)
+    assert crashed.kind == "adapter_error" and "boom" in crashed.reason
+    big = Case(parse_query("A+"), tuple(Event.make(k, {"type": "A"}) for k in range(40)))
+    assert judge(as_engine("optimized"), oracle, big).kind == "too_large"
+    declared = Engine("d", "lacks SEQ", fn=ENGINES["oracle"].batch, unsupported=frozenset({"SEQ"}))
+    assert judge(declared, oracle, small).reason == "d declares SEQ unsupported"
+
+
+@pytest.mark.parametrize(("query", "value", "why"), [
+    ("A FILTER A[x < 9223372036854775808]", 1, "the literal 9223372036854775808"),
+    ("A FILTER A[x * 4611686018427387904 > 0]", 2, "an intermediate result 9223372036854775808"),
+    ("A FILTER A[x * 4611686018427387904 > 0]", 1, None),
+    ("A FILTER A[x > 0]", -(2**63) - 1, "event 0: x = -9223372036854775809"),
+    ("A FILTER A[x IN (1, 9223372036854775808)]", 1, "a literal of IN"),
+])
+def test_the_declared_value_range(query: str, value: int, why: str | None) -> None:
+    found = outside_range(parse_query(query), [Event.make(0, {"type": "A", "x": value})], INT64)
+    assert (found is None) if why is None else (found is not None and why in found
+                                               and found.startswith("value range"))
+
+
+def test_shrinking_reduces_the_query_and_the_values() -> None:
+    """A bug that needs only a B whose x is positive: the shrunk case is the atom B on one
+    event with x = 1, from a large query and stream."""
+    from acel.testing.shrink import shape, shrink_case
+
+    def broken(query, stream, schema):  # type: ignore[no-untyped-def]
+        good = ENGINES["oracle"].batch(query, stream, schema)
+        return [m for m in good
+                if not any(e.type == "B" and (e.get("x") or 0) > 0
+                           for _v, bag in m.event.vars for e in bag)]
+
+    tested, oracle = acel.testing.as_engine(broken), acel.testing.as_engine("oracle")
+    query = parse_query("(A AS a ; (B AS b)+) FILTER a[x >= 0] AND b[y < 3] PARTITION BY k "
+                        "WITHIN 6 EVENTS")
+    stream = tuple(Event.make(k, {"type": "AB"[k % 2], "x": 3, "y": 2, "k": 0}) for k in range(6))
+    case = Case(query, stream)
+    assert judge(tested, oracle, case).kind == "disagreed"
+    small = shrink_case(case, lambda c: judge(tested, oracle, c).kind == "disagreed")
+    assert small.text == "B" and shape(small) == "T1"
+    assert [e.as_dict() for e in small.stream] == [{"type": "B", "x": 1, "y": 0, "k": 0}]
+
+
+def test_shapes_name_queries_up_to_renaming() -> None:
+    from acel.testing.shrink import shape
+
+    def of(text: str) -> str:
+        return shape(Case(parse_query(text), ()))
+
+    assert of("A ; C:+") == of("B ; A:+") == "T1 ; T2:+"
+    assert of("A+ ; A+") != of("A+ ; B+")
+    assert of("A AS p FILTER p[x = 3]") == of("B AS q FILTER q[x = 0]")
+
+
+def test_corners_are_drawn_and_reported() -> None:
+    from acel.testing.campaign import run_generated
+
+    run = run_generated("optimized", operators={"SEQ", "PLUS", "AS", "FILTER", "WITHIN",
+                                                "WITHIN_ON", "SKIP"},
+                        max_examples=150, seed=2)
+    corners = {name for name in run.coverage if name.startswith("corner:")}
+    assert {"corner:window_equals_span", "corner:literal_left", "corner:adjacent_loops"} <= corners
+    assert run.counts["agreed"] == 150 and not run.failures
+
+
+@settings(max_examples=40)
+@given(cases(operators={"SEQ", "FILTER", "AS", "WITHIN"}, corners=True, value_range=(-5, 5)))
+def test_corners_stay_inside_a_declared_range_of_literals(case: Case) -> None:
+    from acel.lang.ast import Lit, walk
+
+    if "int64_edge" in case.corners:
+        lits = [n.value for n in walk(case.query) if isinstance(n, Lit)]
+        assert all(-5 <= v <= 5 for v in lits if isinstance(v, int))
+
+
+def test_the_example_adapter_finds_the_planted_window_bug() -> None:
+    """Done-when of issue 33: a persistent adapter written from papers/conformance.md alone
+    finds an off-by-one window in its first default run of 300 cases, shrunk to at most 2
+    events and a one-operator query."""
+    from acel.lang.operators import operators_of
+    from acel.testing.campaign import run_generated
+
+    good = engine_from_command(WINDOW)
+    assert good.name == "window-engine" and "AS" in good.unsupported
+    run = run_generated(good, max_examples=100)
+    assert not run.failures and run.counts["agreed"] == 100
+    planted = run_generated(engine_from_command(WINDOW + " --off-by-one"), max_examples=300)
+    (failure,) = planted.failures
+    assert failure.outcome.kind == "disagreed" and len(failure.case.stream) <= 2
+    formula_ops = operators_of(failure.case.query) - {"WITHIN"}
+    assert formula_ops == {"SEQ"} and failure.case.query.within is not None
+    assert failure.case.text.count(";") == 1
+    good.fn.close()  # type: ignore[union-attr]
+
+
+def test_a_persistent_adapter_that_breaks_the_protocol(tmp_path: Path) -> None:
+    from acel.lang.errors import AcelError
+
+    silent = tmp_path / "silent.py"
+    silent.write_text("print('hello')\n")
+    with pytest.raises(AcelError, match="not a persistent adapter's hello"):
+        engine_from_command(f"{sys.executable} {silent}")
+    rude = tmp_path / "rude.py"
+    rude.write_text("import json, sys\nprint(json.dumps({'acel_adapter': 1}), flush=True)\n"
+                    "for line in sys.stdin:\n    print('nonsense', flush=True)\n")
+    engine = engine_from_command(f"{sys.executable} {rude}")
+    case = Case(parse_query("A"), (Event.make(0, {"type": "A"}),))
+    outcome = judge(engine, acel.testing.as_engine("oracle"), case)
+    assert outcome.kind == "adapter_error" and "not JSON" in outcome.reason

@@ -37,7 +37,7 @@ from acel.lang.errors import AcelError
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 
-OUTCOMES = ("agree", "disagree", "unsupported")
+OUTCOMES = ("agree", "disagree", "unsupported", "error")
 """What a replay may expect of an engine on a case."""
 SUFFIX = ".case"
 SECTIONS = ("query:", "stream:", "expected:")
@@ -76,15 +76,19 @@ class CaseRecord:
     source: str = ""
     """``file:line`` the record was read from (empty for a new record)."""
 
-    def expectation(self, engine: str) -> str:
-        """The outcome a replay against ``engine`` expects (``agree`` unless recorded)."""
+    def expectation(self, engine: str) -> tuple[str, bool]:
+        """The outcome a replay against ``engine`` expects (``agree`` unless recorded) and
+        whether it is strict: it is for the engine an ``expect`` line or the ``engine``
+        line names.  Other engines may also declare the case unsupported (it lies outside
+        their fragment), as sqllogictest's ``skipif`` would."""
         for exp in self.expects:
             if engine in exp.engines:
-                return exp.outcome
+                return exp.outcome, True
+        strict = engine == self.engine
         for exp in self.expects:
             if not exp.engines:
-                return exp.outcome
-        return "agree"
+                return exp.outcome, strict
+        return "agree", strict
 
 
 def _event_line(event: Event) -> str:

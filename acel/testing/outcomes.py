@@ -63,20 +63,20 @@ def outside_range(query: ast.Query, stream: Any, bounds: tuple[int, int]) -> str
 
     for node in ast.walk(query.formula):
         if isinstance(node, ast.Lit) and out(node.value):
-            return f"unsupported: value range (the literal {node.value} is outside [{lo}, {hi}])"
+            return f"value range (the literal {node.value} is outside [{lo}, {hi}])"
         if isinstance(node, ast.InList) and any(out(v) for v in node.values):
-            return f"unsupported: value range (a literal of IN is outside [{lo}, {hi}])"
+            return f"value range (a literal of IN is outside [{lo}, {hi}])"
     for event in stream:
         for name, value in event.attrs:
             if out(value):
-                return f"unsupported: value range (event {event.time}: {name} = {value})"
+                return f"value range (event {event.time}: {name} = {value})"
     arithmetic = [n for n in ast.walk(query.formula) if isinstance(n, (ast.BinOp, ast.Neg))]
     for node in arithmetic:
         for event in stream:
             try:
                 _evaluate(node, event, out)
             except _Outside as error:
-                return (f"unsupported: value range ({error.args[0]} on event {event.time} "
+                return (f"value range ({error.args[0]} on event {event.time} "
                         f"is outside [{lo}, {hi}])")
     return None
 

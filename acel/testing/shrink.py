@@ -196,7 +196,7 @@ def shrink_case(case: Case, fails: Callable[[Case], bool], *, budget: int = 2000
     return case
 
 
-_TOKEN = re.compile(r"'(?:[^']|'')*'|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_]*|\S")
+_TOKEN = re.compile(r"'(?:[^']|'')*'|(?<![A-Za-z0-9_])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_][A-Za-z0-9_]*")
 
 
 def shape(case: Case) -> str:
@@ -206,14 +206,15 @@ def shape(case: Case) -> str:
     types = set(case.schema.type_names())
     variables = {n.var for n in ast.walk(case.query) if isinstance(n, ast.As)}
     names: dict[str, str] = {}
-    out = []
-    for token in _TOKEN.findall(case.text.replace("\n", " ")):
+
+    def rename(match: re.Match[str]) -> str:
+        token = match.group(0)
         if token in types or token in variables:
             prefix = "T" if token in types else "V"
-            names.setdefault(token, f"{prefix}{sum(v[0] == prefix for v in names.values()) + 1}")
-            out.append(names[token])
-        elif token[0] in "'0123456789" or (token[0] == "-" and token[1:2].isdigit()):
-            out.append("?")
-        else:
-            out.append(token)
-    return " ".join(out)
+            count = sum(v[0] == prefix for v in names.values())
+            return names.setdefault(token, f"{prefix}{count + 1}")
+        if token[0] in "'-0123456789":
+            return "?"
+        return token
+
+    return _TOKEN.sub(rename, " ".join(case.text.split()))
