@@ -197,3 +197,150 @@ def test_generated_cases_have_windows_on_an_attribute() -> None:
 
     check()
     assert seen and set(seen) == {"x"}
+
+
+# ------------------------------------------------------------ issue 33: --save, --replay,
+# --keep-going, --report json|junit
+
+WINDOW = f"{sys.executable} {ROOT / 'examples' / 'conformance' / 'window_engine.py'}"
+CORPUS = ROOT / "tests" / "conformance"
+
+
+def _broken_window(query, stream, schema):  # type: ignore[no-untyped-def]
+    """The oracle with an off-by-one window (keeps j - i <= n) and no complex event of C alone."""
+    import dataclasses
+
+    window = query.within
+    if window is not None and window.attr is None:
+        query = dataclasses.replace(query, within=dataclasses.replace(window, size=window.size + 1))
+    good = ENGINES["oracle"].batch(query, stream, schema)
+    return [m for m in good if [v for v, _bag in m.event.vars] != ["C"]]
+
+
+def test_keep_going_saves_distinct_disagreements_that_replay(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(ENGINES, "broken", Engine("broken", "two bugs", fn=_broken_window))
+    saved = tmp_path / "found"
+    code, out, err = _conform(capsys, "--engines", "broken", "--operators", "SEQ,WITHIN",
+                              "--generate", "200", "--keep-going", "3", "--save", str(saved))
+    assert code == 1
+    files = sorted(saved.glob("*.case"))
+    found = len(files)
+    assert 2 <= found <= 3 and err.count("acel conform: saved") == found
+    assert out.count("does not conform to oracle") == found
+    from acel.testing.casefile import read_records
+
+    records = [r for f in files for r in read_records(f)]
+    assert "C" in {r.query for r in records}  # the second bug, not slipped into the first
+    assert any("WITHIN 1 EVENTS" in r.query for r in records)
+    assert all(len(r.stream) <= 2 and r.expectation("broken") == ("agree", True) for r in records)
+    # a replay of the saved cases fails until the engine is fixed, and passes against a good one
+    code, out, _ = _conform(capsys, "--replay", str(saved), "--engines", "broken")
+    assert code == 1 and out.count("FAIL") == found and "expected agree, found disagree" in out
+    code, out, _ = _conform(capsys, "--replay", str(saved), "--engines", "optimized")
+    assert code == 0 and f"ok: optimized: {found} recorded case(s) as expected" in out
+
+
+def test_a_json_report_keeps_the_counts_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _conform(capsys, "--against", TOY, "--generate", "15", "--report", "json",
+                            "--operators", "SEQ,AS,FILTER")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True
+    counts = report["counts"]
+    assert set(counts) == {"agreed", "disagreed", "unsupported", "too_large", "adapter_error"}
+    assert counts["agreed"] == 15 and counts["unsupported"] > 0
+    assert any("only sequences of event types" in reason for reason in report["reasons"])
+    assert report["coverage"]["SEQ"] > 0
+
+
+def test_a_junit_report_of_a_failing_run_opens_in_ci_viewers(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    monkeypatch.setitem(ENGINES, "broken", Engine("broken", "two bugs", fn=_broken_window))
+    junit = tmp_path / "report.xml"
+    code, _, _ = _conform(capsys, "--engines", "broken", "--operators", "SEQ,WITHIN",
+                          "--generate", "200", "--keep-going", "2", "--save",
+                          str(tmp_path / "cases"), "--report", "junit", "--report-file", str(junit))
+    assert code == 1
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites" and root.get("failures") == "2"
+    (suite,) = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    assert suite.get("tests") == str(len(cases)) and suite.get("failures") == "2"
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert len(failed) == 2
+    for case in failed:
+        failure = case.find("failure")
+        assert failure is not None and case.get("name") and case.get("classname")
+        path = case.get("file") or ""
+        assert path.endswith(".case") and Path(path).exists()
+        assert path in (failure.get("message") or "") and path in (failure.text or "")
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["count.disagreed"] is not None and int(props["count.disagreed"]) >= 2
+
+
+def test_a_junit_report_of_a_replay_names_each_case_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import dataclasses
+    import xml.etree.ElementTree as ET
+
+    from acel.testing.casefile import format_record, read_records
+
+    (record,) = read_records(CORPUS / "n3_core_literal_left.case")
+    changed = dataclasses.replace(record, expects=(), engine="optimized")
+    path = tmp_path / "n3.case"
+    path.write_text(format_record(dataclasses.replace(changed, expected=())))
+    code, out, _ = _conform(capsys, "--replay", str(path), str(CORPUS / "n4_flink_adjacent_loops.case"),
+                            "--engines", "optimized", "--report", "junit")
+    assert code == 1
+    root = ET.fromstring(out)
+    cases = root.find("testsuite").findall("testcase")  # type: ignore[union-attr]
+    assert [c.get("name") for c in cases] == ["N3", "N4"]
+    failure = cases[0].find("failure")
+    assert failure is not None and str(path) in (failure.get("message") or "")
+    assert "no longer gives the recorded expected results" in (failure.get("message") or "")
+    assert cases[1].find("failure") is None
+
+
+def test_replay_needs_an_engine_and_no_query(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _conform(capsys, "--replay", str(CORPUS))
+    assert code == 2 and "--against or --engines" in err
+    code, _, err = _conform(capsys, "A", "--replay", str(CORPUS), "--engines", "optimized")
+    assert code == 2 and "give no QUERY" in err
+    code, _, err = _conform(capsys, "--replay", "nowhere.case", "--engines", "optimized")
+    assert code == 2 and "nowhere.case: no such file or folder" in err
+
+
+def test_the_shipped_corpus_replays_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _conform(capsys, "--replay", str(CORPUS), "--engines", "optimized")
+    assert code == 0 and "recorded case(s) as expected" in out and "FAIL" not in out
+
+
+def test_the_example_persistent_adapter_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = _conform(capsys, "--against", WINDOW + " --off-by-one", "--generate", "300",
+                            "--save", str(tmp_path))
+    assert code == 1 and "window-engine does not conform to oracle" in out
+    (saved,) = tmp_path.glob("*.case")
+    text = saved.read_text()
+    assert "WITHIN 1 EVENTS" in text and "got window-engine:" in text
+
+
+def test_a_disagreement_on_one_query_can_be_saved(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"A": ["x"], "B": ["x"]}))
+    code, _, err = _conform(capsys, "A ; B", "--schema", str(schema), "--generate", "40",
+                            "--against", PLANTED, "--save", str(tmp_path / "cases"))
+    assert code == 1 and "saved" in err
+    from acel.testing.casefile import read_records
+
+    (path,) = (tmp_path / "cases").glob("*.case")
+    (record,) = read_records(path)
+    assert record.query == "A ; B" and len(record.expected) == 1

@@ -290,9 +290,9 @@ def test_the_shipped_corpus_replays_against_the_in_process_engines() -> None:
 
 
 def test_a_recorded_finding_that_changes_fails_the_replay(tmp_path: Path) -> None:
-    from acel.testing.campaign import replay
-
     import dataclasses
+
+    from acel.testing.campaign import replay
 
     (record,) = read_records(CORPUS / "n2_core_seq_contig_plus.case")
     changed = dataclasses.replace(record, expects=(Expectation("disagree", ("optimized",)),))

@@ -394,7 +394,7 @@ def save_disagreement(found: Disagreement, query: Query, schema: Schema, folder:
     digest = hashlib.sha256((text + json.dumps([e.as_dict() for e in found.stream],
                                                sort_keys=True)).encode()).hexdigest()[:8]
     record = CaseRecord(
-        name=f"{names[-1]}-{digest}", query=text, schema=schema, stream=found.stream,
+        name=f"disagreement-{digest}", query=text, schema=schema, stream=found.stream,
         expected=tuple(found.answers[names[0]]), engine=names[-1],
         expects=(Expectation("agree"),), verdict=f"open: disagrees with {names[0]}",
         got=tuple((name, tuple(found.answers[name])) for name in names[1:]),

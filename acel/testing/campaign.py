@@ -99,7 +99,7 @@ class Run:
 def _reason(text: str) -> str:
     """A reason without its case-specific tail (values, positions), to count alike ones."""
     first = text.splitlines()[0] if text else "no reason given"
-    return first[:160]
+    return first[:400]
 
 
 def coverage_of(case: Case) -> list[str]:
@@ -110,9 +110,18 @@ def coverage_of(case: Case) -> list[str]:
     return names + [f"corner:{c}" for c in sorted(case.corners)]
 
 
-def _fails_like(tested: Engine, reference: Engine, kind: str) -> Any:
+def signature(outcome: Outcome) -> tuple[str, bool, bool, str]:
+    """What a failure looks like, kept while shrinking so that a case does not slip to
+    another bug: its kind, whether results are missing or unexpected, the error's type."""
+    error = outcome.reason.split(":", 1)[0] if outcome.kind == ADAPTER_ERROR else ""
+    return outcome.kind, bool(outcome.missing), bool(outcome.unexpected), error
+
+
+def _fails_like(tested: Engine, reference: Engine, outcome: Outcome) -> Any:
+    wanted = signature(outcome)
+
     def fails(candidate: Case) -> bool:
-        return judge(tested, reference, candidate).kind == kind
+        return signature(judge(tested, reference, candidate)) == wanted
     return fails
 
 
@@ -159,7 +168,7 @@ def run_generated(
             reject()  # draw another: max_examples counts the cases compared
         if not outcome.failed:
             return
-        small = shrink_case(case, _fails_like(tested, ref, outcome.kind))
+        small = shrink_case(case, _fails_like(tested, ref, outcome))
         found = shape(small)
         if found in shapes:
             return

@@ -41,7 +41,7 @@ OUTCOMES = ("agree", "disagree", "unsupported", "error")
 """What a replay may expect of an engine on a case."""
 SUFFIX = ".case"
 SECTIONS = ("query:", "stream:", "expected:")
-_GOT = re.compile(r"^got (\S+):$")
+_GOT = re.compile(r"^got (.+):$")
 
 
 class CaseFileError(AcelError):

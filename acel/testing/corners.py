@@ -99,14 +99,15 @@ def bend_query(draw: Any, query: ast.Query, schema: Schema, ops: frozenset[str],
     elif corner == "adjacent_loops" and "SEQ" in ops and ({"PLUS", "CONTIG_PLUS"} & ops):
         loop = draw(st.sampled_from(sorted({"PLUS", "CONTIG_PLUS"} & ops)))
         kind = ast.Plus if loop == "PLUS" else ast.ContigPlus
-        atom = _first_atom(query.formula) or ast.Atom(schema.type_names()[0])
+        first = _first_atom(query.formula)
+        atom = first if first is not None else ast.Atom(schema.type_names()[0])
         other = ast.Atom(draw(st.sampled_from(schema.type_names())))
         second = draw(st.sampled_from([kind(atom), kind(other), other]))
         bent = dataclasses.replace(query, formula=ast.Seq(kind(atom), second), skip=None)
     elif corner == "skip_first" and "SKIP" in ops:
-        atom = _first_atom(query.formula)
-        if atom is not None:
-            bent = dataclasses.replace(query, skip=ast.Skip("TO_FIRST", atom.type))
+        start = _first_atom(query.formula)
+        if start is not None:
+            bent = dataclasses.replace(query, skip=ast.Skip("TO_FIRST", start.type))
     elif corner in ("window_equals_span", "equal_timestamps"):
         return query, corner  # the stream decides (bend_stream)
     if bent == query or not _valid(bent, schema):

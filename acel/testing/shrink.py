@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from acel.lang import ast
 from acel.lang.errors import AcelError
@@ -20,7 +21,7 @@ from acel.lang.events import Event, Value
 from acel.testing.conformance import Case
 
 _CATEGORIES = (ast.FORMULA_TYPES, ast.FILTER_TYPES, ast.PRED_TYPES, ast.EXPR_TYPES)
-_CLAUSES = {"returns": None, "partition_by": (), "within": None, "slide": None,
+_CLAUSES: dict[str, Any] = {"returns": None, "partition_by": (), "within": None, "slide": None,
             "select": "ALL", "skip": None}
 
 
