@@ -51,7 +51,7 @@ def _setup_conform(p: argparse.ArgumentParser) -> None:
                    help="operators the engine does not support: never generated")
     p.add_argument("--generate", type=int, default=None, metavar="N",
                    help="also compare on N random streams over the schema (without QUERY: "
-                        "N generated queries and streams, default 100)")
+                        "N generated queries and streams, default 300)")
     p.add_argument("--length", type=int, default=None, metavar="L",
                    help="longest generated stream (default 8; 7 without QUERY)")
     p.add_argument("--max-depth", type=int, default=3, metavar="D",

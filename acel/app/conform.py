@@ -327,7 +327,7 @@ def cmd_generated(args: argparse.Namespace, against: Any) -> int:
             operators=_names(a.operators) or None, without=_names(a.without),
             max_depth=a.max_depth, max_len=a.length or 7,
             null_rate=NULL_RATE if a.null_rate is None else a.null_rate,
-            max_examples=a.generate or 100, seed=a.seed,
+            max_examples=a.generate or 300, seed=a.seed,
             keep=a.keep_going or 1, corners=not a.no_corners,
             progress=(lambda m: eprint(f"acel conform: {m}")) if a.keep_going else None,
         )

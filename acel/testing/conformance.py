@@ -65,7 +65,8 @@ class Case:
     def describe(self) -> str:
         """The query, the schema and the stream, one event per line with its position."""
         schema = ", ".join(f"{t}({', '.join(a)})" for t, a in self.schema.types)
-        lines = [f"  query:  {self.text}", f"  schema: {schema}",
+        query = self.text.replace("\n", "\n          ")
+        lines = [f"  query:  {query}", f"  schema: {schema}",
                  f"  stream ({len(self.stream)} event{'s' if len(self.stream) != 1 else ''}):"]
         lines += [f"    {e.time}  {json.dumps(e.as_dict(), sort_keys=True)}" for e in self.stream]
         return "\n".join(lines)

@@ -135,6 +135,20 @@ def _event_variants(case: Case) -> Iterator[Case]:
                 yield dataclasses.replace(case, stream=tuple(stream))
 
 
+def _window_and_event(case: Case) -> Iterator[Case]:
+    """One event dropped and an ``EVENTS`` window one smaller, together: a window bug
+    on ``A x B`` with ``WITHIN 2`` shows on ``A B`` with ``WITHIN 1`` only (either change
+    alone makes it pass)."""
+    window = case.query.within
+    if window is None or window.attr is not None or not isinstance(window.size, int) \
+            or window.size <= 1:
+        return
+    query = dataclasses.replace(case.query, within=dataclasses.replace(window, size=window.size - 1))
+    for index in range(len(case.stream)):
+        stream = renumber(case.stream[:index] + case.stream[index + 1:])
+        yield dataclasses.replace(case, query=query, stream=stream)
+
+
 def _ddmin(case: Case, fails: Callable[[Case], bool]) -> Case:
     current = list(case.stream)
     chunks = 2
@@ -186,6 +200,12 @@ def shrink_case(case: Case, fails: Callable[[Case], bool], *, budget: int = 2000
         for query in query_variants(case.query):
             candidate = dataclasses.replace(case, query=query)
             if size(candidate) < size(case) and well_formed(query) and still(candidate):
+                case, improved = candidate, True
+                break
+        if improved:
+            continue
+        for candidate in _window_and_event(case):
+            if still(candidate):
                 case, improved = candidate, True
                 break
         if improved:
