@@ -33,7 +33,9 @@ from acel.lang.events import ComplexEvent, Event, Value
 from acel.lang.schema import Schema
 from acel.testing.cache import PrerequisiteMissing, locked, run_step
 from acel.testing.compare import positions_view
+from acel.testing.errors import EngineFailed
 from acel.testing.outcomes import INT64, outside_range
+from acel.testing.persistent import LineProcess
 
 RUNNER = Path(__file__).with_name("resources") / "core_runner.py"
 PACKAGE = "pycer"
@@ -257,9 +259,14 @@ class CoreEngine:
     value_range = INT64
     """CORE's integers are 64-bit: beyond, it answers "Failed to process client request" (N5)."""
 
-    def __init__(self, timeout: float = 60.0, drop_last: bool = False) -> None:
+    def __init__(self, timeout: float = 60.0, drop_last: bool = False,
+                 persistent: bool = True) -> None:
         self.timeout = timeout
         self.drop_last = drop_last
+        self.persistent = persistent
+        """One runner process for the whole run (``core_runner.py --persistent``), not one
+        per case."""
+        self._runner: LineProcess | None = None
 
     def __call__(self, query: ast.Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         ceql = to_ceql(query)
@@ -284,10 +291,46 @@ class CoreEngine:
             matches.append(Match(key, ce))  # type: ignore[arg-type]
         return matches
 
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "_runner": None}
+
+    def close(self) -> None:
+        """Stop the persistent runner (it also stops when the kit's process ends)."""
+        if self._runner is not None:
+            self._runner.close()
+        self._runner = None
+
+    def _run_persistent(self, job: dict[str, object]) -> tuple[int, str]:
+        if self._runner is None or not self._runner.running:
+            self._runner = LineProcess([core_python(), str(RUNNER), "--persistent"],
+                                       self.timeout, "CORE")
+            self._runner.start()
+            self._runner.receive()  # {"ready": true}
+        with open(PORT_LOCK, "a", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # pycer's server binds a fixed port
+            try:
+                self._runner.send(json.dumps(job))
+                answer = json.loads(self._runner.receive())
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        return int(answer["status"]), str(answer.get("message", ""))
+
     def _run(self, job: dict[str, object]) -> list[list[int]]:
         with tempfile.TemporaryDirectory(prefix="acel-core-") as folder:
             out = Path(folder) / "out.jsonl"
             job["out"] = str(out)
+            if self.persistent:
+                try:
+                    status, message = self._run_persistent(job)
+                except EngineFailed as error:
+                    self._runner = None
+                    raise AcelError(f"CORE failed: {error}") from None
+                if status == 3:
+                    raise UnsupportedQuery(message or "CORE rejects the query")
+                if status != 0:
+                    raise AcelError(f"CORE failed: {message}")
+                return [json.loads(line)
+                        for line in out.read_text(encoding="utf-8").splitlines() if line]
             python = core_python()
             try:
                 done = _run_alone([python, str(RUNNER)], json.dumps(job).encode(), self.timeout)

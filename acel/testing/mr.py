@@ -26,8 +26,10 @@ from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.events import ComplexEvent, Event
 from acel.lang.schema import Schema
 from acel.testing.cache import locked, run_step
+from acel.testing.errors import EngineFailed
 from acel.testing.flink import Stage, _stages
 from acel.testing.outcomes import INT64, outside_range
+from acel.testing.persistent import LineProcess
 
 RUNNER = Path(__file__).with_name("resources") / "mr_runner.py"
 PACKAGE = "pandas-match-recognize"
@@ -118,9 +120,22 @@ class MatchRecognizeEngine:
     value_range = INT64
     """pandas stores integers as 64-bit (numpy's int64)."""
 
-    def __init__(self, timeout: float = 60.0, drop_last: bool = False) -> None:
+    def __init__(self, timeout: float = 60.0, drop_last: bool = False,
+                 persistent: bool = True) -> None:
         self.timeout = timeout
         self.drop_last = drop_last
+        self.persistent = persistent
+        """One runner process (one pandas import) for the whole run, not one per case."""
+        self._runner: LineProcess | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_runner": None}
+
+    def close(self) -> None:
+        """Stop the persistent runner."""
+        if self._runner is not None:
+            self._runner.close()
+        self._runner = None
 
     def __call__(self, query: Query, stream: Sequence[Event], schema: Schema) -> list[Match]:
         sql, stages = to_sql(query)
@@ -153,6 +168,21 @@ class MatchRecognizeEngine:
         return matches
 
     def _run(self, job: dict[str, Any]) -> list[list[Any]]:
+        if self.persistent:
+            try:
+                if self._runner is None or not self._runner.running:
+                    self._runner = LineProcess([mr_python(), str(RUNNER), "--persistent"],
+                                               self.timeout, "MATCH_RECOGNIZE")
+                    self._runner.start()
+                    self._runner.receive()  # {"ready": true}
+                self._runner.send(json.dumps(job))
+                answer = json.loads(self._runner.receive())
+            except EngineFailed as error:
+                self._runner = None
+                raise AcelError(f"MATCH_RECOGNIZE failed: {error}") from None
+            if "error" in answer:
+                raise AcelError(f"MATCH_RECOGNIZE failed: {answer['error']}")
+            return list(answer["rows"])
         with tempfile.TemporaryDirectory(prefix="acel-mr-") as folder:
             out = Path(folder) / "out.jsonl"
             job["out"] = str(out)

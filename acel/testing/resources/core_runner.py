@@ -7,6 +7,8 @@ of ACEL.  Standard input: ``{"declaration": ..., "query": ..., "events": [[type_
 It writes one ``[position, ...]`` line per complex event to the file ``job["out"]`` (CORE
 itself prints to standard output).  Exit status 3 when CORE
 rejects the query (a syntax it lacks), with CORE's message on standard error.
+With ``--persistent`` it reads one job per line and answers one status line per job
+(the kit's persistent mode: one Python and one pycer import for a whole run).
 """
 
 import json
@@ -29,18 +31,15 @@ def _value(pycer, value):
     return pycer.PyStringValue(str(value))
 
 
-def main():
-    job = json.load(sys.stdin)
-    os.chdir(tempfile.mkdtemp(prefix="acel-core-"))  # CORE writes logs/ into the working folder
-    import pycer
-
+def run_job(pycer, job):
+    """Run one job; ``(status, message)``: 0 done (results in ``job["out"]``), 3 CORE
+    rejects the query, 1 CORE wrote something unexpected."""
     server = pycer.PyOfflineServer()
     server.declare_stream(job["declaration"])
     try:
         server.add_query(job["query"])
     except Exception as error:  # noqa: BLE001 - CORE's parser and checker errors
-        print(f"CORE rejects the query: {type(error).__name__}: {error}", file=sys.stderr)
-        return UNSUPPORTED
+        return UNSUPPORTED, f"CORE rejects the query: {type(error).__name__}: {error}"
     events = [pycer.PyEvent(type_id, [_value(pycer, v) for v in values])
               for type_id, values in job["events"]]
     server.send_events(events)
@@ -50,12 +49,44 @@ def main():
             continue
         found = EVENT.findall(line)
         if not found:
-            print(f"CORE wrote something that is not a complex event: {line}", file=sys.stderr)
-            return 1
+            return 1, f"CORE wrote something that is not a complex event: {line}"
         lines.append(json.dumps([int(attrs.split()[-1]) for _id, attrs in found]) + "\n")
     with open(job["out"], "w", encoding="utf-8") as handle:
         handle.write("".join(lines))
+    return 0, ""
+
+
+def persistent(pycer):
+    """One job per line on standard input; one ``{"status": s, "message": m}`` line per
+    job on the original standard output (CORE's own prints go to standard error)."""
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    protocol.write(json.dumps({"ready": True}) + "\n")
+    protocol.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            status, message = run_job(pycer, json.loads(line))
+        except Exception as error:  # noqa: BLE001 - reported, the process goes on
+            status, message = 1, f"{type(error).__name__}: {error}"
+        protocol.write(json.dumps({"status": status, "message": message}) + "\n")
+        protocol.flush()
     return 0
+
+
+def main():
+    persistent_mode = "--persistent" in sys.argv[1:]
+    job = None if persistent_mode else json.load(sys.stdin)
+    os.chdir(tempfile.mkdtemp(prefix="acel-core-"))  # CORE writes logs/ into the working folder
+    import pycer
+
+    if persistent_mode:
+        return persistent(pycer)
+    status, message = run_job(pycer, job)
+    if message:
+        print(message, file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":
