@@ -1,40 +1,36 @@
 """tests/conformance replayed against the real engines (CORE, Flink CEP, pandas-mr): every
 recorded finding must come out as its record says (issue 33).
 
-Marked ``external``: each test runs only when its engine is already installed in the cache
-(``acel conform --against NAME`` installs it; in CI, tests/test_real_engines.py does, and this
-file runs after it), so the default suite never installs anything here.  A replay takes a
-few seconds per engine once installed.
+Marked ``external`` (CI's own stage, ``make test-external``): each engine installs on first
+use into ``~/.cache/acel``, as in tests/test_real_engines.py, and the test is skipped only
+when a prerequisite cannot exist here (no Java, no Python 3.13).  Once installed a replay
+takes a few seconds per engine (the adapters are persistent).
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from acel.testing.cache import cache_dir
+from acel.testing.cache import PrerequisiteMissing
 from acel.testing.campaign import replay
 from acel.testing.real import REAL_ENGINES
 
 CORPUS = Path(__file__).resolve().parent / "conformance"
-INSTALLED = {
-    "core": ("core-venv", ".installed"),
-    "flink": ("flink", "jars/.complete"),
-    "pandas-mr": ("mr-venv", ".installed"),
-}
 
 
 @pytest.mark.external
-@pytest.mark.parametrize("name", sorted(INSTALLED))
+@pytest.mark.parametrize("name", ["core", "flink", "pandas-mr"])
 def test_the_corpus_replays_against_a_real_engine(name: str) -> None:
-    folder, stamp = INSTALLED[name]
-    if not (cache_dir() / folder / stamp).exists():
-        pytest.skip(f"{name} is not installed in {cache_dir()} (acel conform --against {name} "
-                    "installs it)")
+    if name == "flink" and (shutil.which("java") is None or shutil.which("javac") is None):
+        pytest.skip("Flink CEP needs Java 17 (java and javac)")
     engine = REAL_ENGINES[name].engine()
     try:
         run = replay(engine, [CORPUS])
+    except PrerequisiteMissing as missing:
+        pytest.skip(str(missing))
     finally:
         close = getattr(engine.fn, "close", None)
         if close is not None:
@@ -43,3 +39,4 @@ def test_the_corpus_replays_against_a_real_engine(name: str) -> None:
     assert not bad, bad
     mine = [r for r in run.replayed if r.record.engine == name]
     assert mine and all(r.ok for r in mine)
+    assert len(run.replayed) == 13

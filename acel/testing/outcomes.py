@@ -112,6 +112,7 @@ def judge(tested: Engine, reference: Engine, case: Case) -> Outcome:
     from acel.io.results import to_json_lines
     from acel.reference.oracle import OracleTooLarge
     from acel.testing.adapters import view_of
+    from acel.testing.cache import PrerequisiteMissing
     from acel.testing.compare import normalise, unmatched
 
     refused = tested.refuses(case.query)
@@ -135,6 +136,8 @@ def judge(tested: Engine, reference: Engine, case: Case) -> Outcome:
         got = normalise(tested.batch(case.query, list(case.stream), case.schema), case.query)
     except UnsupportedQuery as error:
         return Outcome(UNSUPPORTED, str(error) or "unsupported", want)
+    except PrerequisiteMissing:
+        raise  # the engine cannot run here at all (no Java): not an outcome of this case
     except Exception as error:  # noqa: BLE001 - whatever the adapter does is reported
         return Outcome(ADAPTER_ERROR, f"{type(error).__name__}: {error}", want)
     have = tuple(to_json_lines(got))
