@@ -169,7 +169,8 @@ def test_a_planted_bug_is_shrunk_to_a_minimal_case() -> None:
     assert len(constructs) <= 2, failure.case.text
     text = str(failure)
     assert "loses_the_last does not conform to oracle" in text
-    assert f"query:  {failure.case.text}" in text and "missing from loses_the_last" in text
+    indented = failure.case.text.replace("\n", "\n          ")
+    assert f"query:  {indented}" in text and "missing from loses_the_last" in text
 
 
 def test_a_crash_is_a_finding() -> None:
@@ -380,8 +381,38 @@ def test_corners_are_drawn_and_reported() -> None:
                                                 "WITHIN_ON", "SKIP"},
                         max_examples=150, seed=2)
     corners = {name for name in run.coverage if name.startswith("corner:")}
-    assert {"corner:window_equals_span", "corner:literal_left", "corner:adjacent_loops"} <= corners
+    assert len(corners) >= 2 and "corner:window_equals_span" in corners
     assert run.counts["agreed"] == 150 and not run.failures
+
+
+def test_each_corner_is_reached() -> None:
+    from acel.lang.ast import Compare, Lit, Plus, Seq, walk
+    from acel.testing.corners import CORNERS
+
+    seen: set[str] = set()
+
+    @settings(max_examples=300, database=None, deadline=None, derandomize=True)
+    @given(cases(operators={"SEQ", "PLUS", "AS", "FILTER", "WITHIN", "WITHIN_ON", "SKIP"},
+                 corners=True))
+    def check(case: Case) -> None:
+        check_query(case.query, TEST_SCHEMA)
+        nodes = list(walk(case.query))
+        seen.update(case.corners)
+        if "literal_left" in case.corners:
+            assert any(isinstance(n, Compare) and isinstance(n.left, Lit) for n in nodes)
+        if "adjacent_loops" in case.corners:
+            assert isinstance(case.query.formula, Seq) and isinstance(case.query.formula.left, Plus)
+        if "window_equals_span" in case.corners:
+            assert case.query.within is not None and case.query.within.size < len(case.stream)
+        if "int64_edge" in case.corners:
+            values = [n.value for n in nodes if isinstance(n, Lit)]
+            values += [v for e in case.stream for _a, v in e.attrs]
+            assert any(isinstance(v, int) and abs(v) >= 2**62 for v in values)
+        if "skip_first" in case.corners:
+            assert case.query.skip is not None and case.query.skip.kind == "TO_FIRST"
+
+    check()
+    assert seen == set(CORNERS)
 
 
 @settings(max_examples=40)
