@@ -12,6 +12,8 @@
   rate): :func:`cases`, :func:`schemas`, :func:`streams`, :func:`formulas`,
   :func:`queries`, :func:`trend_queries`, ``raw_formulas``/``raw_queries``.
 - :func:`same_results` is the comparison (floats up to relative 1e-9).
+- Campaigns for CI (issue 33): :func:`run_generated` (every outcome counted, failures
+  shrunk and kept one per shape), :func:`replay` of case files, :func:`judge` of one case.
 
 The strategies and :func:`assert_conforms` need Hypothesis (``pip install
 'acel[testing]'``); the adapters and the comparison do not.  Names load on
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         engine_from_command,
         engine_from_function,
     )
+    from acel.testing.campaign import replay, run_generated
     from acel.testing.compare import normalise, same_results
     from acel.testing.conformance import (
         Case,
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
         cases,
         check_case,
     )
+    from acel.testing.outcomes import judge
     from acel.testing.strategies import (
         DOMAINS,
         NULL_RATE,
@@ -81,6 +85,7 @@ __all__ = [
     "events_of",
     "formulas",
     "formulas_with_env",
+    "judge",
     "negation_formulas",
     "negation_formulas_with_env",
     "normalise",
@@ -88,6 +93,8 @@ __all__ = [
     "queries",
     "raw_formulas",
     "raw_queries",
+    "replay",
+    "run_generated",
     "same_results",
     "schemas",
     "streams",
@@ -103,7 +110,9 @@ _MODULES = {
         "engine_from_command",
         "engine_from_function",
     ),
+    "acel.testing.campaign": ("replay", "run_generated"),
     "acel.testing.compare": ("normalise", "same_results"),
+    "acel.testing.outcomes": ("judge",),
     "acel.testing.conformance": (
         "Case",
         "NonConformance",
