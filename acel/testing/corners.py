@@ -71,14 +71,17 @@ def _first_atom(formula: ast.Formula) -> ast.Atom | None:
 
 
 def bend_query(draw: Any, query: ast.Query, schema: Schema, ops: frozenset[str],
-               value_range: tuple[int, int] | None) -> tuple[ast.Query, str | None]:
-    """Maybe move ``query`` to a corner (about half the time): the query and the corner."""
+               value_range: tuple[int, int] | None,
+               corner: str | None = None) -> tuple[ast.Query, str | None]:
+    """Maybe move ``query`` to a corner (about half the time, or always to ``corner``
+    when given): the query and the corner."""
     from hypothesis import strategies as st
 
-    if not draw(st.booleans()):
-        return query, None
-    names = [n for n, w in CORNERS.items() for _ in range(w)]
-    corner = draw(st.sampled_from(names))
+    if corner is None:
+        if not draw(st.booleans()):
+            return query, None
+        names = [n for n, w in CORNERS.items() for _ in range(w)]
+        corner = draw(st.sampled_from(names))
     bent = query
     if corner == "literal_left":
         def mirror(node: Any) -> Any:
@@ -96,6 +99,8 @@ def bend_query(draw: Any, query: ast.Query, schema: Schema, ops: frozenset[str],
                 return ast.Lit(edge)
             return node
         bent = _map(query, widen)
+        if bent == query:
+            return query, corner  # no literal: the stream's values take the edges
     elif corner == "adjacent_loops" and "SEQ" in ops and ({"PLUS", "CONTIG_PLUS"} & ops):
         loop = draw(st.sampled_from(sorted({"PLUS", "CONTIG_PLUS"} & ops)))
         kind = ast.Plus if loop == "PLUS" else ast.ContigPlus
