@@ -183,6 +183,8 @@ def run_generated(
         "deadline": None, "database": None, "max_examples": max_examples,
         "suppress_health_check": list(HealthCheck),
     }
+    if seed is not None:
+        options["derandomize"] = False  # the seed decides, not a digest of the test
     test = settings(**options)(given(drawn)(check))
     if seed is not None:
         test = hypothesis_seed(seed)(test)

@@ -5,8 +5,9 @@ reaches.  :func:`bend_query` and :func:`bend_stream` move a drawn query and stre
 one of them (chosen by weight, about half the cases) and name it, so a run can report
 which corners it exercised:
 
-- ``window_equals_span``: ``WITHIN n EVENTS`` with ``n`` the distance of two events
-  of the stream (F1, an off-by-one window);
+- ``window_equals_span``: the formula's atoms placed left to right in the stream and
+  ``WITHIN n EVENTS`` with ``n`` the distance from the first to the last: the span of a
+  possible match (F1, an off-by-one window);
 - ``literal_left``: ``k = 0`` written ``0 = k`` (N3);
 - ``int64_edge``: literals and values at the edges of 64-bit integers, or of the
   engine's declared value range (N5);
@@ -70,6 +71,26 @@ def _first_atom(formula: ast.Formula) -> ast.Atom | None:
     return None
 
 
+def _retyped(event: Event, type_name: str, schema: Schema) -> Event:
+    """``event`` as an event of ``type_name``: its values where it has the attribute, 0
+    elsewhere."""
+    attrs: dict[str, Any] = {"type": type_name}
+    for attr in schema.attributes(type_name)[1:]:
+        value = event.get(attr)
+        attrs[attr] = 0 if value is None else value
+    return Event.make(event.time, attrs)
+
+
+def _atom_types(formula: ast.Formula) -> list[str]:
+    """The event types of a formula's atoms, left to right."""
+    if isinstance(formula, ast.Atom):
+        return [formula.type]
+    out: list[str] = []
+    for kid in ast.children(formula):
+        out += _atom_types(kid)
+    return out
+
+
 def bend_query(draw: Any, query: ast.Query, schema: Schema, ops: frozenset[str],
                value_range: tuple[int, int] | None,
                corner: str | None = None) -> tuple[ast.Query, str | None]:
@@ -129,11 +150,25 @@ def bend_stream(draw: Any, query: ast.Query, stream: Sequence[Event], corner: st
 
     events = tuple(stream)
     if corner == "window_equals_span":
-        if len(events) < 2 or "WITHIN" not in ops or (query.within is not None
-                                                      and query.within.attr is not None):
+        if "WITHIN" not in ops or (query.within is not None and query.within.attr is not None):
             return query, events, None
-        i = draw(st.integers(0, len(events) - 2))
-        j = draw(st.integers(i + 1, len(events) - 1))
+        atoms = [t for t in _atom_types(query.formula) if schema.has_type(t)]
+        if 2 <= len(atoms) <= 8:
+            while len(events) < len(atoms):  # room for a possible match
+                events += (_retyped(Event.make(len(events), {}), atoms[0], schema),)
+            # a possible match: the formula's atoms, left to right, at sorted positions
+            chosen = sorted(draw(st.lists(st.integers(0, len(events) - 1), min_size=len(atoms),
+                                          max_size=len(atoms), unique=True)))
+            out = list(events)
+            for k, wanted in zip(chosen, atoms):
+                out[k] = _retyped(events[k], wanted, schema)
+            events = tuple(out)
+            i, j = chosen[0], chosen[-1]
+        elif len(events) >= 2:
+            i = draw(st.integers(0, len(events) - 2))
+            j = draw(st.integers(i + 1, len(events) - 1))
+        else:
+            return query, events, None
         bent = dataclasses.replace(query, within=ast.Window(j - i))
         if query.slide is not None or not _valid(bent, schema):
             return query, events, None
