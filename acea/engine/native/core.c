@@ -769,17 +769,16 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
     double w = (double)s->size, sl = (double)s->slide;
     double threshold = coord.v - w;
     double kmin = 0.0;
-    if (s->mode == M_SLIDE) { kmin = floor((coord.v - w) / sl) + 1.0; if (kmin < 0.0) kmin = 0.0; }
+    if (s->mode == M_SLIDE) kmin = floor((coord.v - w) / sl) + 1.0; /* negative k too (spec §6) */
     Cls c0 = {0.0, 1};
     int has_c0 = !s->has_starts || (s->local >= s->start_lo && s->local < s->start_hi);
     if (!has_c0) {}
     else if (s->mode == M_WITHIN) c0 = coord;
-    else if (s->mode == M_SLIDE) { has_c0 = coord.v >= 0.0; if (has_c0) c0.v = floor(coord.v / sl); }
+    else if (s->mode == M_SLIDE) c0.v = floor(coord.v / sl);
     else if (s->mode == M_TUMBLE) {
         /* TumblingPropagator: the one window holding the coordinate, state reset on entering another */
-        int has_window = coord.v >= 0.0;
-        double window = 0.0;
-        if (has_window) { window = floor(coord.v / sl); has_window = coord.v - window * sl < w; }
+        double window = floor(coord.v / sl);
+        int has_window = coord.v - window * sl < w;
         if (has_window != s->has_current || (has_window && window != s->current)) {
             for (int o = 0; o < s->norder; o++) map_clear(&s->active[s->order[o]]);
             s->norder = 0;
