@@ -108,7 +108,7 @@ def brute_sliding(window: int, step: int, blocked: Callable[[tuple[int, ...], in
     """Per window ``[k·step, k·step + window)`` holding an event: the sets of A's
     inside it that no E inside it blocks (``blocked(chosen, e)``)."""
     rows = {}
-    for k in range(0, (len(GRETA) - 1) // step + 1):
+    for k in range(-((window - 1) // step), (len(GRETA) - 1) // step + 1):  # negative k too (§6)
         lo, hi = k * step, k * step + window
         if not any(lo <= p < hi for p in range(len(GRETA))):
             continue

@@ -201,7 +201,8 @@ def test_greta_within_events() -> None:
 
 
 def test_greta_sliding_window_on_timestamps() -> None:
-    # WITHIN 7 ON ts SLIDE 3 ON ts: windows [0,7) [3,10) [6,13) hold events.
+    # WITHIN 7 ON ts SLIDE 3 ON ts: windows [-3,4) [0,7) [3,10) [6,13) hold events
+    # (k = -1 too: spec §6 takes every integer k).  [-3,4): a1 b2 a3 -> {a1 b2};
     # [0,7): a1 b2 a3 a4 -> {a1 b2};  [3,10): a3 a4 b7 -> {a3 b7} {a4 b7} {a3 a4 b7};
     # [6,13): b7 -> nothing.  a1 ... b7 spans 6 < 7 but fits no window.
     query = Query(
@@ -212,6 +213,7 @@ def test_greta_sliding_window_on_timestamps() -> None:
     )
     rows = run(query, GRETA_STREAM, GRETA_SCHEMA)
     assert rows == [
+        TrendRow((), (-3, 4), (("COUNT(*)", 1), ("SUM(A.attr)", 5), ("MIN(A.attr)", 5))),
         TrendRow((), (0, 7), (("COUNT(*)", 1), ("SUM(A.attr)", 5), ("MIN(A.attr)", 5))),
         TrendRow((), (3, 10), (("COUNT(*)", 3), ("SUM(A.attr)", 20), ("MIN(A.attr)", 4))),
         TrendRow((), (6, 13), (("COUNT(*)", 0), ("SUM(A.attr)", 0), ("MIN(A.attr)", None))),
@@ -219,11 +221,12 @@ def test_greta_sliding_window_on_timestamps() -> None:
 
 
 def test_sliding_window_on_positions_counts_a_match_in_every_window_holding_it() -> None:
-    # positions 0..4; WITHIN 4 EVENTS SLIDE 2 EVENTS: windows [0,4) [2,6) [4,8)
+    # positions 0..4; WITHIN 4 EVENTS SLIDE 2 EVENTS: windows [-2,2) [0,4) [2,6) [4,8)
     query = Query(GRETA_FORMULA, returns=(CountStar(),), within=Window(4), slide=Window(2))
     rows = run(query, GRETA_STREAM, GRETA_SCHEMA)
     # spans < 4: {a1 b2} [0,1]; {a3 b7} [2,4]; {a4 b7} [3,4]; {a3 a4 b7} [2,4]
     assert [(r.window, r.value("COUNT(*)")) for r in rows] == [
+        ((-2, 2), 1),
         ((0, 4), 1),
         ((2, 6), 3),
         ((4, 8), 0),
@@ -485,6 +488,21 @@ def with_ts(*rows: dict[str, OptValue], ts: Sequence[int] | None = None) -> list
     return stream(*({**row, "ts": t} for row, t in zip(rows, stamps)))
 
 
+def from_zero(rows: Sequence[Match] | Sequence[TrendRow]) -> list[TrendRow]:
+    """The RETURN rows of the windows that start at 0 or later (the paper's examples
+    list those; spec §6 also has the windows that start before 0)."""
+    return [r for r in rows if isinstance(r, TrendRow) and r.window is not None and r.window[0] >= 0]
+
+
+def before_zero(rows: Sequence[Match] | Sequence[TrendRow]) -> list[tuple[object, ...]]:
+    """``(key, window, values)`` of the rows of windows that start before 0."""
+    return [
+        (r.key, r.window, r.values)
+        for r in rows
+        if isinstance(r, TrendRow) and r.window is not None and r.window[0] < 0
+    ]
+
+
 def matches(out: Sequence[Match] | Sequence[TrendRow]) -> list[Match]:
     assert all(isinstance(m, Match) for m in out)
     return [m for m in out if isinstance(m, Match)]
@@ -562,8 +580,17 @@ def test_paper_file_d4_down_trends_in_sliding_windows() -> None:
     )
     # windows [0,600) and [10,610).  A: 10 8 9 7 -> 11 down-trends, of which
     # 9 7 -> 3 in the second window;  B: 5 6 -> 2, and 6 alone in the second.
+    # Windows [10k, 10k + 600) for k = -59 .. -1 start before 0 (spec §6): [-590, 10)
+    # holds A 10 8 (3 down-trends) and B 5 (1); the other 58 hold every event.
     rows = run(query, s, schema)
-    assert [(dict(r.key)["company"], r.window, r.value("COUNT(*)")) for r in rows] == [  # type: ignore[union-attr]
+    early = [(dict(r[0])["company"], r[1], dict(r[2])["COUNT(*)"]) for r in before_zero(rows)]
+    assert early == [
+        (company, (10 * k, 10 * k + 600), (first if k == -59 else every))
+        for company, first, every in (("A", 3, 11), ("B", 1, 2))
+        for k in range(-59, 0)
+    ]
+    rows = from_zero(rows)
+    assert [(dict(r.key)["company"], r.window, r.value("COUNT(*)")) for r in rows] == [
         ("A", (0, 600), 11),
         ("A", (10, 610), 3),
         ("B", (0, 600), 2),
@@ -585,8 +612,13 @@ def test_paper_file_d5_mapper_load() -> None:
     )
     # mapper 1, window [0,60): increasing M among loads 1 3 2: {1} {3} {2} {1,3} {1,2}:
     # cpu 10 + 20 + 40 + 30 + 50 = 150; window [30,90) lacks the Start: 0.
+    # Window [-30, 30) (spec §6: negative k too) holds Start, M 1 3 but no End: 0.
     rows = run(query, s, schema)
-    assert [(r.key, r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
+    assert before_zero(rows) == [
+        ((("job", 1), ("mapper", m)), (-30, 30), (("mapper", m), ("SUM(M.cpu)", 0))) for m in (1, 2)
+    ]
+    rows = from_zero(rows)
+    assert [(r.key, r.window, r.values) for r in rows] == [
         ((("job", 1), ("mapper", 1)), (0, 60), (("mapper", 1), ("SUM(M.cpu)", 150))),
         ((("job", 1), ("mapper", 1)), (30, 90), (("mapper", 1), ("SUM(M.cpu)", 0))),
         ((("job", 1), ("mapper", 2)), (0, 60), (("mapper", 2), ("SUM(M.cpu)", 0))),
@@ -605,8 +637,16 @@ def test_paper_file_d6_route_popularity() -> None:
         ev("StateSt", vehicle=2),
         ts=[0, 10, 20, 70, 80, 90, 100],
     )
+    # Windows before 0 (spec §6): [-540, 60) holds vehicle 1's Oak 0 and Main 20 (no
+    # trip) and vehicle 2's Oak 10; [-480, 120) … [-60, 540) hold every event.
     rows = run(query, s, schema)
-    assert [(r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
+    assert [(r[1], r[2]) for r in before_zero(rows)] == [
+        ((60 * k, 60 * k + 600), (("vehicle", v), ("COUNT(*)", 3 if v == 1 and k > -9 else 0)))
+        for v in (1, 2)
+        for k in range(-9, 0)
+    ]
+    rows = from_zero(rows)
+    assert [(r.window, r.values) for r in rows] == [
         ((0, 600), (("vehicle", 1), ("COUNT(*)", 3))),
         ((60, 660), (("vehicle", 1), ("COUNT(*)", 1))),
         ((0, 600), (("vehicle", 2), ("COUNT(*)", 0))),
@@ -652,10 +692,12 @@ def test_paper_file_d8_pool_trips_with_next() -> None:
     # driver 1: Accept, then (Call 1, next Cancel 3), then either Finish next
     # (skipping 4, 5) or a second pair (Call 4, Cancel 5) and Finish: 2 trips.
     # driver 2: Accept, next Call (skips a Cancel), next Cancel (skips a Finish), next Finish: 1.
+    # Every event (ts 0..12) lies in the 20 windows [30k, 30k + 600), k = -19..0 (spec §6).
     rows = run(query, s, schema)
-    assert [r.values for r in rows] == [  # type: ignore[union-attr]
-        (("driver", 1), ("COUNT(*)", 2)),
-        (("driver", 2), ("COUNT(*)", 1)),
+    assert [(r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
+        ((30 * k, 30 * k + 600), (("driver", d), ("COUNT(*)", n)))
+        for d, n in ((1, 2), (2, 1))
+        for k in range(-19, 1)
     ]
 
 
@@ -669,8 +711,10 @@ def test_paper_file_d9_heart_rate() -> None:
         ev("Measurement", patient=1, activity="active", rate=100),
         ev("Measurement", patient=1, activity="passive", rate=65),
     )
+    # Every event (ts 0..5) lies in the 20 windows [30k, 30k + 600), k = -19..0 (spec §6).
     rows = run(query, s, schema)
     assert [(r.window, r.values) for r in rows] == [  # type: ignore[union-attr]
-        ((0, 600), (("patient", 1), ("MIN(M.rate)", 60), ("MAX(M.rate)", 65))),
-        ((0, 600), (("patient", 2), ("MIN(M.rate)", 90), ("MAX(M.rate)", 90))),
+        ((30 * k, 30 * k + 600), (("patient", p), ("MIN(M.rate)", lo), ("MAX(M.rate)", hi)))
+        for p, lo, hi in ((1, 60, 65), (2, 90, 90))
+        for k in range(-19, 1)
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import Phase, find, given, settings
@@ -220,6 +221,28 @@ def test_generated_queries_with_top_negation_pass_the_checker(query: Query) -> N
 @given(trend_queries(top_negation=True))
 def test_generated_trend_queries_with_top_negation_pass_the_checker(query: Query) -> None:
     check_query(query, TEST_SCHEMA)
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_windows_before_zero_are_generated(on: bool) -> None:
+    """Spec §6: SLIDE windows ``[k·s, k·s + w)`` for negative ``k`` too. The cases hold
+    streams whose first event sits in a window that starts before 0 (``s < w``), on
+    positions and on an ``ON attr`` axis, so the engines are checked there (issue 32)."""
+    from acel.lang.clauses import window_value, windows_of
+    from acel.testing import cases
+
+    def before_zero(case: Any) -> bool:
+        query, stream = case.query, list(case.stream)
+        if query.slide is None or query.within is None or not stream:
+            return False
+        if (query.within.attr is not None) != on:
+            return False
+        first = window_value(query.within, stream, 0)
+        ks = [k for k in windows_of(query.within, query.slide, stream) if k < 0]
+        return any(k * query.slide.size <= first < k * query.slide.size + query.within.size for k in ks)
+
+    found = find(cases(of=trend_queries(windows_on=True)), before_zero, settings=FIND)
+    assert found.query.slide.size < found.query.within.size
 
 
 def test_streams_sometimes_miss_attributes() -> None:

@@ -796,7 +796,7 @@ class Runner:
         if rule.slide is None:
             return [None]
         lo, hi = min(start, coord), max(start, coord)
-        return list(range(rule.kmin(hi), rule.kmax(lo) + 1)) if lo >= 0 else []
+        return list(range(rule.kmin(hi), rule.kmax(lo) + 1))
 
     def _collect(self, part: Partition, ce: ComplexEvent, coord: Any) -> None:
         """Mode COLLECT: fold one complex event into the rows it counts in."""

@@ -18,7 +18,7 @@ class _Part:
 
     __slots__ = ("key", "n", "panes", "current", "pending", "params", "b", "boundary", "next_close")
 
-    def __init__(self, key: Key, windows: int) -> None:
+    def __init__(self, key: Key, first_windows: list[int]) -> None:
         self.key = key
         self.n = 0
         self.panes: dict[int, list[Any]] = {}
@@ -27,8 +27,9 @@ class _Part:
         self.params: tuple[Any, ...] = ()
         self.b = 0
         self.boundary = 0
-        self.next_close = [0] * windows
-        """Per distinct WITHIN size: the next window index to close."""
+        self.next_close = list(first_windows)
+        """Per distinct WITHIN size: the next window index to close (at first the least
+        ``k`` whose window ``[k·s, k·s + w)`` holds position 0, negative when ``w > s``)."""
 
 
 class SharedRunner:
@@ -118,7 +119,9 @@ class SharedRunner:
     # ------------------------------------------------------------ helpers
 
     def _new_part(self, key: Key) -> _Part:
-        part = _Part(key, len(self.sizes))
+        s = self.plan.slide
+        firsts = [(-w) // s + 1 for w in self.sizes] if s is not None else [0] * len(self.sizes)
+        part = _Part(key, firsts)
         if not self.windowed:
             part.panes[0] = [0] * self.plan.size
             part.current = 0

@@ -82,8 +82,6 @@ class WindowRule:
         if self.within is None:
             return 0
         assert self.slide is not None
-        if coord < 0:
-            return None
         c = math.floor(coord / self.slide.size)
         return c if coord - c * self.slide.size < self.within.size else None
 
@@ -93,17 +91,15 @@ class WindowRule:
             return 0
         if self.slide is None or not self.monotone:
             return coord
-        if coord < 0:
-            return None
         return math.floor(coord / self.slide.size)
 
     def kmin(self, coord: Any) -> int:
-        """The first window index whose window still holds ``coord``."""
+        """The first window index whose window still holds ``coord`` (negative too, spec §6)."""
         assert self.within is not None and self.slide is not None
-        return max(0, math.floor((coord - self.within.size) / self.slide.size) + 1)
+        return math.floor((coord - self.within.size) / self.slide.size) + 1
 
     def kmax(self, coord: Any) -> int:
-        """The last window index whose window holds ``coord`` (``coord ≥ 0``)."""
+        """The last window index whose window holds ``coord``."""
         assert self.slide is not None
         return math.floor(coord / self.slide.size)
 
@@ -124,14 +120,10 @@ class WindowRule:
         if self.monotone:
             return range(self.kmin(coord), c + 1)
         lo, hi = min(c, coord), max(c, coord)
-        if lo < 0:
-            return ()
         return range(self.kmin(hi), math.floor(lo / self.slide.size) + 1)
 
     def windows_holding(self, coord: Any) -> range:
         """The SLIDE windows ``[k·s, k·s + w)`` that hold an event at ``coord``."""
-        if coord < 0:
-            return range(0)
         return range(self.kmin(coord), self.kmax(coord) + 1)
 
     def closed_before(self, coord: Any) -> int:

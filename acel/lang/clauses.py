@@ -131,15 +131,17 @@ def within(window: Window | None, events: Sequence[Event], ce: ComplexEvent) -> 
 
 
 def windows_of(within_: Window, slide: Window, events: Sequence[Event]) -> list[int]:
-    """The window indices ``k`` (``[k·s, k·s + w)``) holding at least one event."""
+    """The window indices ``k`` (``[k·s, k·s + w)``) holding at least one event.
+
+    ``k`` ranges over every integer, negative too (spec §6): with ``w > s`` the
+    first events also sit in windows that start before 0.
+    """
     ks: set[int] = set()
     size, step = within_.size, slide.size
     for position in range(len(events)):
         v = window_value(within_, events, position)
-        if v < 0:
-            continue
         k_max = math.floor(v / step)
-        k_min = max(0, math.floor((v - size) / step) + 1)
+        k_min = math.floor((v - size) / step) + 1
         ks.update(range(k_min, k_max + 1))
     return sorted(ks)
 

@@ -708,7 +708,8 @@ def trend_queries(
 ) -> ast.Query:
     """A RETURN query: COUNT(*), COUNT(X), SUM/MIN/MAX/AVG(X.a), the partition attribute;
     optional PARTITION BY k, WITHIN n EVENTS and SLIDE s EVENTS (s <= n; both ON
-    attr with ``windows_on``, as in :func:`queries`); with
+    attr with ``windows_on``, as in :func:`queries`; with ``s < n`` the first events
+    also sit in windows that start before 0, spec §6, so those are checked); with
     ``top_negation``, sometimes leading/trailing negation (and then WITHIN);
     ``of`` replaces the strategy of (formula, environment) pairs; ``operators``/``without``
     as in :func:`queries` (``SLIDE`` too)."""

@@ -152,7 +152,7 @@ class _Runner:
         if slide is None:
             return True
         # the window holding ``lo`` that reaches furthest starts at floor(lo / s)·s
-        return lo >= 0 and hi < math.floor(lo / slide.size) * slide.size + window.size
+        return hi < math.floor(lo / slide.size) * slide.size + window.size
 
     def accept(self, comps: tuple[int, ...], buf: Buffer) -> None:
         if self.span_ok(buf[0][0], buf[-1][-1]):
