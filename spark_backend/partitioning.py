@@ -57,8 +57,9 @@ def choose(query: Query, *, attr_monotone: bool | None = None) -> Strategy:
         return Strategy(
             "single",
             "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events that start in "
-            "different time slices (the choice is made before WITHIN, the skip runs in output "
-            "order), so the stream cannot be sliced: it runs as one ordered partition",
+            "different time slices (the choice is made among those ending at one position, the "
+            "skip walks them in start order), so the stream cannot be sliced: it runs as one "
+            "ordered partition",
         )
     if query.within.attr is not None and not attr_monotone:
         return Strategy(

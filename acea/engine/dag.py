@@ -7,7 +7,9 @@ configuration ``(state, τ)`` at one step.  Its ``edges`` say how: each edge is
 ``emission`` the ``(variable, event)`` pairs the transition emitted (``None``
 when it emitted nothing).  ``best`` is the largest start coordinate (position
 or ``ON attr`` value) of any run through the node: a window prunes a whole
-sub-DAG with one comparison.
+sub-DAG with one comparison.  ``first`` is the least start position of a run
+through it: AFTER MATCH SKIP releases a held complex event once no live run
+starts before it (spec §6.3).
 
 A configuration reached by a single non-emitting edge shares its
 predecessor's node (no allocation; chains of skips cost nothing), so a path
@@ -30,11 +32,15 @@ Edge = tuple[Pred, Union[Emission, None]]
 class Node:
     """A configuration's past: the union of its incoming edges."""
 
-    __slots__ = ("edges", "best")
+    __slots__ = ("edges", "best", "first", "rank")
 
-    def __init__(self, edges: list[Edge], best: Any) -> None:
+    def __init__(self, edges: list[Edge], best: Any, first: int, rank: int = 0) -> None:
         self.edges = edges
         self.best = best
+        self.first = first
+        self.rank = rank
+        """SELECT NEXT/LAST pruning (:class:`~acel.acea.engine.enumeration.Enumerator`):
+        the rank of the position set of the runs through the node at its step (0 best)."""
 
 
 def make_node(edges: list[Edge], coord: Callable[[int], Any]) -> Node:
@@ -44,11 +50,17 @@ def make_node(edges: list[Edge], coord: Callable[[int], Any]) -> Node:
         if emission is None and isinstance(pred, Node):
             return pred
     best: Any = None
+    first: Any = None
     for pred, _ in edges:
-        b = pred.best if isinstance(pred, Node) else coord(pred)
+        if isinstance(pred, Node):
+            b, f = pred.best, pred.first
+        else:
+            b, f = coord(pred), pred
         if best is None or b > best:
             best = b
-    return Node(edges, best)
+        if first is None or f < first:
+            first = f
+    return Node(edges, best, first)
 
 
 def enumerate_complex_events(

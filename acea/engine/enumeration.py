@@ -84,6 +84,7 @@ class Enumerator:
         "prepare",
         "watch",
         "native",
+        "prune",
     )
 
     def __init__(
@@ -96,8 +97,12 @@ class Enumerator:
         starts: range | None = None,
         build: Builder | None = None,
         watch: Callable[[int], None] | None = None,
+        prune: str | None = None,
     ) -> None:
         self.ca = ca
+        self.prune = prune
+        """``STRICT``, ``NEXT`` or ``LAST``: keep only the runs the strategy may choose
+        (:meth:`_pruned`), so a step costs the configurations, not the complex events."""
         self.build = build
         """What a run becomes (default: a :class:`~acel.lang.events.ComplexEvent`)."""
         self.watch = watch
@@ -123,6 +128,19 @@ class Enumerator:
     def exhausted(self) -> bool:
         """No run is alive and none may start: later events cannot change the output."""
         return self.starts is not None and self.local >= self.starts.stop and not self.active
+
+    def first_live_start(self, threshold: Any = None) -> int | None:
+        """The least start position of a live run (``None``: none is alive); no complex
+        event found later starts before it (a run starting later starts after).
+        ``threshold``: runs whose starts all lie at or below it are dead (the axis has
+        moved on)."""
+        first: int | None = None
+        for node in self.active.values():
+            if threshold is not None and node.best <= threshold:
+                continue
+            if first is None or node.first < first:
+                first = node.first
+        return first
 
     def coord_of(self, position: int) -> Any:
         """The window coordinate of a start still in the window (``EXPIRED`` otherwise)."""
@@ -198,14 +216,18 @@ class Enumerator:
         finals = ca.automaton.finals
         new_active: dict[Config, Node] = {}
         ends: list[Node] = []
+        prune = self.prune
+        ranks: dict[Config, tuple[int, int]] | None = None
+        if prune is not None:
+            pending, ranks = self._pruned(pending, prune, self.rule.windowed)
         for key, edges in pending.items():
             if len(edges) == 1:
                 # make_node inlined for the common single edge
                 pred, emission = edges[0]
                 if isinstance(pred, Node):
-                    node = pred if emission is None else Node(edges, pred.best)
+                    node = pred if emission is None else Node(edges, pred.best, pred.first)
                 else:
-                    node = Node(edges, coord)
+                    node = Node(edges, coord, pred)
             else:
                 # identical edges are two runs with one complex event: impossible when
                 # the automaton is unambiguous (then nothing needs deduplicating)
@@ -216,12 +238,94 @@ class Enumerator:
             if key[0] in finals:
                 ends.append(node)
         self.active = new_active
+        if ranks is not None and prune is not None:
+            self._rank(new_active, ranks, prune)
+            if ends and prune in ("NEXT", "LAST"):
+                best = min(node.rank for node in ends)
+                ends = [node for node in ends if node.rank == best]
         out = self._emit(ends, k, threshold) if ends else []
         if monotone:
             self.since_compaction += 1
             if self.since_compaction >= self.period:
                 self._compact(threshold)
         return out
+
+    @staticmethod
+    def _pruned(
+        pending: dict[Config, list[Edge]], prune: str, windowed: bool
+    ) -> tuple[dict[Config, list[Edge]], dict[Config, tuple[int, int]]]:
+        """The edges a strategy may still choose, and each configuration's key.
+
+        ``D(C)``, the positions a run takes (papers/semantics.md), grows by this event
+        exactly when the edge emits.  STRICT drops every edge that does not (a run
+        that skips an event of its sub-stream is never contiguous).  NEXT and LAST
+        compare position sets in an order that extending two runs alike preserves
+        (the first, resp. last, position where they differ decides), so at one
+        configuration only the best runs can ever be chosen: with the previous
+        step's dense rank ``r`` of a run's set (a new run: the empty set, the
+        worst), NEXT ranks an edge ``(r, 0 if it emits else 1)`` and LAST
+        ``(0 if it emits else 1, r)``; the least key wins, ties are all kept (equal
+        keys: equal sets).  Without WITHIN only: a window may drop the best run's
+        start and leave a worse one in (the runner then enumerates).  MAX drops only
+        runs whose set another run strictly contains with the same future: an edge
+        that does not emit when the same predecessor also reaches the configuration
+        by an edge that does, and (without WITHIN, which could expire the larger
+        run first) a run starting here when a run that has already taken an event
+        (a node of rank 1) takes this one into the same configuration.
+        """
+        keys: dict[Config, tuple[int, int]] = {}
+        out: dict[Config, list[Edge]] = {}
+        worst = 1 << 62
+        for key, edges in pending.items():
+            if prune == "MAX":
+                takers = {id(pred) for pred, emission in edges if emission}
+                larger = not windowed and any(
+                    emission and isinstance(pred, Node) and pred.rank for pred, emission in edges
+                )
+                kept = [
+                    (pred, emission)
+                    for pred, emission in edges
+                    if (emission or id(pred) not in takers)
+                    and not (larger and not isinstance(pred, Node))
+                ]
+                out[key] = kept
+                taken = any(emission or (isinstance(pred, Node) and pred.rank) for pred, emission in kept)
+                keys[key] = (1 if taken else 0, 0)
+                continue
+            if prune == "STRICT":
+                kept = [edge for edge in edges if edge[1]]
+                if kept:
+                    out[key] = kept
+                    keys[key] = (0, 0)
+                continue
+            best: tuple[int, int] | None = None
+            kept = []
+            for edge in edges:
+                pred, emission = edge
+                r = pred.rank if isinstance(pred, Node) else worst
+                took = 0 if emission else 1
+                k = (r, took) if prune == "NEXT" else (took, r)
+                if best is None or k < best:
+                    best = k
+                    kept = [edge]
+                elif k == best:
+                    kept.append(edge)
+            assert best is not None
+            out[key] = kept
+            keys[key] = best
+        return out, keys
+
+    @staticmethod
+    def _rank(active: dict[Config, Node], keys: dict[Config, tuple[int, int]], prune: str) -> None:
+        """Dense ranks of this step's configurations from their keys (0: the best set);
+        for MAX, 1 when some run through the node has taken an event."""
+        if prune == "MAX":
+            for config, node in active.items():
+                node.rank = keys[config][0]
+            return
+        order = {k: n for n, k in enumerate(sorted(set(keys[c] for c in active)))}
+        for config, node in active.items():
+            node.rank = order[keys[config]]
 
     def _emit(self, ends: list[Node], k: int, threshold: Any) -> list[Any]:
         """The complex events of the runs ending at position ``k`` (spec §2), each once."""

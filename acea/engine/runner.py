@@ -63,12 +63,20 @@ from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
 from acel.acea.engine.trend import Vec, identity_vector
 from acel.acea.engine.windows import Row, WindowRule
 
-from acel.lang.ast import Query, ReturnAgg, Window, top_negation
+from acel.lang.ast import Query, ReturnAgg, top_negation
 from acel.lang.clauses import Key, Match, TrendAccumulator, TrendRow
 from acel.lang.errors import AcelError, DataError
-from acel.lang.events import ComplexEvent
+from acel.lang.events import ComplexEvent, Event
 from acel.lang.schema import Schema
-from acel.lang.selection import Skipper, positions, select_at_end
+from acel.lang.selection import (
+    Skipper,
+    is_strict,
+    positions,
+    select,
+    select_at_end,
+    skip_filter,
+    start_order_key,
+)
 
 Result = Union[Match, TrendRow]
 Evaluator = Union[Enumerator, Propagator, TumblingPropagator]
@@ -163,18 +171,21 @@ class _LeadingRule(WindowRule):
 class _Selection:
     """SELECT (spec §6.2) and AFTER MATCH SKIP inside the runner.
 
-    The strategies choose among all the complex events ending at one position,
-    before WITHIN: with NEXT, LAST or MAX under WITHIN the enumerator keeps every
-    start (an unbounded window) and WITHIN is applied after the choice, so memory
-    grows with the sub-stream (papers/engine.md).  STRICT is a filter on each
+    The strategies choose among the complex events ending at one position that
+    pass WITHIN (spec §6.2, amended): the enumerator's own window already gives
+    those, so old starts are dropped as without a strategy.  STRICT is a filter on each
     complex event, on positions inside the sub-stream: when the runner sees global
     positions (PARTITION BY, positions given) each partition keeps the global
     positions of its recent events (:attr:`Partition.seen`; the last ``n`` under
-    ``WITHIN n EVENTS``, all of them otherwise).  The skip is a filter in output
-    order, per sub-stream.
+    ``WITHIN n EVENTS``, all of them otherwise).  The skip walks each sub-stream's
+    complex events in start order (spec §6.3): a complex event is held until no run
+    with an earlier start can still complete (:meth:`Runner._skip_in_start_order`).
+    Under leading/trailing NOT, undecided complex events with an earlier start hold
+    it too.  With SLIDE (a strategy or a skip per window) the runner replays the
+    sub-stream at the end instead (:attr:`Runner.replay`).
     """
 
-    __slots__ = ("select", "skip", "active", "widen", "within", "strict_local", "keep")
+    __slots__ = ("select", "skip", "active", "within", "strict_local", "keep")
 
     def __init__(self, query: Query, starts: range | None, global_positions: bool) -> None:
         self.strict_local = query.select == "STRICT" and global_positions
@@ -187,19 +198,23 @@ class _Selection:
         self.skip = query.skip
         self.active = query.select != "ALL" or query.skip is not None
         self.within = query.within
-        self.widen = query.select in ("NEXT", "LAST", "MAX") and query.within is not None
         if starts is not None and (query.skip is not None or query.select in ("NEXT", "LAST", "MAX")):
             raise AcelError(
                 "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events with different "
                 "starts: they cannot run on start-position slices"
             )
 
+    def prune(self) -> str | None:
+        """What the enumerator may prune for the strategy (``Enumerator._pruned``):
+        STRICT and MAX always (MAX less under WITHIN); NEXT and LAST without WITHIN (a
+        window may expire the best run)."""
+        if self.select in ("STRICT", "MAX") or (self.select in ("NEXT", "LAST") and self.within is None):
+            return self.select
+        return None
+
     def enumeration_rule(self, rule: WindowRule) -> WindowRule:
-        """The enumerator's window: unbounded when a strategy must see every start."""
-        if not self.widen:
-            return rule
-        assert self.within is not None
-        return WindowRule(Window(math.inf, self.within.attr), None, rule.monotone)
+        """The enumerator's window: the query's own (the strategy chooses inside it)."""
+        return rule
 
     def see(self, part: Partition, position: int) -> None:
         """STRICT on global positions: note the partition's event at ``position``."""
@@ -222,38 +237,36 @@ class _Selection:
     def chosen(
         self, part: Partition, found: list[ComplexEvent], evaluator: Enumerator, coord: Any
     ) -> list[ComplexEvent]:
-        """This step's complex events (all ending here) after SELECT and WITHIN, in output order."""
+        """This step's complex events (all ending here and within WITHIN) after SELECT,
+        in output order."""
         if not found:
             return found
         if self.strict_local:
             kept = [ce for ce in found if self.strict(part, ce)]
         else:
             kept = select_at_end(self.select, found)
-        if self.widen:
-            assert self.within is not None
-            size = self.within.size
-            kept = [ce for ce in kept if coord - evaluator.coord_of(ce.start) < size]
         kept.sort(key=ComplexEvent.sort_key)
         return kept
-
-    def skipped(self, part: Partition, found: list[ComplexEvent]) -> list[ComplexEvent]:
-        """The complex events the partition's after-match skip keeps (output order)."""
-        skipper = part.skipper
-        if skipper is None:
-            return found
-        return [ce for ce in found if skipper.keeps(ce)]
 
 
 class Partition:
     """One PARTITION BY sub-stream: its evaluator, its open windows, its accumulators."""
 
     __slots__ = (
-        "key", "evaluator", "local", "last", "open", "accs", "neg", "rule", "skipper", "seen"
+        "key", "evaluator", "local", "last", "open", "accs", "neg", "rule", "skipper", "seen",
+        "pending", "pending_seq", "window_held",
     )
 
     def __init__(self, key: Key, evaluator: Evaluator, rule: WindowRule, neg: _Negation | None) -> None:
         self.skipper: Skipper | None = None
         """AFTER MATCH SKIP: the resume point of this sub-stream."""
+        self.pending: list[tuple[Any, ...]] = []
+        """AFTER MATCH SKIP: complex events held for start order, a heap of
+        ``(start order key, seq, start coordinate, complex event)``."""
+        self.pending_seq = 0
+        self.window_held: list[tuple[Any, Any, ComplexEvent]] = []
+        """SELECT or SKIP per SLIDE window: ``(start coordinate, end coordinate, C)`` of the
+        complex events that a window still open may hold (:meth:`Runner._close`)."""
         self.seen: list[int] = []
         """SELECT STRICT on global positions: those of the partition's recent events."""
         self.key = key
@@ -366,6 +379,15 @@ class Runner:
         """RETURN with a skip and leading/trailing NOT (no SLIDE): complex events are held
         and released in output order as in mode MATCHES (the skip needs that order),
         then counted."""
+        self.per_window = self.selection.active and query.slide is not None
+        """A strategy or a skip per SLIDE window (spec §6.2, §6.3): complex events wait in
+        their partition until a window closes, which then chooses among its own."""
+        self.replay = self.per_window and self.negated
+        """The same under leading/trailing NOT: the events are kept and the query runs on
+        them at the end (the naive runs of :mod:`acel.acea.engine.naive`, the same
+        clauses as the oracle), so these rows are final only then."""
+        self.replayed: list[tuple[dict[str, Any], int]] = []
+        """In :attr:`replay` mode: every event pushed, with its global position."""
         self.watch = watch
         self.dedupe = not unambiguous(automaton)
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
@@ -392,6 +414,10 @@ class Runner:
             raise AcelError("the runner has finished: push no more events")
         if position is None:
             position = self.events
+        if self.replay:
+            self.events += 1
+            self.replayed.append((attrs, position))
+            return []
         entered = self._enter(attrs, position)
         if entered is None:
             return []
@@ -411,8 +437,8 @@ class Runner:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
             if selection.active:
                 found = selection.chosen(part, found, evaluator, coord)  # type: ignore[arg-type]
-                if neg is None:
-                    found = selection.skipped(part, found)
+                if neg is None and selection.skip is not None:
+                    found = self._skip_in_start_order(part, found, local, coord)
             if neg is None:
                 if not found:
                     return []
@@ -429,15 +455,18 @@ class Runner:
                 self._hold_vectors(part, local, coord)
         else:
             found = evaluator.step(attrs, position, coord)  # type: ignore[union-attr]
-            if selection.active:
+            if self.per_window:
+                self._hold_for_windows(part, found, coord)
+                found = []
+            elif selection.active:
                 found = selection.chosen(part, found, evaluator, coord)  # type: ignore[arg-type]
                 if self.held_matches:
                     self._fold_released(
                         self._negated_matches(part, found, attrs, position, local, coord, count=False)
                     )
                     return []
-                if neg is None or rule.slide is not None:  # with SLIDE: skip, then NOT per window
-                    found = selection.skipped(part, found)
+                if neg is None and selection.skip is not None:
+                    found = self._skip_in_start_order(part, found, local, coord)
             if neg is None:
                 for ce in found:
                     self._collect(part, ce, coord)
@@ -458,7 +487,7 @@ class Runner:
         windows it passes, exactly as :meth:`push` would.  With leading or
         trailing negation every event is read (``ψ`` may match it).
         """
-        if self.negated:
+        if self.negated or self.replay:
             return self.push(attrs, position)
         if position is None:
             position = self.events
@@ -476,6 +505,83 @@ class Runner:
         if not rule.monotone:
             return []
         return self._close(part, rule.closed_before(self._horizon(coord)))
+
+    # ------------------------------------------------------------ skip in start order
+
+    def _skip_in_start_order(
+        self, part: Partition, found: list[ComplexEvent], local: int, coord: Any
+    ) -> list[Any]:
+        """AFTER MATCH SKIP (spec §6.3): hold this step's complex events, then release, in
+        start order through the partition's skipper, those before which no run can still
+        complete: no live run starts earlier (as Flink's NFA checks its partial matches),
+        or WITHIN has closed every earlier start.
+
+        Returns the kept ones (mode MATCHES) or folds them (mode COLLECT).
+        """
+        evaluator = part.evaluator
+        for ce in found:
+            self._hold_for_skip(part, ce)
+        first = evaluator.first_live_start()  # type: ignore[union-attr]
+        if first is None:
+            return self._release_held(part, everything=True)
+        bound: Any = None
+        within = self.rule.within
+        if within is not None and self.rule.monotone:
+            if within.attr is None:
+                # starts at local index <= local + 1 - w can no longer begin a complex event
+                bound = local + 2 - within.size
+            else:
+                bound = coord - within.size  # coordinates never decrease: earlier starts too
+        return self._release_held(part, bound, first)
+
+    def _hold_for_skip(self, part: Partition, ce: ComplexEvent) -> None:
+        part.pending_seq += 1
+        start = part.evaluator.coord_of(ce.start)  # type: ignore[union-attr]
+        heapq.heappush(part.pending, (start_order_key(ce), part.pending_seq, start, ce))
+
+    def _release_held(
+        self, part: Partition, bound: Any = None, first: int | None = None, everything: bool = False
+    ) -> list[Any]:
+        """Held complex events, in start order through the skipper, while the next one
+        starts at or before position ``first`` (the first run or undecided complex event
+        that may still come before it) or at a coordinate at most ``bound``
+        (``everything``: all of them); the kept ones (mode MATCHES), else folded into
+        the partition's row."""
+        pending = part.pending
+        skipper = part.skipper
+        assert skipper is not None
+        kept: list[ComplexEvent] = []
+        while pending and (
+            everything
+            or (first is not None and pending[0][3].start <= first)
+            or (bound is not None and pending[0][2] <= bound)
+        ):
+            ce = heapq.heappop(pending)[3]
+            if skipper.keeps(ce):
+                kept.append(ce)
+        if self.mode == MATCHES:
+            return kept
+        for ce in kept:
+            self._fold(part, ce, [None])
+        return []
+
+    def _replay(self) -> list[Result]:
+        """:attr:`replay` mode at the end: the query on every event pushed (global
+        positions restored), through the naive runs and the clauses of spec §6."""
+        from acel.acea.engine.naive import run as naive_run
+
+        events = [Event.make(k, attrs) for k, (attrs, _) in enumerate(self.replayed)]
+        where = [position for _, position in self.replayed]
+        self.replayed = []
+        out: list[Result] = []
+        for result in naive_run(self.query, events, self.schema):
+            if isinstance(result, Match):
+                out.append(Match(result.key, result.event.relabel(where)))
+            else:
+                out.append(result)
+        if self.query.returns is None:
+            self.emitted += len(out)
+        return out
 
     def _enter(self, attrs: dict[str, Any], position: int) -> tuple[Partition, int, Any] | None:
         """Count the event and number it in its partition: (partition, local index,
@@ -673,10 +779,11 @@ class Runner:
                     neg.held.popleft()
             if self.mode != MATCHES and rule.slide is not None:
                 out.extend(self._close(part, rule.closed_before(coord)))
+        threshold = rule.threshold(coord)
         if self.mode == MATCHES:
-            out.extend(self._release())
+            out.extend(self._release(threshold=threshold))
         elif self.held_matches:
-            self._fold_released(self._release(count=False))
+            self._fold_released(self._release(count=False, threshold=threshold))
         return out
 
     def next_deadline(self) -> Any:
@@ -698,9 +805,20 @@ class Runner:
         if self.finished:
             return []
         self.finished = True
+        if self.replay:
+            return self._replay()
         if not self.partition_by and () not in self.partitions:
             # the whole stream is one partition, even when it is empty (spec §6)
             self.partitions[()] = self._partition(())
+        if self.query.skip is not None and not self.negated:
+            held: list[Result] = [
+                Match(part.key, ce)
+                for part in self.partitions.values()
+                for ce in self._release_held(part, everything=True)
+            ]
+            if self.mode == MATCHES:
+                self.emitted += len(held)
+                return held
         if self.mode == MATCHES:
             return self._finish_matches()
         out: list[Result] = []
@@ -708,7 +826,7 @@ class Runner:
             for part in self.partitions.values():
                 if part.neg is not None:
                     self._settle_all(part)
-            self._fold_released(self._release(count=False))
+            self._fold_released(self._release(count=False, final=True))
         for part in self.partitions.values():
             if part.neg is not None:
                 self._settle_all(part)
@@ -786,6 +904,7 @@ class Runner:
             starts=self.starts,
             build=self.build,
             watch=self.watch,
+            prune=self.selection.prune(),
         )
 
     # ------------------------------------------------------------------ RETURN rows
@@ -818,9 +937,36 @@ class Runner:
         for k in sorted(closing):
             if part.neg is not None:
                 self._settle_window(part, k)
+            if self.per_window:
+                self._choose_in_window(part, k)
             del part.open[k]
             out.append(self._row(part, k))
         return out
+
+    def _hold_for_windows(self, part: Partition, found: list[ComplexEvent], coord: Any) -> None:
+        """SELECT or SKIP per SLIDE window: keep this step's complex events (STRICT, a
+        test on each one, right away) until the windows holding them close."""
+        selection = self.selection
+        evaluator = part.evaluator
+        for ce in found:
+            if selection.select == "STRICT" and not (
+                selection.strict(part, ce) if selection.strict_local else is_strict(ce)
+            ):
+                continue
+            start = evaluator.coord_of(ce.start)  # type: ignore[union-attr]
+            part.window_held.append((start, coord, ce))
+
+    def _choose_in_window(self, part: Partition, k: Row) -> None:
+        """Window ``k`` closes: the strategy chooses among its complex events (those with
+        both ends in it), the skip walks them in start order, the kept ones count."""
+        lo, hi = self.rule.bounds(k)
+        inside = [ce for s, e, ce in part.window_held if lo <= s and e < hi]
+        strategy = self.selection.select
+        chosen = select("ALL" if strategy == "STRICT" else strategy, inside)
+        for ce in skip_filter(self.query.skip, chosen):
+            self._fold(part, ce, [k])
+        after = (k + 1) * self.rule.slide.size  # type: ignore[union-attr]
+        part.window_held = [entry for entry in part.window_held if entry[0] >= after]
 
     def _row(self, part: Partition, row: Row) -> TrendRow:
         """The finished RETURN row of one window (``None``: the partition's only row)."""
@@ -1011,17 +1157,49 @@ class Runner:
         self._detect(part, attrs, position, local, coord)
         return self._release(count)
 
-    def _release(self, count: bool = True) -> list[Result]:
+    def _release(self, count: bool = True, final: bool = False, threshold: Any = None) -> list[Result]:
         """Held complex events whose verdict is in, up to the first undecided one
-        (``count``: they are results handed back)."""
+        (``count``: they are results handed back).  With AFTER MATCH SKIP the kept ones
+        wait for start order (:meth:`_release_skipped`; ``final``: the stream ended;
+        ``threshold``: runs whose every start is at most it are dead)."""
         out: list[Result] = []
         order = self.order
+        skip = self.query.skip is not None
         while order and order[0].status is not None:
             entry = order.popleft()
-            if entry.status and self._skip_keeps(entry.item):
-                out.append(entry.item)
+            if entry.status:
+                if skip:
+                    self._hold_for_skip(self.partitions[entry.item.key], entry.item.event)
+                else:
+                    out.append(entry.item)
+        if skip:
+            out.extend(self._release_skipped(final, threshold))
         if count:
             self.emitted += len(out)
+        return out
+
+    def _release_skipped(self, final: bool, threshold: Any) -> list[Result]:
+        """Under leading/trailing NOT: per partition, the held kept complex events before
+        which no live run and no undecided complex event starts, in start order."""
+        undecided: dict[Key, int] = {}
+        for entry in self.order:
+            if entry.status is None:
+                match = entry.item
+                old = undecided.get(match.key)
+                if old is None or match.event.start < old:
+                    undecided[match.key] = match.event.start
+        out: list[Result] = []
+        for part in self.partitions.values():
+            if not part.pending:
+                continue
+            first: int | None = None
+            if not final:
+                first = part.evaluator.first_live_start(threshold)  # type: ignore[union-attr]
+                waiting = undecided.get(part.key)
+                if waiting is not None and (first is None or waiting < first):
+                    first = waiting
+            kept = self._release_held(part, first=first, everything=first is None)
+            out.extend(Match(part.key, ce) for ce in kept)
         return out
 
     def _fold_released(self, released: list[Result]) -> None:
@@ -1030,19 +1208,11 @@ class Runner:
             assert isinstance(match, Match)
             self._fold(self.partitions[match.key], match.event, [None])
 
-    def _skip_keeps(self, match: Match) -> bool:
-        """AFTER MATCH SKIP on a result released in output order (negation held it)."""
-        if self.query.skip is None:
-            return True
-        skipper = self.partitions[match.key].skipper
-        assert skipper is not None
-        return skipper.keeps(match.event)
-
     def _finish_matches(self) -> list[Result]:
         for part in self.partitions.values():
             if part.neg is not None:
                 self._settle_all(part)
-        out = self._release()
+        out = self._release(final=True)
         if self.order:
             raise AssertionError("held complex events left undecided at the end")
         return out

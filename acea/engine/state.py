@@ -19,6 +19,7 @@ state that is not one, or that belongs to another query, is refused in one line.
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -27,13 +28,17 @@ from acel.acea.engine.codec import Context, StateMismatch, dumps, loads
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
 
+from acel.lang.selection import start_order_key
+
 if TYPE_CHECKING:
     from acel.acea.engine.runner import Runner
 
     from acel.lang.ast import Query
 
-VERSION = 2
-"""Version 1 was a pickle; 2 is data only."""
+VERSION = 3
+"""Version 1 was a pickle; 2 is data only; 3 adds the complex events an after-match
+skip holds for start order, those a SLIDE window holds for its strategy, and the
+events a replaying runner keeps."""
 
 __all__ = ["VERSION", "StateMismatch", "decode", "fingerprint", "options_of", "restore", "save"]
 
@@ -55,14 +60,14 @@ def fingerprint(runner: Runner) -> str:
 # ------------------------------------------------------------------ DAG
 
 
-def _flatten(roots: dict[Any, Node]) -> tuple[list[tuple[list[Any], Any]], dict[Any, int]]:
+def _flatten(roots: dict[Any, Node]) -> tuple[list[tuple[Any, ...]], dict[Any, int]]:
     """The nodes reachable from ``roots`` as ``(edges, best)`` rows, predecessors first.
 
     An edge's predecessor is written ``(True, row)`` for a node, ``(False, start)``
     for a run's start position.
     """
     index: dict[int, int] = {}
-    rows: list[tuple[list[Any], Any]] = []
+    rows: list[tuple[Any, ...]] = []
     for root in roots.values():
         if id(root) in index:
             continue
@@ -82,16 +87,16 @@ def _flatten(roots: dict[Any, Node]) -> tuple[list[tuple[list[Any], Any]], dict[
                 for pred, emission in node.edges
             ]
             index[id(node)] = len(rows)
-            rows.append((edges, node.best))
+            rows.append((edges, node.best, node.rank))
     return rows, {config: index[id(node)] for config, node in roots.items()}
 
 
-def _unflatten(rows: list[tuple[list[Any], Any]], roots: dict[Any, int]) -> dict[Any, Node]:
+def _unflatten(rows: list[tuple[Any, ...]], roots: dict[Any, int]) -> dict[Any, Node]:
     nodes: list[Node] = []
-    for edges, best in rows:
-        nodes.append(
-            Node([(nodes[ref] if is_node else ref, emission) for (is_node, ref), emission in edges], best)
-        )
+    for edges, best, *rank in rows:  # rank: since state version 3
+        linked = [(nodes[ref] if is_node else ref, emission) for (is_node, ref), emission in edges]
+        first = min((p.first if isinstance(p, Node) else p for p, _ in linked), default=0)
+        nodes.append(Node(linked, best, first, rank[0] if rank else 0))
     return {config: nodes[row] for config, row in roots.items()}
 
 
@@ -188,6 +193,9 @@ def save(runner: Runner) -> bytes:
                 "neg": neg_state,
                 "resume": None if part.skipper is None else part.skipper.resume,
                 "seen": part.seen,
+                "pending": [(seq, start, ce) for _, seq, start, ce in part.pending],
+                "pending_seq": part.pending_seq,
+                "window_held": part.window_held,
                 "evaluator": _evaluator_state(part.evaluator),
             }
         )
@@ -199,6 +207,7 @@ def save(runner: Runner) -> bytes:
         "emitted": runner.emitted,
         "finished": runner.finished,
         "order": list(runner.order),
+        "replayed": runner.replayed,
         "partitions": partitions,
     }
     return dumps(state)
@@ -241,6 +250,7 @@ def _load(runner: Runner, state: dict[str, Any]) -> None:
     runner.emitted = state["emitted"]
     runner.finished = state["finished"]
     runner.order = deque(state["order"])
+    runner.replayed = list(state["replayed"])
     runner.partitions = {}
     for saved in state["partitions"]:
         part = runner._partition(saved["key"])
@@ -251,6 +261,10 @@ def _load(runner: Runner, state: dict[str, Any]) -> None:
         if part.skipper is not None:
             part.skipper.resume = saved["resume"]
         part.seen = saved["seen"]
+        part.pending = [(start_order_key(ce), seq, start, ce) for seq, start, ce in saved["pending"]]
+        heapq.heapify(part.pending)
+        part.pending_seq = saved["pending_seq"]
+        part.window_held = list(saved["window_held"])
         _restore_evaluator(part.evaluator, saved["evaluator"])
         neg, neg_state = part.neg, saved["neg"]
         if neg is not None and neg_state is not None:

@@ -295,7 +295,9 @@ def trend_rows(
     event counted in every window that holds both its ends and, with
     ``negations``, no leading/trailing ``ψ`` match (spec §3.1: so a complex
     event can count in one window and not in another).  Without SLIDE the
-    caller has already dropped the complex events that ``negations`` blocks.
+    caller has already dropped the complex events that ``negations`` blocks,
+    and applied the strategy and the skip; with SLIDE both are applied here,
+    in each window among that window's complex events (spec §6.2, §6.3).
     """
     assert query.returns is not None
     events = partition.events
@@ -307,14 +309,20 @@ def trend_rows(
     assert query.within is not None, "SLIDE needs WITHIN"
     ks = windows_of(query.within, query.slide, events)
     accs = {k: TrendAccumulator(query.returns) for k in ks}
-    for ce in matches:
-        lo_v = window_value(query.within, events, ce.start)
-        hi_v = window_value(query.within, events, ce.end)
-        for k in ks:
-            bounds = window_bounds(query.within, query.slide, k)
-            if in_window(bounds, lo_v) and in_window(bounds, hi_v):
-                if negations is None or not negations.blocks_in(ce, bounds):
-                    accs[k].add(ce)
+    placed = [
+        (ce, window_value(query.within, events, ce.start), window_value(query.within, events, ce.end))
+        for ce in matches
+    ]
+    for k in ks:
+        bounds = window_bounds(query.within, query.slide, k)
+        inside = [
+            ce for ce, lo_v, hi_v in placed if in_window(bounds, lo_v) and in_window(bounds, hi_v)
+        ]
+        inside = select(query.select, inside)
+        if negations is not None:
+            inside = [ce for ce in inside if not negations.blocks_in(ce, bounds)]
+        for ce in skip_filter(query.skip, inside):
+            accs[k].add(ce)
     return [accs[k].row(partition.key, window_bounds(query.within, query.slide, k)) for k in ks]
 
 
@@ -323,9 +331,11 @@ def run_query(
 ) -> list[Match] | list[TrendRow]:
     """Evaluate a query's clauses around ``evaluate`` (spec §6), outputs sorted (§12).
 
-    Per partition: the formula's complex events, the selection strategy (§6.2,
-    among those ending at each position), WITHIN, leading/trailing negation, the
-    after-match skip (in output order), then RETURN or the complex events.
+    Per partition: the formula's complex events, WITHIN, the selection strategy
+    (§6.2, among those that pass WITHIN and end at one position), leading/trailing
+    negation, the after-match skip (§6.3, in start order), then RETURN or the
+    complex events.  With SLIDE the strategy, the negation and the skip apply in
+    each window (:func:`trend_rows`).
 
     ``evaluate`` gets the body of the query's formula (the formula itself
     when it has no leading or trailing negation) and, on the same partition,
@@ -340,9 +350,13 @@ def run_query(
     for partition in partitions:
         events = partition.events
         negations = negations_of(query, events, evaluate)
-        chosen = select(query.select, evaluate(body, events))
-        kept = [ce for ce in chosen if within(query.within, events, ce)]
-        if negations is not None and query.slide is None:
+        kept = [ce for ce in evaluate(body, events) if within(query.within, events, ce)]
+        if query.slide is not None:  # strategy, negation and skip per window
+            assert query.returns is not None, "SLIDE needs RETURN"
+            rows.extend(trend_rows(query, partition, kept, negations))
+            continue
+        kept = select(query.select, kept)
+        if negations is not None:
             kept = [ce for ce in kept if not negations.blocks(ce)]
         if query.skip is not None:
             kept = skip_filter(query.skip, kept)

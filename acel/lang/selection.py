@@ -1,8 +1,9 @@
 """Selection strategies (spec §6.2) and the after-match skip, as pure filters.
 
 ``select(strategy, ces)`` keeps the complex events a strategy chooses among
-those of one sub-stream; ``skip_filter(skip, ces)`` walks them in output order
-(spec §12: end, start, then the bags) and drops those that start before the
+those of one sub-stream (or one SLIDE window) that pass WITHIN (spec §6.2, amended);
+``skip_filter(skip, ces)`` walks them in start order (spec §6.3: start, end, then
+the order of §12, as SQL and Flink CEP) and drops those that start before the
 point the last kept one skips to.  ``papers/semantics.md`` ("Selection
 strategies", "After-match skip") gives the definitions and worked examples;
 ``acel.lang.clauses.run_query`` applies both, so the oracle, the naive runs and
@@ -83,6 +84,11 @@ def select(strategy: str, ces: Iterable[ComplexEvent]) -> list[ComplexEvent]:
     return out
 
 
+def start_order_key(ce: ComplexEvent) -> tuple[object, ...]:
+    """The order AFTER MATCH SKIP takes complex events in (spec §6.3): start, end, then §12."""
+    return (ce.start, ce.end, ce.sort_key())
+
+
 def skip_point(skip: Skip, ce: ComplexEvent) -> int | None:
     """Where the next kept complex event may start at the earliest, after ``ce`` is
     kept (``None``: anywhere, as Flink's NO_SKIP when ``X`` has no event)."""
@@ -98,7 +104,8 @@ def skip_point(skip: Skip, ce: ComplexEvent) -> int | None:
 
 
 class Skipper:
-    """The after-match skip of one sub-stream, fed complex events in output order."""
+    """The after-match skip of one sub-stream (or window), fed complex events in start
+    order (:func:`start_order_key`)."""
 
     __slots__ = ("skip", "resume")
 
@@ -108,7 +115,7 @@ class Skipper:
         """Complex events starting before this position are dropped."""
 
     def keeps(self, ce: ComplexEvent) -> bool:
-        """Whether ``ce`` (the next in output order) is kept; moves the resume point."""
+        """Whether ``ce`` (the next in start order) is kept; moves the resume point."""
         if ce.start < self.resume:
             return False
         point = skip_point(self.skip, ce)
@@ -118,9 +125,10 @@ class Skipper:
 
 
 def skip_filter(skip: Skip | None, ces: Iterable[ComplexEvent]) -> list[ComplexEvent]:
-    """The complex events of one sub-stream that an after-match skip keeps, in output order."""
-    ordered = sorted(ces, key=ComplexEvent.sort_key)
+    """The complex events of one sub-stream (or window) that an after-match skip keeps,
+    in output order (spec §12); the skip itself walks them in start order (§6.3)."""
     if skip is None:
-        return ordered
+        return sorted(ces, key=ComplexEvent.sort_key)
     skipper = Skipper(skip)
-    return [ce for ce in ordered if skipper.keeps(ce)]
+    kept = [ce for ce in sorted(ces, key=start_order_key) if skipper.keeps(ce)]
+    return sorted(kept, key=ComplexEvent.sort_key)
