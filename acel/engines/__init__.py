@@ -75,7 +75,7 @@ class Engine:
 
 SASE_UNSUPPORTED = frozenset(
     {"OR", "AND", "CONTIG", "CONTIG_PLUS", "PROJECT_ATTRS", "AGG", "NEXT", "NOT", "TOP_NOT",
-     "REPEAT", "OPTIONAL", "RELATE", "SELECT", "SKIP"}
+     "REPEAT", "OPTIONAL", "RELATE"}
 )
 """What the SASE+ fragment (spec §8) lacks; inside it, only sequences of ``T``,
 ``T AS v`` and ``(T AS v)+`` under FILTER and PROJECT run (else ``NotInFragment``)."""

@@ -352,11 +352,6 @@ def run(query: Query, stream: Sequence[Event], schema: Schema | None = None
     aggregates them per SLIDE window (step two), sorted as spec §12 says.
     """
     del schema  # the fragment has no NEXT, so the schema's types are not needed
-    if query.select != "ALL" or query.skip is not None:
-        raise NotInFragment(
-            "SELECT and AFTER MATCH SKIP (spec §6.2) have no SASE+ counterpart in the "
-            "two-step baseline (its NFA^b applies WITHIN before any choice)"
-        )
     fragment = fragment_of(query.formula)
     slide = query.slide if query.returns is not None else None
     nfa = compile_fragment(fragment, query.within, slide)
