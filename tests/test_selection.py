@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from acel.acea.engine import Runner
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from test_sase_properties import fragment_texts
 
@@ -13,7 +13,7 @@ from acel.engines import engine
 from acel.lang.ast import Query, Skip
 from acel.lang.checker import check_query
 from acel.lang.clauses import Match
-from acel.lang.errors import AcelCheckError, AcelError, AcelSyntaxError
+from acel.lang.errors import AcelCheckError, AcelError, AcelSyntaxError, UnsupportedQuery
 from acel.lang.events import Event
 from acel.lang.operators import operators_of
 from acel.lang.parser import parse_query
@@ -228,7 +228,7 @@ def test_checker_needs_a_known_skip_variable() -> None:
 def test_operator_names() -> None:
     assert {"SELECT", "SKIP"} <= operators_of(parse_query("SELECT NEXT A AFTER MATCH SKIP TO NEXT ROW"))
     assert not {"SELECT", "SKIP"} & operators_of(parse_query("SELECT ALL A"))
-    assert engine("sase").refuses(parse_query("SELECT MAX A")) == {"SELECT"}
+    assert not engine("sase").refuses(parse_query("SELECT MAX A"))  # issue 32: it runs them
 
 
 # ------------------------------------------------------------ incremental runner
@@ -272,7 +272,10 @@ def _with_strategy(query: Query) -> bool:
 @given(queries(top_negation=True).filter(_with_strategy), streams())
 def test_engines_agree_on_strategies(query: Query, stream: list[Event]) -> None:
     expected = engine("oracle").batch(query, stream, TEST_SCHEMA)
-    assert engine("automaton").batch(query, stream, TEST_SCHEMA) == expected
+    try:
+        assert engine("automaton").batch(query, stream, TEST_SCHEMA) == expected
+    except UnsupportedQuery:  # a shape the compiler refuses (its own tests count those)
+        reject()
     assert engine("optimized").batch(query, stream, TEST_SCHEMA) == expected
 
 
