@@ -211,3 +211,22 @@ def test_long_skip_chains_do_not_recurse() -> None:
     s.append(Event.make(5000, {"type": "B", "v": 5000}))
     out = engine.run(parse_query("A ; B"), s, ABC)
     assert [(m.event.start, m.event.end) for m in out if isinstance(m, Match)] == [(0, 5000)]
+
+
+@pytest.mark.parametrize("name", ["oracle", "automaton", "optimized", "sase"])
+@pytest.mark.parametrize(
+    "text, data",
+    [
+        ("RETURN COUNT(*) PATTERN A WITHIN 3 EVENTS SLIDE 2 EVENTS", {"type": "A", "v": 1}),
+        ("RETURN COUNT(*) PATTERN A WITHIN 3 ON ts SLIDE 2 ON ts", {"type": "A", "v": 1, "ts": 0}),
+        ("RETURN v, COUNT(*) PATTERN A PARTITION BY v WITHIN 3 EVENTS SLIDE 2 EVENTS",
+         {"type": "A", "v": 1}),
+    ],
+)
+def test_windows_before_zero_in_every_engine(name: str, text: str, data: dict[str, object]) -> None:
+    """Issue 32 / spec §6: on one A, windows [-2,1) and [0,3) both hold it (k = -1, 0)."""
+    from acel.engines import engine as registry
+
+    schema = Schema.of({"A": ["v", "ts"]})
+    rows = registry(name).batch(parse_query(text), [Event.make(0, data)], schema)
+    assert [(r.window, r.value("COUNT(*)")) for r in rows] == [((-2, 1), 1), ((0, 3), 1)]
