@@ -4,11 +4,9 @@
 one C: at C there are ``2^n - 1`` candidate complex events and each strategy keeps
 one.  The enumerator prunes the runs a strategy can never choose
 (``acel.acea.engine.enumeration.Enumerator._pruned``, papers/engine.md), so NEXT and
-LAST cost time linear in ``n``; the time per event at 10^4 and 10^5 shows it.  MAX
-prunes less (only runs another run strictly contains with the same future), so
-it is measured at smaller sizes.
+LAST and MAX cost time linear in ``n``; the time per event at 10^4 and 10^5 shows it.
 
-    python bench/strategies_bench.py [--sizes 10000 100000] [--max-sizes 1000 2000]
+    python bench/strategies_bench.py [--sizes 10000 100000]
 
 Not part of the test suite (tests/test_selection.py has a 2,000-event check).
 """
@@ -50,10 +48,8 @@ def measure(strategy: str, n: int) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--max-sizes", type=int, nargs="+", default=[1_000, 2_000])
     args = parser.parse_args()
-    rows = [measure(s, n) for s in ("NEXT", "LAST") for n in args.sizes]
-    rows += [measure("MAX", n) for n in args.max_sizes]
+    rows = [measure(s, n) for s in ("NEXT", "LAST", "MAX") for n in args.sizes]
     for row in rows:
         print(json.dumps(row))
 

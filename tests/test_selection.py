@@ -66,6 +66,11 @@ STRATEGY_EXAMPLES = [
     ("NEXT", "PROJECT[](A ; B) OR (A ; B)", "AB", [(0, 1)]),
     ("LAST", "PROJECT[](A ; B) OR (A ; B)", "AB", [(0, 1)]),
     ("STRICT", "PROJECT[](A ; B)", "AB", []),
+    # regression (Hypothesis, issue 32 pruning): runs from starts 0 and 1 both end with
+    # D = {1}; a run that has taken nothing ranks as a new run, so both are kept
+    ("NEXT", "NEXT(A)", "CA", [(1,), (1,)]),
+    ("LAST", "NEXT(A)", "CA", [(1,), (1,)]),
+    ("MAX", "NEXT(A)", "CA", [(1,), (1,)]),
 ]
 
 
@@ -307,8 +312,8 @@ def test_strict_counts_positions_inside_the_partition(name: str) -> None:
     assert outcome("SELECT STRICT A ; A", "ACA", "010", name) == []
 
 
-@pytest.mark.parametrize("strategy", ["NEXT", "LAST"])
-def test_next_and_last_do_not_list_the_candidates(strategy: str) -> None:
+@pytest.mark.parametrize("strategy", ["NEXT", "LAST", "MAX"])
+def test_next_last_and_max_do_not_list_the_candidates(strategy: str) -> None:
     """Issue 32: ``((A OR B) AS x)+ ; C`` on 2,000 alternating events has 2^2000 - 1
     candidates at C; the enumerator keeps only the runs the strategy can choose
     (papers/engine.md, "Strategies without listing candidates"), so this is quick

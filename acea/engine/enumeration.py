@@ -30,6 +30,10 @@ from acel.io.native_switch import wanted
 
 Config = tuple[int, tuple[Any, ...]]
 
+EMPTY_RANK = 1 << 62
+"""SELECT NEXT/LAST pruning: the rank of the empty position set (the worst), the same
+for a new run and for a node whose runs have taken nothing yet."""
+
 EXPIRED = float("-inf")
 """The coordinate of a start that has left the window (compares below every threshold)."""
 
@@ -262,35 +266,20 @@ class Enumerator:
         compare position sets in an order that extending two runs alike preserves
         (the first, resp. last, position where they differ decides), so at one
         configuration only the best runs can ever be chosen: with the previous
-        step's dense rank ``r`` of a run's set (a new run: the empty set, the
-        worst), NEXT ranks an edge ``(r, 0 if it emits else 1)`` and LAST
+        step's dense rank ``r`` of a run's set (the empty set, a new run's, always
+        :data:`EMPTY_RANK`, the worst), NEXT ranks an edge ``(r, 0 if it emits else 1)`` and LAST
         ``(0 if it emits else 1, r)``; the least key wins, ties are all kept (equal
         keys: equal sets).  Without WITHIN only: a window may drop the best run's
         start and leave a worse one in (the runner then enumerates).  MAX drops only
-        runs whose set another run strictly contains with the same future: an edge
-        that does not emit when the same predecessor also reaches the configuration
-        by an edge that does, and (without WITHIN, which could expire the larger
-        run first) a run starting here when a run that has already taken an event
-        (a node of rank 1) takes this one into the same configuration.
+        runs whose set another run into the same configuration strictly contains
+        (:func:`_max_edges`).
         """
         keys: dict[Config, tuple[int, int]] = {}
         out: dict[Config, list[Edge]] = {}
-        worst = 1 << 62
+        worst = EMPTY_RANK
         for key, edges in pending.items():
             if prune == "MAX":
-                takers = {id(pred) for pred, emission in edges if emission}
-                larger = not windowed and any(
-                    emission and isinstance(pred, Node) and pred.rank for pred, emission in edges
-                )
-                kept = [
-                    (pred, emission)
-                    for pred, emission in edges
-                    if (emission or id(pred) not in takers)
-                    and not (larger and not isinstance(pred, Node))
-                ]
-                out[key] = kept
-                taken = any(emission or (isinstance(pred, Node) and pred.rank) for pred, emission in kept)
-                keys[key] = (1 if taken else 0, 0)
+                out[key], keys[key] = _max_edges(edges, windowed)
                 continue
             if prune == "STRICT":
                 kept = [edge for edge in edges if edge[1]]
@@ -318,14 +307,16 @@ class Enumerator:
     @staticmethod
     def _rank(active: dict[Config, Node], keys: dict[Config, tuple[int, int]], prune: str) -> None:
         """Dense ranks of this step's configurations from their keys (0: the best set);
-        for MAX, 1 when some run through the node has taken an event."""
+        for MAX the code of :func:`_max_edges`."""
         if prune == "MAX":
             for config, node in active.items():
                 node.rank = keys[config][0]
             return
+        empty = (EMPTY_RANK, 1) if prune == "NEXT" else (1, EMPTY_RANK)
         order = {k: n for n, k in enumerate(sorted(set(keys[c] for c in active)))}
         for config, node in active.items():
-            node.rank = order[keys[config]]
+            key = keys[config]
+            node.rank = EMPTY_RANK if key == empty else order[key]
 
     def _emit(self, ends: list[Node], k: int, threshold: Any) -> list[Any]:
         """The complex events of the runs ending at position ``k`` (spec §2), each once."""
@@ -372,6 +363,51 @@ class Enumerator:
         live = compact(list(active.values()), _above(threshold), self.coord_of)
         self.period = max(64, live // max(1, len(active)))
         self.since_compaction = 0
+
+
+def _max_edges(edges: list[Edge], windowed: bool) -> tuple[list[Edge], tuple[int, int]]:
+    """SELECT MAX: the edges into one configuration whose runs may be maximal, and the
+    node's code: ``-1`` no run has taken an event, ``0`` some has, ``s + 1`` some run
+    has taken every event of the sub-stream since its start ``s``.
+
+    Dropped (each run strictly contained in a kept run with the same future):
+    a non-emitting edge whose predecessor also emits into this configuration;
+    without WITHIN (which could expire the larger, earlier run first) a run starting
+    here when a run that has taken an event takes this one too, and a non-emitting
+    edge whose runs all start at or after some run that took every event since its
+    start and takes this one (``D`` of the first lies in that run's span, which now
+    also holds this event).
+    """
+
+    def full(pred: Any, emission: Any) -> int | None:
+        if not emission:
+            return None
+        if isinstance(pred, Node):
+            return int(pred.rank) - 1 if pred.rank > 0 else None
+        return int(pred)
+
+    def ident(pred: Any) -> tuple[bool, int]:
+        return (True, id(pred)) if isinstance(pred, Node) else (False, int(pred))
+
+    takers = {ident(pred) for pred, emission in edges if emission}
+    larger = not windowed and any(
+        emission and isinstance(pred, Node) and pred.rank >= 0 for pred, emission in edges
+    )
+    fulls = [f for f in (full(p, e) for p, e in edges if isinstance(p, Node)) if f is not None]
+    least = min(fulls) if fulls and not windowed else None
+    kept = [
+        (pred, emission)
+        for pred, emission in edges
+        if (emission or ident(pred) not in takers)
+        and not (larger and not isinstance(pred, Node))
+        and not (
+            not emission and least is not None and isinstance(pred, Node) and least <= pred.first
+        )
+    ]
+    taken = any(emission or (isinstance(pred, Node) and pred.rank >= 0) for pred, emission in kept)
+    starts = [f for f in (full(p, e) for p, e in kept) if f is not None]
+    code = min(starts) + 1 if starts else (0 if taken else -1)
+    return kept, (code, 0)
 
 
 def _above(threshold: Any) -> Callable[[Any], bool]:
