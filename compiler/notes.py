@@ -78,5 +78,12 @@ def _numbered(regs: set[str], pattern: re.Pattern[str]) -> list[str]:
 
 def note_counter(words: Glossary, before: Auto, after: Auto, repeated: Formula) -> None:
     """Gloss the counter register a repetition of ``repeated`` adds."""
+    text = format_formula(repeated)
+    if len(text) > COUNTED_TEXT:  # a macro's expansion (NEXT, a nested {n,m}) runs on for pages
+        text = text[:COUNTED_TEXT].rsplit(" ", 1)[0] + " …"
     for reg in _assigned(after) - _assigned(before):
-        words.counters[reg] = format_formula(repeated)
+        words.counters[reg] = text
+
+
+COUNTED_TEXT = 60
+"""The most characters of a counted formula's text a picture shows (then `…`)."""
