@@ -29,6 +29,7 @@ from functools import singledispatch
 from acel.lang import aggregates
 from acel.lang import ast as A
 from acel.lang.errors import AcelCheckError
+from acel.lang.expansion import too_large
 from acel.lang.numbers import MAX_REPEAT, int_to_digits, repeat_problem
 from acel.lang.parser import Locations, parse_query_located
 from acel.lang.passes import declare
@@ -193,6 +194,7 @@ class _Checker:
         return negations
 
     def query(self, q: A.Query) -> None:
+        self.expansion(q.formula)
         negations = self.allow_top(q.formula)
         env = self.formula(q.formula)
         if negations and q.within is None:
@@ -241,6 +243,14 @@ class _Checker:
                     q.slide,
                     "",
                 )
+
+    def expansion(self, formula: A.Formula) -> None:
+        """Refuse quantifiers whose expansion no evaluator could compile (issue 35),
+        pointing at the first quantifier."""
+        why = too_large(formula)
+        if why is not None:
+            first = next(n for n in A.formula_nodes(formula) if isinstance(n, (A.Repeat, A.Opt)))
+            raise self.fail(why, first)
 
     def strategy(self, q: A.Query, env: Env) -> None:
         """SELECT names a strategy of spec §6.2; SKIP TO FIRST/LAST X names a variable."""

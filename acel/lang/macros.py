@@ -42,6 +42,8 @@ from acel.lang.ast import (
     transform,
     with_children,
 )
+from acel.lang.errors import AcelCheckError
+from acel.lang.expansion import too_large
 
 
 def next_variable(type_name: str) -> str:
@@ -227,4 +229,7 @@ def expand_quantifiers(
 
     if not contains(formula, (Repeat, Opt)):
         return formula
+    too_big = too_large(formula)  # before expanding: it could take hours and gigabytes
+    if too_big is not None:
+        raise AcelCheckError(too_big)
     return finish(transform(formula, rewrite))
