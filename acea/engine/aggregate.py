@@ -19,6 +19,12 @@ from itertools import chain
 from typing import Any
 
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition, TrendItem
+from acel.acea.engine.cost import (
+    MAX_CLASS_ENTRIES,
+    MAX_CONFIGURATIONS,
+    check_class_entries,
+    check_configurations,
+)
 from acel.acea.engine.indexed import Classes, Group, IndexPlan
 from acel.acea.engine.plan import index_plans
 from acel.acea.engine.trend import Vec, identity_vector, vector_ops
@@ -210,6 +216,10 @@ class _Base:
             tau = key[1]
             pos = iplan.position
             self._group(state, tau[:pos] + tau[pos + 1 :], self.merge_value).add(tau[pos], value)
+        if len(active) > MAX_CONFIGURATIONS:
+            check_configurations(len(active), self.local)
+        if self.by_class and len(active) * self.local > MAX_CLASS_ENTRIES:  # may be many
+            check_class_entries(sum(len(classes) for classes in active.values()), self.local)
         self.active = active
 
 

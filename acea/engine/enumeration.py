@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
+from acel.acea.engine.cost import MAX_CONFIGURATIONS, check_configurations
 from acel.acea.engine.dag import Builder, Edge, Node, compact, enumerate_within, make_node
 from acel.acea.engine.windows import WindowRule
 
@@ -209,6 +210,8 @@ class Enumerator:
             if started and coords is not None:
                 coords[k] = coord
                 self.recent.append(k)
+        if len(pending) > MAX_CONFIGURATIONS:
+            check_configurations(len(pending), self.local)
         rule = self.rule
         windowed = rule.windowed
         monotone = windowed and rule.monotone

@@ -197,19 +197,22 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
 
 def _runaway_guard(args: argparse.Namespace, parsed: Query, given: Schema | None,
                    progress: Progress) -> RunawayGuard | None:
-    """The guard that stops a per-match run with an astronomical output (issue 24 item 7);
-    ``None`` for a RETURN query or standard input (which cannot be read twice)."""
-    if parsed.ast.returns is not None or args.data == "-":
-        return None
+    """The guard that stops a per-match run with an astronomical output (issue 24 item 7),
+    or any run whose one event lists too many complex events to hold (issue 35).  It counts
+    them (never for a RETURN query or standard input, which cannot be read twice)."""
     from acel.engines.running import count_complex_events
 
+    aggregated = parsed.ast.returns is not None
+
     def count() -> int | None:
+        if aggregated or args.data == "-":
+            return None
         progress.note("many complex events end at one event: counting them all first",
                       force=True)
         again = open_data(args, parsed, given)
         return count_complex_events(parsed.ast, again.schema, again, args.max_events)
 
-    return RunawayGuard(count, args.limit)
+    return RunawayGuard(count, args.limit, aggregated=aggregated)
 
 
 def _read_for_run(args: argparse.Namespace, schema: Schema | None,

@@ -23,6 +23,12 @@ STEP_SECONDS = 2.0
 """...and so does one that has been listing them for this long."""
 MAX_COMPLEX_EVENTS = 10**12
 """More complex events than this: no output can hold them (a terabyte at a byte each)."""
+MAX_STEP_HELD = 500_000
+"""The complex events of one step are held in memory until the step ends (they are a
+set, and SELECT and SKIP choose among them): past this many (about 0.5 GiB) the run stops
+(issue 35: 30 events with 2^29 complex events at the last one ended in MemoryError)."""
+MAX_STEP_SECONDS = 10.0
+"""...and past this long listing them (a step should take a fraction of a second)."""
 
 
 def shown(count: int) -> str:
@@ -41,33 +47,50 @@ class RunawayGuard:
     cannot be counted without listing them (then the run goes on).
     """
 
-    def __init__(self, count: Callable[[], int | None], limit: int | None = None) -> None:
+    def __init__(self, count: Callable[[], int | None], limit: int | None = None,
+                 *, aggregated: bool = False) -> None:
         self.count = count
         self.limit = limit
+        self.aggregated = aggregated
+        """A RETURN query: its complex events are listed only to be aggregated."""
         self.counted: int | None = None
         self.done = False
         self.last_found = 2**62  # the first call starts a step
         self.step_start = 0.0
 
     def __call__(self, found: int) -> None:
-        if self.done:
-            return
         now = time.perf_counter()
         if found <= self.last_found:  # the first call of a new step
             self.step_start = now
         self.last_found = found
-        if found < STEP_RESULTS and now - self.step_start < STEP_SECONDS:
+        seconds = now - self.step_start
+        if found > MAX_STEP_HELD or seconds > MAX_STEP_SECONDS:
+            raise AcelError(self.held_message(found, seconds))
+        if self.done or (found < STEP_RESULTS and seconds < STEP_SECONDS):
             return
         self.done = True
         self.counted = self.count()
         if self.counted is not None and self.counted > MAX_COMPLEX_EVENTS:
             raise AcelError(self.message(self.counted))
 
+    def advice(self) -> str:
+        """What to do instead: aggregate, bound, or write only the first ones."""
+        if self.aggregated:
+            return "bound them with WITHIN (e.g. WITHIN 20 EVENTS) or PARTITION BY"
+        if self.limit is None:
+            return ("aggregate them with RETURN (e.g. RETURN COUNT(*)), bound them with "
+                    "WITHIN, or write only the first ones with --limit N")
+        return "aggregate them with RETURN (e.g. RETURN COUNT(*)) or bound them with WITHIN"
+
     def message(self, count: int) -> str:
         """The one line that stops the run."""
-        advice = "aggregate them with RETURN (e.g. RETURN COUNT(*)) or bound them with WITHIN"
-        if self.limit is None:
-            advice = ("aggregate them with RETURN (e.g. RETURN COUNT(*)), bound them with "
-                      "WITHIN, or write only the first ones with --limit N")
         return (f"this query has {shown(count)} complex events (counted without listing "
-                f"them), more than any output can hold: {advice}")
+                f"them), more than any output can hold: {self.advice()}")
+
+    def held_message(self, found: int, seconds: float) -> str:
+        """The one line that stops a step too large to hold or too slow to list."""
+        total = "" if self.counted is None else f", {shown(self.counted)} in all"
+        what = (f"more than {MAX_STEP_HELD:,}" if found > MAX_STEP_HELD
+                else f"{found:,} in {seconds:.0f} s and more")
+        return (f"one event ends {what} complex events{total}, listed and held in memory "
+                f"before any is written: {self.advice()}")

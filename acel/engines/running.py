@@ -234,7 +234,8 @@ class Feed:
 
 def count_complex_events(query: Query, schema: Schema, stream: EventStream,
                          max_events: int | None = None) -> int | None:
-    """How many complex events a per-match query has over ``stream``, counted by trend
+    """How many complex events a per-match query has over ``stream`` (before its SELECT
+    and AFTER MATCH SKIP, which choose among them), counted by trend
     propagation (GRETA, seed 000: ``RETURN COUNT(*)``) without listing a single one.
 
     ``None`` where counting would need the listing: a query with RETURN or SLIDE, or
@@ -250,7 +251,8 @@ def count_complex_events(query: Query, schema: Schema, stream: EventStream,
 
     if query.returns is not None or query.slide is not None:
         return None
-    counting = replace(query, returns=(CountStar(),))
+    # a selection or a skip chooses among all of them, which are listed first (issue 35)
+    counting = replace(query, returns=(CountStar(),), select="ALL", skip=None)
     automaton, _ = compiled_for(query.formula, schema)
     if not propagation_applies(counting, automaton):
         return None
