@@ -129,7 +129,8 @@ STREAM = [
 OPERATORS = (
     "; : + :+ AS FILTER OR AND NOT IN ( ) [ ] , . := * / % - = != < <= > >= RETURN PATTERN "
     "PARTITION BY WITHIN SLIDE EVENTS ON AGG PROJECT NEXT SAME INC DEC TRUE FALSE COUNT(*) "
-    "x A SELL 'it''s' 0 -1 2.5"
+    "x A SELL 'it''s' 0 -1 2.5 ? {2} {1,3} {2,} :{2} SELECT MAX NEXT LAST STRICT AFTER MATCH "
+    "SKIP TO RUNNING PREV FIRST LAST"
 ).split()
 ODD_NUMBERS = (
     "1e400", "-1e999", "9" * 4301, "9" * 4300, "0" * 5000 + "1", "1e-400", "1.7976931348623157e308",
@@ -142,7 +143,31 @@ ODD_CHARS = (
 LINE_BREAKS = ("\n", "\r", "\r\n", "\v", "\f", "\x85", "\u2028", "\u2029", "\x1c", "\x1d", "\x1e")
 REPEATS = (2, 3, 50, 150, 199, 200, 201, 500, 1000)
 REPEATED = ("+", ":+", " AS x", " ; A", " : A", " OR A", " AND A", "NOT ", "- ", "(", ")",
-            " FILTER x[v > 1]", " AND x[v > 1]", " AND v > 1", " + v", "AGG m[c := COUNT(A)](")
+            " FILTER x[v > 1]", " AND x[v > 1]", " AND v > 1", " + v", "AGG m[c := COUNT(A)](",
+            # issue 35: quantifiers, optional elements and stars, nested bounds
+            " ; B?", " ; B*", " ; (B AS y)?", "{2,5}", "{1,30}", "{1000000}", "{10,}")
+HOSTILE_SEEDS = (
+    "A ; " + " ; ".join(["B?"] * 30) + " ; C",
+    "A ; " + " ; ".join(f"(B AS b{i})?" for i in range(20)) + " ; C",
+    "A ; " + " ; ".join(["B*"] * 25) + " ; C",
+    "A{2,5}{3,7}{10,20}",
+    "((A{1,30}){1,30}){1,30}",
+    "A{20000}",
+    "A{100000} ; B",
+    "A{1,3000}",
+    "A{1000000,}",
+    "RETURN COUNT(*) PATTERN (A AS x)+ FILTER x[v > RUNNING AVG(v)]",
+    "(A AS x)+ FILTER x[v > RUNNING SUM(v)] WITHIN 1000000000 EVENTS",
+    "RETURN COUNT(*) PATTERN ((A AS x)+ ; B)+ FILTER x[v > PREV(v)]",
+    "RETURN COUNT(*) PATTERN (A AS x)+ ; (B AS y) FILTER y[v >= FIRST(x.v) AND v <= LAST(x.v)]",
+    "SELECT MAX (A AS x)+ ; B",
+    "SELECT NEXT (A AS x)+ ; B",
+    "SELECT LAST (A AS x)+ ; B",
+    "SELECT STRICT (A AS x)+ ; B",
+    "(A AS x)+ ; B AFTER MATCH SKIP TO LAST x",
+)
+"""The shapes of issue 35's hostile-input probe, as seeds (in-process they run on a tiny
+stream: what they must never do is crash)."""
 
 
 def _tokens(text: str) -> list[str]:
@@ -216,7 +241,8 @@ def _printable(query: ast.Query) -> str:
         return "A"
 
 
-seeds = st.one_of(st.sampled_from(EXAMPLE_TEXTS), generated_texts())
+seeds = st.one_of(st.sampled_from(EXAMPLE_TEXTS), st.sampled_from(HOSTILE_SEEDS),
+                  generated_texts())
 texts = seeds.flatmap(lambda seed: st.one_of(st.just(seed), mutated(seed)))
 
 # ------------------------------------------------------------------ in-process
