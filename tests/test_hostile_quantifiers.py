@@ -191,3 +191,13 @@ def test_cli_costly_runs_answer_or_stop_in_one_line(name: str, data: Path) -> No
     assert seconds < SECONDS and peak < MIB, (seconds, peak)
     if code == 2:
         assert any(word in err for word in ("WITHIN", "RETURN", "--limit")), err
+
+
+def test_the_depth_limit_is_exact() -> None:
+    """``A{400}`` is 400 levels deep once expanded (compiled, run by the oracle and the
+    engine with the default recursion limit); ``A{401}`` is refused."""
+    from acel.lang.expansion import MAX_EXPANDED_DEPTH, too_large
+
+    assert too_large(acel.parse(f"A{{{MAX_EXPANDED_DEPTH}}}").ast.formula) is None
+    why = too_large(acel.parse(f"A{{{MAX_EXPANDED_DEPTH + 1}}}").ast.formula)
+    assert why is not None and f"{MAX_EXPANDED_DEPTH + 1} levels deep" in why

@@ -212,7 +212,8 @@ def _runaway_guard(args: argparse.Namespace, parsed: Query, given: Schema | None
         again = open_data(args, parsed, given)
         return count_complex_events(parsed.ast, again.schema, again, args.max_events)
 
-    return RunawayGuard(count, args.limit, aggregated=aggregated)
+    choosing = parsed.ast.select != "ALL" or parsed.ast.skip is not None
+    return RunawayGuard(count, args.limit, aggregated=aggregated, choosing=choosing)
 
 
 def _read_for_run(args: argparse.Namespace, schema: Schema | None,

@@ -48,11 +48,14 @@ class RunawayGuard:
     """
 
     def __init__(self, count: Callable[[], int | None], limit: int | None = None,
-                 *, aggregated: bool = False) -> None:
+                 *, aggregated: bool = False, choosing: bool = False) -> None:
         self.count = count
         self.limit = limit
         self.aggregated = aggregated
         """A RETURN query: its complex events are listed only to be aggregated."""
+        self.choosing = choosing
+        """A SELECT strategy or AFTER MATCH SKIP: it chooses among all the complex events,
+        which are listed first (``count()`` counts them all)."""
         self.counted: int | None = None
         self.done = False
         self.last_found = 2**62  # the first call starts a step
@@ -84,13 +87,17 @@ class RunawayGuard:
 
     def message(self, count: int) -> str:
         """The one line that stops the run."""
+        if self.choosing:
+            return (f"this query's SELECT or AFTER MATCH SKIP chooses among {shown(count)} "
+                    "complex events (counted without listing them), more than can be listed: "
+                    "bound them with WITHIN (e.g. WITHIN 20 EVENTS)")
         return (f"this query has {shown(count)} complex events (counted without listing "
                 f"them), more than any output can hold: {self.advice()}")
 
     def held_message(self, found: int, seconds: float) -> str:
         """The one line that stops a step too large to hold or too slow to list."""
         total = "" if self.counted is None else f", {shown(self.counted)} in all"
-        what = (f"more than {MAX_STEP_HELD:,}" if found > MAX_STEP_HELD
-                else f"{found:,} in {seconds:.0f} s and more")
-        return (f"one event ends {what} complex events{total}, listed and held in memory "
+        what = (f"more than {MAX_STEP_HELD:,} complex events" if found > MAX_STEP_HELD
+                else f"more than {found:,} complex events (listed in {seconds:.0f} s)")
+        return (f"one event ends {what}{total}, listed and held in memory "
                 f"before any is written: {self.advice()}")
