@@ -201,3 +201,17 @@ def test_the_depth_limit_is_exact() -> None:
     assert too_large(acel.parse(f"A{{{MAX_EXPANDED_DEPTH}}}").ast.formula) is None
     why = too_large(acel.parse(f"A{{{MAX_EXPANDED_DEPTH + 1}}}").ast.formula)
     assert why is not None and f"{MAX_EXPANDED_DEPTH + 1} levels deep" in why
+
+
+def test_next_counts_as_its_macro_under_quantifiers() -> None:
+    """``((NEXT(BUY)):{2,4}){1,40}`` compiled for over 300 s (issue 36): each NEXT is its
+    macro over the schema's types, so the checker sees 132,839 nodes and stops."""
+    from acel.lang.macros import expand_next
+
+    schema = Schema.of({t: ["v"] for t in "ABCDE"}, {})
+    for text in ("NEXT(A)", "NEXT(A){2} ; B?"):
+        formula = acel.parse(text).ast.formula
+        expanded = expand_next(expand_quantifiers(formula), schema.type_names())
+        assert expansion_cost(formula, 5).size == sum(1 for _ in ast.formula_nodes(expanded))
+    with pytest.raises(AcelCheckError, match="132,839 formula nodes"):
+        acel.check(acel.parse("((NEXT(B)):{2,4}){1,40}"), schema)

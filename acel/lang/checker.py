@@ -247,7 +247,7 @@ class _Checker:
     def expansion(self, formula: A.Formula) -> None:
         """Refuse quantifiers whose expansion no evaluator could compile (issue 35),
         pointing at the first quantifier."""
-        why = too_large(formula)
+        why = too_large(formula, len(self.schema.type_names()))
         if why is not None:
             first = next(n for n in A.formula_nodes(formula) if isinstance(n, (A.Repeat, A.Opt)))
             raise self.fail(why, first)

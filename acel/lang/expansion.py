@@ -69,9 +69,18 @@ def _chain_step(node: A.Seq | A.Contig | A.SeqNot, left: Cost, right: Cost,
     return Cost(with_right, depth, left.variants)
 
 
-def expansion_cost(formula: A.Formula) -> Cost:
+def next_cost(types: int) -> Cost:
+    """``NEXT(R)`` over ``types`` event types (:func:`acel.lang.macros.next_macro`):
+    ``R OR PROJECT[R](((T1 OR … OR Tm) AS u):+ FILTER u[…] : R)``."""
+    types = max(types, 1)
+    return Cost(2 * types + 7, types + 6)
+
+
+def expansion_cost(formula: A.Formula, types: int = 0) -> Cost:
     """The size and depth of ``expand_quantifiers(formula)``, by arithmetic (exact for the
-    quantifiers, an upper bound where optional elements merge ``NOT`` gaps); iterative."""
+    quantifiers, an upper bound where optional elements merge ``NOT`` gaps); iterative.
+    With ``types`` (the schema's event types), each ``NEXT`` counts as its macro, which
+    the compiler expands too; without, as one node."""
     costs: dict[int, Cost] = {}
     chained: set[int] = set()  # chains that are the left operand of a longer chain
     stack: list[tuple[A.Formula, bool]] = [(formula, False)]
@@ -83,6 +92,9 @@ def expansion_cost(formula: A.Formula) -> Cost:
                 chained.add(id(node.left))
             stack.append((node, True))
             stack.extend((kid, False) for kid in kids)
+            continue
+        if types and isinstance(node, A.Next):
+            costs[id(node)] = next_cost(types)
             continue
         costs[id(node)] = _cost(node, kids, costs, chained)
     top = costs[id(formula)]
@@ -116,11 +128,12 @@ def _cost(node: A.Formula, kids: tuple[A.Formula, ...], costs: dict[int, Cost],
                 1 + max((c.depth for c in inner_costs), default=0))
 
 
-def too_large(formula: A.Formula) -> str | None:
-    """Why ``formula``'s expansion is too large to compile (one line), or ``None``."""
+def too_large(formula: A.Formula, types: int = 0) -> str | None:
+    """Why ``formula``'s expansion is too large to compile (one line), or ``None``
+    (``types``: the schema's event types, which ``NEXT`` ranges over)."""
     if not A.contains(formula, (A.Repeat, A.Opt)):
         return None
-    cost = expansion_cost(formula)
+    cost = expansion_cost(formula, types)
     if cost.size <= MAX_EXPANDED_NODES and cost.depth <= MAX_EXPANDED_DEPTH:
         return None
     if cost.size > MAX_EXPANDED_NODES:
