@@ -213,7 +213,8 @@ def _runaway_guard(args: argparse.Namespace, parsed: Query, given: Schema | None
         return count_complex_events(parsed.ast, again.schema, again, args.max_events)
 
     choosing = parsed.ast.select != "ALL" or parsed.ast.skip is not None
-    return RunawayGuard(count, args.limit, aggregated=aggregated, choosing=choosing)
+    return RunawayGuard(count, args.limit, aggregated=aggregated, choosing=choosing,
+                        memory=MemoryGuard(None).current_mib)
 
 
 def _read_for_run(args: argparse.Namespace, schema: Schema | None,

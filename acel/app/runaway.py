@@ -27,8 +27,11 @@ MAX_STEP_HELD = 500_000
 """The complex events of one step are held in memory until the step ends (they are a
 set, and SELECT and SKIP choose among them): past this many (about 0.5 GiB) the run stops
 (issue 35: 30 events with 2^29 complex events at the last one ended in MemoryError)."""
-MAX_STEP_SECONDS = 10.0
-"""...and past this long listing them (a step should take a fraction of a second)."""
+MAX_STEP_SECONDS = 8.0
+"""...and past this long listing them (a step should take a fraction of a second)..."""
+MAX_STEP_MIB = 640.0
+"""...and once the process holds this much memory while listing them (long complex
+events, such as those of nested repetitions, take kilobytes each)."""
 
 
 def shown(count: int) -> str:
@@ -48,8 +51,11 @@ class RunawayGuard:
     """
 
     def __init__(self, count: Callable[[], int | None], limit: int | None = None,
-                 *, aggregated: bool = False, choosing: bool = False) -> None:
+                 *, aggregated: bool = False, choosing: bool = False,
+                 memory: Callable[[], float] | None = None) -> None:
         self.count = count
+        self.memory = memory
+        """The process's resident memory now, in MiB (checked inside large steps)."""
         self.limit = limit
         self.aggregated = aggregated
         """A RETURN query: its complex events are listed only to be aggregated."""
@@ -67,7 +73,9 @@ class RunawayGuard:
             self.step_start = now
         self.last_found = found
         seconds = now - self.step_start
-        if found > MAX_STEP_HELD or seconds > MAX_STEP_SECONDS:
+        heavy = (found >= STEP_RESULTS // 10 and self.memory is not None
+                 and self.memory() > MAX_STEP_MIB)
+        if found > MAX_STEP_HELD or seconds > MAX_STEP_SECONDS or heavy:
             raise AcelError(self.held_message(found, seconds))
         if self.done or (found < STEP_RESULTS and seconds < STEP_SECONDS):
             return
@@ -75,6 +83,15 @@ class RunawayGuard:
         self.counted = self.count()
         if self.counted is not None and self.counted > MAX_COMPLEX_EVENTS:
             raise AcelError(self.message(self.counted))
+
+    def stalled(self, seconds: float) -> None:
+        """One event's step has run ``seconds`` without listing a new complex event (a
+        walk over very many runs that give the same few): stop past the step's time."""
+        if seconds > MAX_STEP_SECONDS:
+            raise AcelError(
+                f"one event's step has run {seconds:.0f} s (at most {MAX_STEP_SECONDS:.0f}): "
+                "the pattern has very many runs for each complex event (nested or ambiguous "
+                f"repetitions); {self.advice()}")
 
     def advice(self) -> str:
         """What to do instead: aggregate, bound, or write only the first ones."""
@@ -98,6 +115,7 @@ class RunawayGuard:
         """The one line that stops a step too large to hold or too slow to list."""
         total = "" if self.counted is None else f", {shown(self.counted)} in all"
         what = (f"more than {MAX_STEP_HELD:,} complex events" if found > MAX_STEP_HELD
-                else f"more than {found:,} complex events (listed in {seconds:.0f} s)")
+                else f"more than {found:,} complex events (listed in {seconds:.0f} s"
+                + (")" if seconds > MAX_STEP_SECONDS else f", over {MAX_STEP_MIB:.0f} MiB)"))
         return (f"one event ends {what}{total}, listed and held in memory "
                 f"before any is written: {self.advice()}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -148,6 +149,8 @@ class Feed:
         events so far (every 1,024), e.g. a check that the run is not a runaway."""
         self.memory_check = memory_check
         self.every = every
+        self.pushing = False
+        """Inside the runner's push of one event (the stall check watches only then)."""
         self.read = 0
         self.found = 0
 
@@ -159,6 +162,24 @@ class Feed:
             self.big_step(found)
         if self.progress is not None:
             self.progress(self.read, self.found + found)
+
+    def _stall_check(self) -> Callable[[], None] | None:
+        """A timer check for one event's step that runs long without calling :meth:`watch`
+        (a walk over very many runs of few complex events, issue 35): it hands the seconds
+        spent on that event to ``big_step.stalled``, which may stop the run."""
+        stalled = getattr(self.big_step, "stalled", None)
+        if stalled is None:
+            return None
+        seen = [-1, 0.0]
+
+        def check() -> None:
+            now = time.perf_counter()
+            if self.read != seen[0] or not self.pushing:
+                seen[0], seen[1] = self.read, now
+                return
+            stalled(now - seen[1])
+
+        return check
 
     def _source(self, runner: Any, stream: EventStream) -> Iterator[Any]:
         """The stream's batches: typed column blocks straight into a native trend core when
@@ -182,7 +203,7 @@ class Feed:
 
         progress, memory_check, every = self.progress, self.memory_check, self.every
         try:
-            with paused_gc():
+            with paused_gc(), watched(self._stall_check(), every=0.5):
                 for batch in self._source(runner, stream):
                     columns = not isinstance(batch, list)
                     if max_events is not None and self.read + len(batch) > max_events:
@@ -204,17 +225,21 @@ class Feed:
                             progress(self.read, self.found)
                         if memory_check is not None:
                             memory_check()
+                    self.pushing = True
                     for attrs in () if native else batch:
                         found = push(attrs)
                         self.read += 1
                         if found:
                             self.found += len(found)
+                            self.pushing = False
                             yield found
+                            self.pushing = True
                         if self.read % every == 0:
                             if progress is not None:
                                 progress(self.read, self.found)
                             if memory_check is not None:
                                 memory_check()
+                    self.pushing = False
                     if max_events is not None and self.read >= max_events:
                         break
                     mark = watermark_of(batch) if advance and not columns else None

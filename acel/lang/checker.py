@@ -29,7 +29,7 @@ from functools import singledispatch
 from acel.lang import aggregates
 from acel.lang import ast as A
 from acel.lang.errors import AcelCheckError
-from acel.lang.expansion import too_large
+from acel.lang.expansion import every_repeat, too_large
 from acel.lang.numbers import MAX_REPEAT, int_to_digits, repeat_problem
 from acel.lang.parser import Locations, parse_query_located
 from acel.lang.passes import declare
@@ -247,7 +247,7 @@ class _Checker:
     def expansion(self, formula: A.Formula) -> None:
         """Refuse quantifiers whose expansion no evaluator could compile (issue 35),
         pointing at the first quantifier."""
-        why = too_large(formula, len(self.schema.type_names()))
+        why = too_large(formula, len(self.schema.type_names()), keep=every_repeat)
         if why is not None:
             first = next(n for n in A.formula_nodes(formula) if isinstance(n, (A.Repeat, A.Opt)))
             raise self.fail(why, first)

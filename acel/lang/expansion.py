@@ -13,7 +13,8 @@ so a query whose expansion passes :data:`MAX_EXPANDED_NODES` or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from acel.lang import ast as A
 
@@ -76,11 +77,22 @@ def next_cost(types: int) -> Cost:
     return Cost(2 * types + 7, types + 6)
 
 
-def expansion_cost(formula: A.Formula, types: int = 0) -> Cost:
-    """The size and depth of ``expand_quantifiers(formula)``, by arithmetic (exact for the
-    quantifiers, an upper bound where optional elements merge ``NOT`` gaps); iterative.
-    With ``types`` (the schema's event types), each ``NEXT`` counts as its macro, which
-    the compiler expands too; without, as one node."""
+Keep = Callable[[A.Repeat], bool]
+"""Which repetitions stay ``Repeat`` nodes (counters, ``compiler/counter.py``)."""
+
+
+def every_repeat(node: A.Repeat) -> bool:
+    """Every repetition kept: the least any evaluator expands (the checker's view, which
+    knows neither the compiler's threshold nor the oracle's stream)."""
+    return True
+
+
+def expansion_cost(formula: A.Formula, types: int = 0, *, keep: Keep | None = None,
+                   longest: int | None = None) -> Cost:
+    """The size and depth of ``expand_quantifiers(formula, keep=keep, longest=longest)``,
+    by arithmetic (exact for the quantifiers, an upper bound where optional elements merge
+    ``NOT`` gaps); iterative.  With ``types`` (the schema's event types), each ``NEXT``
+    counts as its macro, which the compiler expands too; without, as one node."""
     costs: dict[int, Cost] = {}
     chained: set[int] = set()  # chains that are the left operand of a longer chain
     stack: list[tuple[A.Formula, bool]] = [(formula, False)]
@@ -96,13 +108,13 @@ def expansion_cost(formula: A.Formula, types: int = 0) -> Cost:
         if types and isinstance(node, A.Next):
             costs[id(node)] = next_cost(types)
             continue
-        costs[id(node)] = _cost(node, kids, costs, chained)
+        costs[id(node)] = _cost(node, kids, costs, chained, keep, longest)
     top = costs[id(formula)]
     return top if id(formula) in chained else top.finished()
 
 
 def _cost(node: A.Formula, kids: tuple[A.Formula, ...], costs: dict[int, Cost],
-          chained: set[int]) -> Cost:
+          chained: set[int], keep: Keep | None, longest: int | None) -> Cost:
     def done(kid: A.Formula) -> Cost:
         cost = costs[id(kid)]
         return cost if id(kid) in chained else cost.finished()
@@ -123,17 +135,25 @@ def _cost(node: A.Formula, kids: tuple[A.Formula, ...], costs: dict[int, Cost],
         return _chain_step(node, left, right, optional, excluded)
     inner_costs = [done(kid) for kid in kids]
     if isinstance(node, A.Repeat):
+        if longest is not None:  # as clamp_repeat: bounds past the stream's length
+            cap = longest + 1
+            high = None if node.high is None else min(node.high, cap)
+            node = replace(node, low=min(node.low, cap), high=high)
+        if keep is not None and keep(node):
+            return Cost(inner_costs[0].size + 1, inner_costs[0].depth + 1)
         return _repeat(inner_costs[0], node)
     return Cost(1 + sum(c.size for c in inner_costs),
                 1 + max((c.depth for c in inner_costs), default=0))
 
 
-def too_large(formula: A.Formula, types: int = 0) -> str | None:
+def too_large(formula: A.Formula, types: int = 0, *, keep: Keep | None = None,
+              longest: int | None = None) -> str | None:
     """Why ``formula``'s expansion is too large to compile (one line), or ``None``
-    (``types``: the schema's event types, which ``NEXT`` ranges over)."""
+    (``types``: the schema's event types, which ``NEXT`` ranges over; ``keep`` and
+    ``longest``: as for :func:`acel.lang.macros.expand_quantifiers`)."""
     if not A.contains(formula, (A.Repeat, A.Opt)):
         return None
-    cost = expansion_cost(formula, types)
+    cost = expansion_cost(formula, types, keep=keep, longest=longest)
     if cost.size <= MAX_EXPANDED_NODES and cost.depth <= MAX_EXPANDED_DEPTH:
         return None
     if cost.size > MAX_EXPANDED_NODES:

@@ -229,7 +229,8 @@ def expand_quantifiers(
 
     if not contains(formula, (Repeat, Opt)):
         return formula
-    too_big = too_large(formula)  # before expanding: it could take hours and gigabytes
+    # before expanding: it could take hours and gigabytes
+    too_big = too_large(formula, keep=keep, longest=longest)
     if too_big is not None:
         raise AcelCheckError(too_big)
     return finish(transform(formula, rewrite))
