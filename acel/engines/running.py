@@ -203,7 +203,9 @@ class Feed:
 
         progress, memory_check, every = self.progress, self.memory_check, self.every
         try:
-            with paused_gc(), watched(self._stall_check(), every=0.5):
+            # no timer on a live stream: its signals would delay the reader's lines
+            live = stream.source == "<stdin>"
+            with paused_gc(), watched(None if live else self._stall_check(), every=0.5):
                 for batch in self._source(runner, stream):
                     columns = not isinstance(batch, list)
                     if max_events is not None and self.read + len(batch) > max_events:
