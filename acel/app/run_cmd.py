@@ -199,13 +199,15 @@ def _runaway_guard(args: argparse.Namespace, parsed: Query, given: Schema | None
                    progress: Progress) -> RunawayGuard | None:
     """The guard that stops a per-match run with an astronomical output (issue 24 item 7),
     or any run whose one event lists too many complex events to hold (issue 35).  It counts
-    them (never for a RETURN query or standard input, which cannot be read twice)."""
+    them (never for a RETURN query); ``None`` for standard input (read once, and live)."""
+    if args.data == "-":  # a live stream: its lines go out as they come, unwatched
+        return None
     from acel.engines.running import count_complex_events
 
     aggregated = parsed.ast.returns is not None
 
     def count() -> int | None:
-        if aggregated or args.data == "-":
+        if aggregated:
             return None
         progress.note("many complex events end at one event: counting them all first",
                       force=True)
