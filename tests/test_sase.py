@@ -426,10 +426,11 @@ def test_benchmark_shape_reaches_windows_of_twenty_events() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "RETURN COUNT(*) PATTERN STOCK OR STOCK",
-        "RETURN COUNT(*) PATTERN STOCK : STOCK",
-        "RETURN COUNT(*) PATTERN AGG z[n := COUNT(STOCK)](STOCK+)",
+        "RETURN COUNT(*) PATTERN STOCK AND STOCK",
+        "RETURN COUNT(*) PATTERN (STOCK OR STOCK)+",
+        "RETURN COUNT(*) PATTERN STOCK ; AGG z[n := COUNT(STOCK)](STOCK+)",
         "RETURN COUNT(*) PATTERN ((STOCK ; STOCK)+ ; STOCK)+",
+        "RETURN COUNT(*) PATTERN (STOCK ; STOCK):+",
     ],
 )
 def test_two_step_refuses_formulas_outside_the_fragment(text: str) -> None:

@@ -163,9 +163,10 @@ def _run_stream(args: argparse.Namespace, progress: Progress) -> int:
     from acel.lang.checker import attribute_kinds
 
     parsed, given = _load_query(args)
+    engine = engine_named(args.engine)
+    engine.check_supported(parsed.ast)  # refuse before any data is read
     stream = open_data(args, parsed, given)
     query = parsed.ast
-    engine = engine_named(args.engine)
     report = RunReport(progress, stream, args.max_events, engine)
     guard = MemoryGuard(args.max_memory)
     writer = ResultWriter(

@@ -100,6 +100,7 @@ def result_groups(
     ``inspect``: shown every batch of events before they are run (a look, never a change).
     ``big_step`` (incremental engines): see :attr:`Feed.big_step`.
     """
+    engine.check_supported(query)  # a refusal comes before any data is read
     if not engine.incremental:
         events = stream.events(limit=max_events)
         if inspect is not None:

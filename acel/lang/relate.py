@@ -146,26 +146,30 @@ def term_value(
     raise TypeError(f"not a relating term: {term!r}")
 
 
-def conjunct_holds(conjunct: Pred, var: str, bags: Bags) -> bool:
-    """One conjunct over every event of ``C(var)`` (universal reading, first-event rule)."""
+def holds_for(conjunct: Pred, var: str, event: Event, bags: Bags) -> bool:
+    """One conjunct for one ``event`` of ``C(var)``: with every choice of one event from
+    each other variable it names (none to choose: it holds), first-event rule included."""
+    if reads_history(conjunct) and not earlier(bags(var), event):
+        return True
     names = others(conjunct, var)
     choices = [sorted(set(bags(y)), key=Event.sort_key) for y in names]
-    if any(not c for c in choices):
-        return True  # nothing to compare with
-    history = reads_history(conjunct)
-    own = bags(var)
-    for event in sorted(set(own), key=Event.sort_key):
-        if history and not earlier(own, event):
-            continue
-        for picked in product(*choices):
-            chosen = dict(zip(names, picked))
+    for picked in product(*choices):
+        chosen = dict(zip(names, picked))
 
-            def terms(term: Expr, event: Event = event, chosen: dict[str, Event] = chosen) -> OptValue:
-                return term_value(term, event, var, chosen, bags)
+        def terms(term: Expr, chosen: dict[str, Event] = chosen) -> OptValue:
+            return term_value(term, event, var, chosen, bags)
 
-            if not holds(conjunct, event.get, terms):
-                return False
+        if not holds(conjunct, event.get, terms):
+            return False
     return True
+
+
+def conjunct_holds(conjunct: Pred, var: str, bags: Bags) -> bool:
+    """One conjunct over every event of ``C(var)`` (universal reading, first-event rule)."""
+    return all(
+        holds_for(conjunct, var, event, bags)
+        for event in sorted(set(bags(var)), key=Event.sort_key)
+    )
 
 
 def bag_holds_relating(pred: Pred, var: str, bags: Bags) -> bool:

@@ -10,11 +10,12 @@
 
 from acel.reference.sase.ast import AggRef, Component, Ref, SaseQuery
 from acel.reference.sase.compile import compile_sase
+from acel.reference.sase.fragment import NotInFragment
 from acel.reference.sase.nfa import STRATEGIES, NFAb, run_nfa
 from acel.reference.sase.parser import parse_sase
 from acel.reference.sase.run import run_sase, run_sase_file, run_sase_text, sase_matches
 from acel.reference.sase.translate import NotTranslatable, translate
-from acel.reference.sase.two_step import NotInFragment, run, two_step_trend
+from acel.reference.sase.two_step import check_fragment, run, two_step_trend
 
 __all__ = [
     "STRATEGIES",
@@ -25,6 +26,7 @@ __all__ = [
     "NotTranslatable",
     "Ref",
     "SaseQuery",
+    "check_fragment",
     "compile_sase",
     "parse_sase",
     "run",

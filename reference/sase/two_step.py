@@ -1,165 +1,66 @@
 """The two-step baseline for ACEL queries of the SASE+ fragment (spec §8).
 
-An ACEL formula of the fragment is a sequence ``c1 ; c2 ; ... ; cn`` of
-components ``T``, ``T AS v``, ``(T AS v)+``, ``T+`` or ``T+ AS v``, optionally
-wrapped (outermost last) in ``FILTER`` and ``PROJECT[...]``.  It is the image
-of the skip-till-any-match, negation-free SASE+ fragment under the
-translation of seed 004 Appendix D, read backwards.
+The fragment (:mod:`acel.reference.sase.fragment`) is a sequence of components
+``T``, ``T AS v``, ``(T AS v)+``, ``(T AS v):+`` joined by ``;`` or ``:``, with ``OR``
+between whole alternatives, wrapped (outermost last) in ``FILTER``, ``PROJECT`` and
+``AGG``.  It is the image of the negation-free SASE+ fragment under the translation of
+seed 004 Appendix D, read backwards.
 
-Step one runs the NFA^b under skip-till-any-match and builds every match
-explicitly (one complex event per accepting run, deduplicated); step two
-aggregates across them with ``acel.lang.clauses`` (``trend_rows``: PARTITION BY,
-WITHIN, SLIDE).  This is the baseline that GRETA, A-Seq and HAMLET beat.
+Step one runs the NFA^b of each alternative under skip-till-any-match and builds every
+match explicitly (one complex event per accepting run, deduplicated, unioned over the
+alternatives); step two aggregates across them with ``acel.lang.clauses``
+(``trend_rows``: PARTITION BY, WITHIN, SLIDE).  This is the baseline that GRETA, A-Seq
+and HAMLET beat.
 
-Filters are pushed into the edge formulas only where that is exact
-(``X[P]`` on every component whose events land in ``X``, ``X[INC/DEC/SAME(a)]``
-as an iterator predicate when a single Kleene component feeds ``X``); the
-whole filter is then checked again on each complex event, so the result is
-always the formula's semantics (spec §3).
+Filters are pushed into the edge formulas only where that is exact: ``X[P]`` on every
+component whose events land in ``X``; ``X[INC/DEC/SAME(a)]`` as an iterator predicate
+when a single Kleene component feeds ``X``; a conjunct relating events (spec §5.1) on
+the begin and take edges of the one component feeding ``X`` when every term it reads is
+known there, as SASE+ places ``a[i].price > avg(a[..i-1].price)`` on the take edge
+(seed 002 §3.2, Step 2): ``PREV``, ``RUNNING``, ``FIRST(X.a)``, and ``Y.a``, ``F(Y.a)``,
+``FIRST``/``LAST(Y.a)`` of variables fed only by earlier components.  Every other
+conjunct is checked on each complete match (``acel.lang.relate``, the oracle's reading),
+so the result is always the formula's semantics (spec §3, §5.1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Union
 
+from acel.reference.oracle import agg, project_attrs
+from acel.reference.sase.fragment import (
+    Fragment,
+    NotInFragment,
+    Wrapper,
+    fragments_of,
+)
 from acel.reference.sase.nfa import Buffer, ComponentSpec, EdgePred, NFAb, always, run_nfa
 
 from acel.lang.ast import (
-    As,
-    Atom,
+    Agg,
+    BagAgg,
     BagPred,
     Filter,
     FilterAnd,
-    FilterF,
     FilterOr,
+    FirstLast,
     Formula,
-    Plus,
-    ProjectVars,
+    Prev,
+    ProjectAttrs,
     Query,
-    Seq,
+    Running,
+    VarAttr,
     VarPred,
     Window,
 )
 from acel.lang.clauses import Match, TrendRow, run_query
-from acel.lang.errors import AcelError, UnsupportedQuery
+from acel.lang.errors import AcelError
 from acel.lang.events import ComplexEvent, Event
 from acel.lang.predicates import bag_holds, compare, event_holds
+from acel.lang.relate import bag_holds_relating, conjuncts, holds_for, is_relating, relating_terms
 from acel.lang.schema import Schema
 
-
-class NotInFragment(UnsupportedQuery):
-    """The ACEL query lies outside the SASE+ fragment the two-step baseline runs."""
-
-
-@dataclass(frozen=True)
-class FragmentComponent:
-    """``T``, ``T AS v``, ``(T AS v)+`` (``var`` is ``None`` without AS)."""
-
-    type: str
-    var: str | None
-    kleene: bool
-
-    def targets(self) -> tuple[str, ...]:
-        """The variables each event of this component lands in (type first)."""
-        if self.var is None or self.var == self.type:
-            return (self.type,)
-        return (self.type, self.var)
-
-
-Wrapper = Union[Filter, tuple[str, ...]]
-"""A filter, or the variable list of a ``PROJECT[...]``."""
-
-
-@dataclass(frozen=True)
-class Fragment:
-    """A formula of the fragment: components and wrappers, innermost first."""
-
-    components: tuple[FragmentComponent, ...]
-    wrappers: tuple[Wrapper, ...]
-    groups: tuple[tuple[int, int], ...] = ()
-    """Kleene groups ``(c_s ; ... ; c_e)+`` as ``(s, e)`` component indices."""
-
-    def in_group(self, c: int) -> bool:
-        return any(s <= c <= e for s, e in self.groups)
-
-
-_CONSTRUCTS = {
-    "Or": "OR",
-    "And": "AND",
-    "Contig": "':' (contiguity)",
-    "ContigPlus": "':+' (contiguous iteration)",
-    "Agg": "AGG",
-    "Next": "NEXT",
-    "ProjectAttrs": "PROJECT X[...]",
-    "ProjectVars": "a PROJECT inside the sequence",
-    "FilterF": "a FILTER inside the sequence",
-    "Plus": "this iteration (nested deeper than (c1 ; ... ; cn)+)",
-    "As": "this AS",
-}
-
-
-def _component(formula: Formula) -> FragmentComponent:
-    if isinstance(formula, Atom):
-        return FragmentComponent(formula.type, None, False)
-    if isinstance(formula, As) and isinstance(formula.formula, Atom):
-        return FragmentComponent(formula.formula.type, formula.var, False)
-    if isinstance(formula, Plus):
-        inner = formula.formula
-        if isinstance(inner, Atom):
-            return FragmentComponent(inner.type, None, True)
-        if isinstance(inner, As) and isinstance(inner.formula, Atom):
-            return FragmentComponent(inner.formula.type, inner.var, True)
-    if isinstance(formula, As) and isinstance(formula.formula, Plus):
-        # (T+) AS v gives v the same bag as (T AS v)+
-        if isinstance(formula.formula.formula, Atom):
-            return FragmentComponent(formula.formula.formula.type, formula.var, True)
-    what = _CONSTRUCTS.get(type(formula).__name__, type(formula).__name__)
-    raise NotInFragment(
-        f"{what} has no SASE+ counterpart: the two-step "
-        "baseline runs sequences (;) of T, T AS v, (T AS v)+ and groups (c1 ; ... ; cn)+, "
-        "under FILTER and PROJECT[...]"
-    )
-
-
-def _flatten(formula: Formula) -> list[Formula]:
-    if isinstance(formula, Seq):
-        return _flatten(formula.left) + _flatten(formula.right)
-    return [formula]
-
-
-def _is_group(formula: Formula) -> bool:
-    return isinstance(formula, Plus) and isinstance(formula.formula, Seq)
-
-
-def fragment_of(formula: Formula) -> Fragment:
-    """Split a formula into components, groups and wrappers, or raise :class:`NotInFragment`.
-
-    Besides SASE+'s flat sequences, one level of GRETA's nested Kleene is
-    accepted: ``(c1 ; ... ; cn)+`` with components inside.
-    """
-    wrappers: list[Wrapper] = []
-    while True:
-        if isinstance(formula, FilterF):
-            wrappers.append(formula.filter)
-            formula = formula.formula
-        elif isinstance(formula, ProjectVars):
-            wrappers.append(tuple(formula.vars))
-            formula = formula.formula
-        else:
-            break
-    components: list[FragmentComponent] = []
-    groups: list[tuple[int, int]] = []
-    for part in _flatten(formula):
-        if _is_group(part):
-            assert isinstance(part, Plus)
-            first = len(components)
-            components.extend(_component(inner) for inner in _flatten(part.formula))
-            groups.append((first, len(components) - 1))
-        else:
-            components.append(_component(part))
-    return Fragment(tuple(components), tuple(reversed(wrappers)), tuple(groups))
+__all__ = ["NotInFragment", "run", "two_step_trend"]
 
 
 # ------------------------------------------------------------- complex events
@@ -187,8 +88,10 @@ def complex_event(
 
 
 def filter_holds(filt: Filter, ce: ComplexEvent) -> bool:
-    """Whether a complex event passes a filter (spec §3, CEL's AND/OR identities)."""
+    """Whether a complex event passes a filter (spec §3, CEL's AND/OR identities; §5.1)."""
     if isinstance(filt, VarPred):
+        if is_relating(filt.pred):
+            return bag_holds_relating(filt.pred, filt.var, ce.bag)
         return all(event_holds(filt.pred, e) for e in ce.bag(filt.var))
     if isinstance(filt, BagPred):
         return bag_holds(filt.kind, filt.attr, ce.bag(filt.var))
@@ -199,32 +102,58 @@ def filter_holds(filt: Filter, ce: ComplexEvent) -> bool:
     raise TypeError(f"not a filter: {filt!r}")
 
 
+def _apply(wrapper: Wrapper, ce: ComplexEvent) -> ComplexEvent | None:
+    """One wrapper on one match: a projection or AGG rebuilds it, a filter keeps or drops."""
+    if isinstance(wrapper, tuple):
+        return ce.project(wrapper)
+    if isinstance(wrapper, ProjectAttrs):
+        (out,) = project_attrs({ce}, wrapper.var, wrapper.attrs)
+        return out
+    if isinstance(wrapper, Agg):
+        (out,) = agg({ce}, wrapper.var, wrapper.outputs)
+        return out
+    return ce if filter_holds(wrapper, ce) else None
+
+
 def finish(fragment: Fragment, ce: ComplexEvent) -> ComplexEvent | None:
-    """Apply the wrappers in order: filters keep or drop, projections project."""
+    """Apply the wrappers in order (innermost first); ``None`` when a filter drops it."""
     for wrapper in fragment.wrappers:
-        if isinstance(wrapper, tuple):
-            ce = ce.project(wrapper)
-        elif not filter_holds(wrapper, ce):
+        found = _apply(wrapper, ce)
+        if found is None:
             return None
+        ce = found
     return ce
 
 
 # ------------------------------------------------------------------ pushdown
 
 
-def _conjuncts(filt: Filter) -> list[Filter]:
+def _filter_conjuncts(filt: Filter) -> list[Filter]:
+    """Top-level AND conjuncts; ``X[P1 AND P2]`` splits into ``X[P1]``, ``X[P2]`` (the
+    universal reading of spec §5.1 is conjunct by conjunct, so this is exact)."""
     if isinstance(filt, FilterAnd):
-        return _conjuncts(filt.left) + _conjuncts(filt.right)
+        return _filter_conjuncts(filt.left) + _filter_conjuncts(filt.right)
+    if isinstance(filt, VarPred) and is_relating(filt.pred):
+        return [VarPred(filt.var, c) for c in conjuncts(filt.pred)]
     return [filt]
 
 
-def _pushable(fragment: Fragment) -> list[Filter]:
-    """The top-level AND conjuncts of filters that apply before any projection."""
-    out: list[Filter] = []
+def _leading_filters(fragment: Fragment) -> int:
+    """How many wrappers, innermost first, are filters (they apply before any rebuild)."""
+    n = 0
     for wrapper in fragment.wrappers:
-        if isinstance(wrapper, tuple):
+        if not isinstance(wrapper, (VarPred, BagPred, FilterAnd, FilterOr)):
             break
-        out.extend(_conjuncts(wrapper))
+        n += 1
+    return n
+
+
+def _pushable(fragment: Fragment) -> list[Filter]:
+    """The conjuncts of the filters that apply before any projection or AGG."""
+    out: list[Filter] = []
+    for wrapper in fragment.wrappers[: _leading_filters(fragment)]:
+        assert not isinstance(wrapper, (tuple, ProjectAttrs, Agg))
+        out.extend(_filter_conjuncts(wrapper))
     return out
 
 
@@ -263,19 +192,76 @@ def _iterator(pred: BagPred) -> EdgePred:
     return check
 
 
+def _adjacent(events: Sequence[Event], buf: Buffer) -> bool:
+    """``:`` before a component: its first event directly follows the previous segment."""
+    return buf[-1][0] == buf[-2][-1] + 1
+
+
+def _contiguous(events: Sequence[Event], buf: Buffer) -> bool:
+    """``:+``: the event taken directly follows the component's previous event."""
+    return buf[-1][-1] == buf[-1][-2] + 1
+
+
 def _feeding(fragment: Fragment, var: str) -> list[int]:
     """The components whose events land in ``var``."""
     return [c for c, comp in enumerate(fragment.components) if var in comp.targets()]
 
 
+def _relating_home(conjunct: VarPred, fragment: Fragment) -> int | None:
+    """The component whose edges decide a relating conjunct exactly, or ``None``.
+
+    ``X`` must be fed by one component ``c`` (no groups); ``PREV``/``RUNNING`` read the
+    events of ``c`` taken so far, ``FIRST(X.a)`` the first of them; a term over another
+    variable ``Y`` needs ``Y`` fed only by components before ``c`` (complete there).
+    """
+    if fragment.groups:
+        return None
+    feeding = _feeding(fragment, conjunct.var)
+    if len(feeding) != 1:
+        return None
+    home = feeding[0]
+    for term in relating_terms(conjunct.pred):
+        if isinstance(term, (Prev, Running)):
+            continue
+        assert isinstance(term, (VarAttr, BagAgg, FirstLast))
+        if term.var == conjunct.var:
+            if isinstance(term, VarAttr) or (isinstance(term, FirstLast) and term.which == "FIRST"):
+                continue
+            return None
+        other = _feeding(fragment, term.var)
+        if isinstance(term, VarAttr) and not other:
+            return None  # an empty bag: the conjunct holds; left to the final check
+        if any(c >= home for c in other):
+            return None
+    return home
+
+
+def _relating(conjunct: VarPred, fragment: Fragment) -> EdgePred:
+    """The conjunct for the event just read into ``X``, against the segments so far."""
+    named = {t.var for t in relating_terms(conjunct.pred) if isinstance(t, (VarAttr, BagAgg, FirstLast))}
+    feeding = {v: _feeding(fragment, v) for v in named | {conjunct.var}}
+    pred, var = conjunct.pred, conjunct.var
+
+    def check(events: Sequence[Event], buf: Buffer) -> bool:
+        def bags(name: str) -> list[Event]:
+            return [events[k] for c in feeding[name] if c < len(buf) for k in buf[c]]
+
+        return holds_for(pred, var, events[buf[-1][-1]], bags)
+
+    return check
+
+
 def _exact(conjunct: Filter, fragment: Fragment) -> bool:
     """Whether pushing ``conjunct`` onto the edges decides it exactly.
 
-    ``X[P]`` is checked on every event landing in ``X``.  ``X[INC/DEC/SAME(a)]``
-    is exact when at most one component outside a group feeds ``X``: a
-    Kleene one gets the iterator predicate, a single one gives a bag of one.
+    ``X[P]`` (unary) is checked on every event landing in ``X``.  ``X[INC/DEC/SAME(a)]``
+    is exact when at most one component outside a group feeds ``X``: a Kleene one gets
+    the iterator predicate, a single one gives a bag of one.  A relating conjunct: see
+    :func:`_relating_home`.
     """
     if isinstance(conjunct, VarPred):
+        if is_relating(conjunct.pred):
+            return _relating_home(conjunct, fragment) is not None
         return True
     if isinstance(conjunct, BagPred):
         feeding = _feeding(fragment, conjunct.var)
@@ -285,22 +271,15 @@ def _exact(conjunct: Filter, fragment: Fragment) -> bool:
 
 def residual(fragment: Fragment) -> Fragment:
     """The fragment with the exactly pushed conjuncts removed from its filters."""
+    lead = _leading_filters(fragment)
+    left = [c for c in _pushable(fragment) if not _exact(c, fragment)]
     wrappers: list[Wrapper] = []
-    projected = False
-    for wrapper in fragment.wrappers:
-        if isinstance(wrapper, tuple):
-            projected = True
-            wrappers.append(wrapper)
-            continue
-        if projected:
-            wrappers.append(wrapper)
-            continue
-        left = [c for c in _conjuncts(wrapper) if not _exact(c, fragment)]
-        if left:
-            combined = left[0]
-            for c in left[1:]:
-                combined = FilterAnd(combined, c)
-            wrappers.append(combined)
+    if left:
+        combined = left[0]
+        for c in left[1:]:
+            combined = FilterAnd(combined, c)
+        wrappers.append(combined)
+    wrappers.extend(fragment.wrappers[lead:])
     return Fragment(fragment.components, tuple(wrappers), fragment.groups)
 
 
@@ -310,8 +289,19 @@ def compile_fragment(
     """The NFA^b of a fragment formula under skip-till-any-match, filters pushed down."""
     begins: list[list[EdgePred]] = [[] for _ in fragment.components]
     takes: list[list[EdgePred]] = [[] for _ in fragment.components]
+    for c, comp in enumerate(fragment.components):
+        if comp.adjacent:
+            begins[c].append(_adjacent)
+        if comp.contiguous:
+            takes[c].append(_contiguous)
     for conjunct in _pushable(fragment):
-        if isinstance(conjunct, VarPred):
+        if isinstance(conjunct, VarPred) and is_relating(conjunct.pred):
+            home = _relating_home(conjunct, fragment)
+            if home is not None:
+                check = _relating(conjunct, fragment)
+                begins[home].append(check)
+                takes[home].append(check)
+        elif isinstance(conjunct, VarPred):
             for c in _feeding(fragment, conjunct.var):
                 begins[c].append(_local(conjunct))
                 takes[c].append(_local(conjunct))
@@ -342,24 +332,32 @@ def _matches(
     return found
 
 
+def check_fragment(query: Query) -> list[Fragment]:
+    """The fragments of ``query``'s alternatives, or :class:`NotInFragment` (no data read)."""
+    return fragments_of(query.formula)
+
+
 def run(query: Query, stream: Sequence[Event], schema: Schema | None = None
         ) -> list[Match] | list[TrendRow]:
     """An ACEL query of the fragment, by the two-step baseline (engine signature).
 
-    Step one (every match of the fragment's NFA^b) is the formula evaluator of
-    the one query driver, ``acel.lang.clauses.run_query``, which splits partitions,
-    applies WITHIN and either reports matches at global positions or
-    aggregates them per SLIDE window (step two), sorted as spec §12 says.
+    Step one (every match of each alternative's NFA^b) is the formula evaluator of the
+    one query driver, ``acel.lang.clauses.run_query``, which splits partitions, applies
+    WITHIN and either reports matches at global positions or aggregates them per SLIDE
+    window (step two), sorted as spec §12 says.
     """
     del schema  # the fragment has no NEXT, so the schema's types are not needed
-    fragment = fragment_of(query.formula)
     slide = query.slide if query.returns is not None else None
-    nfa = compile_fragment(fragment, query.within, slide)
-    fragment = residual(fragment)
+    plans: list[tuple[Fragment, NFAb]] = [
+        (residual(f), compile_fragment(f, query.within, slide)) for f in check_fragment(query)
+    ]
 
     def evaluate(formula: Formula, events: Sequence[Event]) -> set[ComplexEvent]:
         assert formula is query.formula, "the fragment has no leading/trailing negation"
-        return _matches(fragment, nfa, events, None)
+        found: set[ComplexEvent] = set()
+        for fragment, nfa in plans:
+            found |= _matches(fragment, nfa, events, None)
+        return found
 
     return run_query(query, stream, evaluate)
 
