@@ -92,6 +92,14 @@ class Planned:
 # ------------------------------------------------------------------ query
 
 
+def check_supported(query: Query, schema: Schema) -> None:
+    """The executors' own compilation, once on the driver: a query the compiled engine
+    refuses raises ``UnsupportedQuery`` here, before any Spark job reads data (issue 32)."""
+    from acel.acea.engine import Runner
+
+    Runner(query, schema)
+
+
 def _query(query: Query | str, schema: Schema) -> Query:
     """Parse (when text) and check the query once, on the driver."""
     if isinstance(query, str):
@@ -241,6 +249,8 @@ def _plan(
 
         query = parse_query(query)  # syntax errors before any Spark job
     axes = _axes(query)
+    if schema is not None:  # known before reading: refuse before the numbering job too
+        check_supported(_query(query, schema), schema)
     if lazy and isinstance(data, DataFrame):
         from .lazy import number
 
@@ -250,6 +260,7 @@ def _plan(
         stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema,
                                 axes=axes, keys=tuple(query.partition_by))
     parsed = _query(query, stream.schema)
+    check_supported(parsed, stream.schema)
     keys = tuple(parsed.partition_by)
     for window in (parsed.within, parsed.slide):
         if window is not None and window.attr is not None:

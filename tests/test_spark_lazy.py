@@ -295,3 +295,23 @@ def test_a_parquet_frame_is_planned_and_explained_without_a_job(
     want = sorted(tuple(v for _, v in r.values) for r in acel.run(query, table.to_pylist(), schema=schema))
     got = sorted(tuple(int(v) for v in row) for row in frame.collect())
     assert got == want and len(got) == 3
+
+
+def test_an_unsupported_query_is_refused_before_any_job(spark: Any) -> None:
+    """Issue 32 item 5: the driver compiles the query as the executors would, so a query
+    the compiled engine refuses is a clean ``UnsupportedQuery`` with no Spark job started
+    (it was four failed task attempts, then a ``SparkJobError``)."""
+    from acel.spark_backend import run_to_results
+
+    from acel.lang.errors import UnsupportedQuery
+
+    query = "(SELL AS x)+ ; (BUY AS y)+ FILTER x[price != y.price]"  # spec §5.1's refusal
+    group = "unsupported-before-jobs"
+    spark.sparkContext.setJobGroup(group, "an unsupported query (test)")
+    try:
+        with pytest.raises(UnsupportedQuery, match="!="):
+            run_to_results(query, events_frame(spark, SPEC_STOCK_EVENTS),
+                           schema=SPEC_STOCK_SCHEMA, session=spark)
+        assert _jobs(spark, group) == 0
+    finally:
+        spark.sparkContext.setJobGroup("after-" + group, "actions (test)")
