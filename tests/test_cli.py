@@ -15,6 +15,7 @@ import pytest
 
 from acel.app import cli
 from acel.app.cli import main
+from acel.engines import in_process_engines
 from acel.io.results import from_json_lines, read_table
 
 DATA = Path(__file__).parent / "data"
@@ -139,7 +140,7 @@ def test_check_bad_schema_and_missing_data(capsys: pytest.CaptureFixture[str], t
 # ----------------------------------------------------------------- run
 
 
-@pytest.mark.parametrize("engine", ["oracle", "automaton", "optimized", "sase"])
+@pytest.mark.parametrize("engine", in_process_engines())
 def test_run_example_3_2_on_every_local_engine(capsys: pytest.CaptureFixture[str], engine: str) -> None:
     code, out, err = run(capsys, "run", QUERY, "--data", STOCKS, "--engine", engine)
     assert code == 0

@@ -25,6 +25,7 @@ from acel.lang.clauses import Match, TrendRow
 from acel.lang.events import Event
 from acel.lang.parser import parse_query
 from acel.testing import TEST_SCHEMA, streams
+from acel.testing.strategies import aggregate_funcs
 
 ATTRS = {"A": ("x", "y"), "B": ("x", "y"), "C": ("x",)}
 HALF = settings(max_examples=max(settings().max_examples // 2, 1))
@@ -92,7 +93,7 @@ def sase_texts(draw: Any, with_return: bool | None = None) -> str:
         items = []
         for _t, v, kleene in comps:
             if kleene:
-                func = draw(st.sampled_from(("SUM", "MIN", "MAX", "AVG", "COUNT", "COUNT*")))
+                func = draw(aggregate_funcs() | st.just("COUNT*"))
                 attr = draw(st.sampled_from(("x", "y")))
                 items.append(f"COUNT({v}[])" if func == "COUNT*" else f"{func}({v}[].{attr})")
             else:
@@ -146,7 +147,7 @@ def trend_queries_of_the_fragment(draw: Any) -> Query:
     variables = [c.var for c in sase.components]
     items: list[ReturnItem] = [CountStar()]
     for _ in range(draw(st.integers(0, 3))):
-        func = draw(st.sampled_from(("SUM", "MIN", "MAX", "AVG", "COUNT")))
+        func = draw(aggregate_funcs())
         var = draw(st.sampled_from([*variables, "A", "B"]))
         attr = None if func == "COUNT" and draw(st.booleans()) else draw(st.sampled_from("xy"))
         items.append(ReturnAgg(func, var, attr))

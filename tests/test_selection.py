@@ -9,7 +9,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from test_sase_properties import fragment_texts
 
-from acel.engines import engine
+from acel.engines import engine, in_process_engines
 from acel.lang.ast import Query, Skip
 from acel.lang.checker import check_query
 from acel.lang.clauses import Match
@@ -22,7 +22,8 @@ from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, assert_conforms, cases, queries, streams, trend_queries
 
 SCHEMA = Schema.of({"A": ["k"], "B": ["k"], "C": ["k"]})
-ENGINES = ("oracle", "automaton", "optimized")
+ENGINES = tuple(in_process_engines("SELECT", "SKIP"))
+"""The engines that declare SELECT and AFTER MATCH SKIP (by capability, not by name)."""
 
 
 def stream_of(types: str, keys: str | None = None) -> list[Event]:

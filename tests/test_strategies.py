@@ -260,3 +260,39 @@ def test_regression_project_attributes_of_an_attributeless_variable() -> None:
         lambda pair: any(not attrs for attrs in pair[1].values()),
     )
     check_formula(formula[0], TEST_SCHEMA)
+
+
+# ------------------------------------------- registries, not copied lists (issue 34)
+
+
+def _uses(func: str) -> Callable[[object], bool]:
+    from acel.lang.printer import format_query
+
+    def check(query: object) -> bool:
+        return f"{func}(" in format_query(query)  # type: ignore[arg-type]
+
+    return check
+
+
+@pytest.mark.parametrize("func", ["STDDEV", "AVG", "COUNT"])
+def test_every_registered_aggregate_is_generated(func: str) -> None:
+    """RETURN items, AGG outputs and relating terms read the aggregate registry."""
+    from acel.testing import queries, trend_queries
+
+    assert find(trend_queries(), _uses(func), settings=settings(max_examples=3000, database=None))
+    assert find(queries(operators={"AS", "SEQ", "PLUS", "FILTER", "RELATE", "AGG"}), _uses(func),
+                settings=settings(max_examples=3000, database=None))
+
+
+def test_a_newly_registered_aggregate_is_generated_with_no_other_change() -> None:
+    from dataclasses import replace
+
+    from acel.lang import aggregates
+    from acel.testing import trend_queries
+
+    aggregates.register(replace(aggregates.SUM, name="TOTAL_TEST"))
+    try:
+        assert find(trend_queries(), _uses("TOTAL_TEST"),
+                    settings=settings(max_examples=3000, database=None))
+    finally:
+        aggregates._REGISTRY.pop("TOTAL_TEST")

@@ -133,10 +133,17 @@ ENGINES: dict[str, Engine] = {
 """The registry of engines, by name."""
 
 
-def in_process_engines() -> list[str]:
-    """The names of the registry's engines that run in this process (every one but
-    those that start a cluster session), for tests that run each engine."""
-    return [name for name, found in ENGINES.items() if found.in_process]
+def in_process_engines(*operators: str, query: Query | None = None) -> list[str]:
+    """The names of the registry's engines that run in this process (every one but those
+    that start a cluster session) and declare none of ``operators`` (nor any operator of
+    ``query``) unsupported: what a test runs on each engine, by declared capability."""
+    from acel.lang.operators import operator_names, operators_of
+
+    needed = operator_names(operators) | (operators_of(query) if query is not None else frozenset())
+    return [
+        name for name, found in ENGINES.items()
+        if found.in_process and not needed & found.unsupported
+    ]
 
 
 def engine(name: str) -> Engine:

@@ -36,12 +36,12 @@ strategy has knobs:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 
-from acel.lang import ast
+from acel.lang import aggregates, ast
 from acel.lang.ast import SELECT_STRATEGIES, neg
 from acel.lang.checker import formula_env
 from acel.lang.events import Event, Value
@@ -79,7 +79,38 @@ ALL_OPERATORS: frozenset[str] = frozenset(OPERATORS)
 AS_VARS = ("p", "q", "r")
 AGG_VARS = ("z", "w")
 OUT_NAMES = ("n", "s", "m", "v")
-NUMERIC_FUNCS = ("SUM", "MIN", "MAX", "AVG", "COUNT")
+
+
+def aggregate_names(*, attribute: bool | None = None) -> tuple[str, ...]:
+    """The aggregate registry's names (:func:`acel.lang.aggregates.names`), read when a
+    strategy draws, so an aggregate registered later is generated too; ``attribute``
+    True keeps those written ``F(X.a)`` only, False those also written ``F(X)``
+    (``COUNT``), ``None`` all."""
+    return tuple(
+        name for name in aggregates.names()
+        if attribute is None or _aggregate(name).needs_attribute == attribute
+    )
+
+
+def _aggregate(name: str) -> aggregates.Aggregate:
+    found = aggregates.lookup(name)
+    assert found is not None, name
+    return found
+
+
+@st.composite
+def aggregate_funcs(draw: Any, attribute: bool | None = None) -> str:
+    """One registered aggregate's name (see :func:`aggregate_names`)."""
+    return draw(st.sampled_from(aggregate_names(attribute=attribute)))
+
+
+@st.composite
+def _aggregate_call(draw: Any, attrs: Sequence[str]) -> tuple[str, str | None]:
+    """``F`` and its attribute over a variable with ``attrs`` (``None``: ``COUNT(X)``-like)."""
+    func = draw(aggregate_funcs(attribute=None if attrs else False))
+    if not _aggregate(func).needs_attribute and (not attrs or draw(st.booleans())):
+        return func, None
+    return func, draw(st.sampled_from(list(attrs)))
 
 Env = dict[str, frozenset[str]]
 """Variables that may be non-empty after a formula, with the attributes they may carry."""
@@ -243,15 +274,12 @@ def _relating_term(draw: Any, env: Env, var: str) -> tuple[ast.Expr, bool]:
     if choice == 0:
         return ast.Prev(draw(st.sampled_from(attrs))), True
     if choice == 1:
-        return ast.Running(draw(st.sampled_from(NUMERIC_FUNCS)), draw(st.sampled_from(attrs))), True
+        return ast.Running(draw(aggregate_funcs()), draw(st.sampled_from(attrs))), True
     other = draw(st.sampled_from(sorted(env)))
     other_attrs = _data_attrs(env, other)
     if choice == 2 and other_attrs:
         return ast.VarAttr(other, draw(st.sampled_from(other_attrs))), False
-    if not other_attrs:
-        return ast.BagAgg("COUNT", other, None), False
-    func = draw(st.sampled_from(NUMERIC_FUNCS))
-    attr = None if func == "COUNT" and draw(st.booleans()) else draw(st.sampled_from(other_attrs))
+    func, attr = draw(_aggregate_call(other_attrs))
     return ast.BagAgg(func, other, attr), False
 
 
@@ -311,12 +339,7 @@ def _agg_outputs(draw: Any, env: Env) -> tuple[ast.AggOutput, ...]:
     for name in names:
         var = draw(st.sampled_from(sorted(env)))
         attrs = _data_attrs(env, var)
-        func = draw(st.sampled_from(NUMERIC_FUNCS if attrs else ("COUNT",)))
-        attr: str | None
-        if func == "COUNT":
-            attr = draw(st.sampled_from([None, *attrs]))
-        else:
-            attr = draw(st.sampled_from(attrs))
+        func, attr = draw(_aggregate_call(attrs))
         outputs.append(ast.AggOutput(name, func, var, attr))
     return tuple(outputs)
 
@@ -719,9 +742,10 @@ def trend_queries(
     partition = (key,) if key and "PARTITION_BY" in ops and draw(st.booleans()) else ()
     candidates: list[ast.ReturnItem] = [ast.CountStar()]
     for var in sorted(env):
-        candidates.append(ast.ReturnAgg("COUNT", var, None))
+        for func in aggregate_names(attribute=False):
+            candidates.append(ast.ReturnAgg(func, var, None))
         for attr in _data_attrs(env, var):
-            for func in ("SUM", "MIN", "MAX", "AVG"):
+            for func in aggregate_names(attribute=True):
                 candidates.append(ast.ReturnAgg(func, var, attr))
     if partition:
         candidates.append(ast.ReturnAttr(partition[0]))
@@ -754,7 +778,7 @@ def _raw_lit(value: Value) -> ast.Lit:
     return ast.Lit(value)
 
 
-_raw_funcs = st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"])
+_raw_funcs = aggregate_funcs()
 _raw_relating: st.SearchStrategy[ast.Expr] = st.one_of(
     st.builds(ast.VarAttr, _names, _names),
     st.builds(ast.BagAgg, _raw_funcs, _names, st.none() | _names),
@@ -797,7 +821,7 @@ raw_filters: st.SearchStrategy[ast.Filter] = st.recursive(
 _raw_outputs = st.builds(
     ast.AggOutput,
     _names,
-    st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
+    aggregate_funcs() | st.sampled_from(["FIRST", "LAST"]),
     _names,
     st.none() | _names,
 )
@@ -853,7 +877,7 @@ _raw_items: st.SearchStrategy[ast.ReturnItem] = st.one_of(
     st.just(ast.CountStar()),
     st.builds(
         ast.ReturnAgg,
-        st.sampled_from(["SUM", "COUNT", "MIN", "MAX", "AVG"]),
+        aggregate_funcs(),
         _names,
         st.none() | _names,
     ),
@@ -886,6 +910,8 @@ __all__ = [
     "SPEC_STOCK_ROWS",
     "SPEC_STOCK_SCHEMA",
     "TEST_SCHEMA",
+    "aggregate_funcs",
+    "aggregate_names",
     "allowed",
     "events_of",
     "formulas",
