@@ -20,7 +20,7 @@ from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
 from acel.compiler.counter import counted, repetition
 from acel.compiler.notes import note_counter, note_relating
-from acel.compiler.relate import filter_relating, refuse_edges
+from acel.compiler.relate import aggregate_edges, filter_relating
 from acel.compiler.rewrite import normalise
 
 from acel.lang import ast as A
@@ -111,8 +111,7 @@ def _build_project_attrs(f: A.ProjectAttrs, ctx: Context) -> Auto:
 
 @_build.register(A.Agg)
 def _build_agg(f: A.Agg, ctx: Context) -> Auto:
-    refuse_edges(f)
-    return c.aggregate(ctx, build(ctx, f.formula), f.var, f.outputs)
+    return aggregate_edges(ctx, build(ctx, f.formula), f)
 
 
 @_build.register(A.SeqNot)

@@ -48,7 +48,7 @@ from acel.acea.model.expressions import (
     conj,
 )
 from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, outputs_of, rebuild
-from acel.compiler.construct import _finish, filter_unary, new_value
+from acel.compiler.construct import _finish, aggregate, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
 from acel.compiler.translate import translate_pred
@@ -596,7 +596,7 @@ def _edge_variants(
     first: bool,
     edges: list[FirstLast],
     regs: dict[FirstLast, str],
-    plan: _Deferred,
+    plan: _Deferred | None,
     var: str,
 ) -> list[tuple[dict[str, RExpr], list[RPred]]]:
     """The register updates of ``FIRST``/``LAST`` terms on ``tr``, as variants of it.
@@ -667,15 +667,42 @@ def _with_seen_flags(
     return out
 
 
-def refuse_edges(node: Agg) -> None:
-    """``FIRST``/``LAST`` in ``AGG`` (spec §5.1) are not compiled yet: UnsupportedQuery."""
-    for out in node.outputs:
-        if out.func in ("FIRST", "LAST"):
-            raise UnsupportedQuery(
-                f"the automaton engines do not compile {out.func}({out.var}.{out.attr}) in "
-                f"AGG {node.var}[...] yet (spec §5.1; the oracle runs it: --engine oracle)"
-            )
+def aggregate_edges(ctx: Context, auto: Auto, node: Agg) -> Auto:
+    """``AGG Z[...]`` whose outputs include ``FIRST``/``LAST`` (spec §5.1).
+
+    The monoid outputs are built by :func:`acel.compiler.construct.aggregate`; each
+    ``FIRST(X.a)``/``LAST(X.a)`` output keeps a register exactly as a filter's
+    ``FIRST``/``LAST`` term does (:func:`_edge_variants`: ``LAST`` takes each value
+    emitted into X, ``FIRST`` only the first, a step being split on the set flag), read
+    over the operand's transitions, and the event created in Z reads that register.
+    """
+    edge_outputs = [o for o in node.outputs if o.func in ("FIRST", "LAST")]
+    monoids = [o for o in node.outputs if o.func not in ("FIRST", "LAST")]
+    built = aggregate(ctx, auto, node.var, monoids)
+    if not edge_outputs:
+        return built
+    terms = {
+        o.name: FirstLast("FIRST" if o.func == "FIRST" else "LAST", o.var, o.attr or "")
+        for o in edge_outputs
+    }
+    edges = list(dict.fromkeys(terms.values()))
+    regs = {t: ctx.fresh(f"agg_{t.which.lower()}") for t in edges}
+    out: list[Transition | None] = []
+    for operand, tr in zip(auto.transitions, built.transitions):
+        first, last = auto.is_first(operand), auto.is_last(operand)
+        for updates, guard in _edge_variants(ctx, operand, first, edges, regs, None, node.var):
+            assignment = assignment_of(tr)
+            assignment.update(updates)
+            outputs = outputs_of(tr)
+            if last:
+                created = outputs[node.var][-1]
+                names = {name: regs[t] for name, t in terms.items()}
+                outputs[node.var] = [*outputs[node.var][:-1],
+                                     Renaming.of({**dict(created.items), **names})]
+            out.append(rebuild(tr, assignment=assignment, output=outputs,
+                               predicate=conj(tr.predicate, *guard)))
+    return _finish(ctx, built, out)
 
 
-__all__ = ["filter_relating", "refuse_edges"]
+__all__ = ["aggregate_edges", "filter_relating"]
 

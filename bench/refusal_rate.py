@@ -1,0 +1,97 @@
+"""How often the compiled engines refuse a query the oracle answers (issue 32 item 3).
+
+Draws queries with filters from the whole of spec §5.1 (``acel.testing.relating_queries``:
+``!=``, OR across terms, FIRST/LAST in filters and in AGG, two other variables in one
+comparison, PREV over any variable), keeps those the checker accepts and the oracle answers
+on a short generated stream, and compiles each for the automaton engines (the compiler is
+shared by automaton, optimized and Spark).  Prints the refusal rate and the refusals grouped
+by their reason.  ``python bench/refusal_rate.py [N] [SEED]``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from acel.compiler import compile_query
+from acel.lang.checker import check_query
+from acel.lang.errors import AcelError, UnsupportedQuery
+from acel.lang.printer import format_query
+from acel.reference import oracle
+from acel.testing import TEST_SCHEMA, streams
+from acel.testing.strategies import relating_queries
+
+
+@dataclass
+class Rate:
+    answered: int = 0
+    refused: int = 0
+    reasons: Counter[str] | None = None
+    examples: dict[str, str] | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.refused / self.answered if self.answered else 0.0
+
+
+def _reason(message: str) -> str:
+    """The refusal's reason without the query text (the part after the colon)."""
+    message = re.sub(r"(FIRST|LAST)\(\w+\.\w+\) in AGG \w+\[\.\.\.\]", r"\1(Y.a) in AGG", message)
+    return re.sub(r"compile .* in \S+\[.*\]: ", "compile: ", message).split(" (spec")[0]
+
+
+def measure(n: int, seed: int = 0) -> Rate:
+    """Refusals among ``n`` drawn queries that the checker accepts and the oracle answers."""
+    found = Rate(reasons=Counter(), examples={})
+
+    @settings(max_examples=n, database=None, deadline=None, derandomize=False,
+              suppress_health_check=list(HealthCheck))
+    @given(relating_queries(), streams(TEST_SCHEMA, max_len=5))
+    def draw(query, stream) -> None:  # type: ignore[no-untyped-def]
+        try:
+            check_query(query, TEST_SCHEMA)
+            oracle.run(query, stream, TEST_SCHEMA)
+        except (AcelError, oracle.OracleTooLarge):
+            return
+        found.answered += 1
+        try:
+            compile_query(query, TEST_SCHEMA)
+        except UnsupportedQuery as refusal:
+            found.refused += 1
+            reason = _reason(str(refusal))
+            assert found.reasons is not None and found.examples is not None
+            found.reasons[reason] += 1
+            found.examples.setdefault(reason, format_query(query).replace("\n", " "))
+        except Exception as crash:  # a compiler defect: counted and shown, never hidden
+            found.refused += 1
+            reason = f"CRASH {type(crash).__name__}: {crash}"
+            assert found.reasons is not None and found.examples is not None
+            found.reasons[reason] += 1
+            found.examples.setdefault(reason, format_query(query).replace("\n", " "))
+
+    st.random_module()
+    import random
+
+    random.seed(seed)
+    draw()
+    return found
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    found = measure(n, seed)
+    print(f"answered by the oracle: {found.answered}; refused by the compiled engines: "
+          f"{found.refused} ({100 * found.rate:.2f} %)")
+    assert found.reasons is not None and found.examples is not None
+    for reason, count in found.reasons.most_common():
+        print(f"  {count:5d}  {reason}\n         e.g. {found.examples[reason]}")
+
+
+if __name__ == "__main__":
+    main()
