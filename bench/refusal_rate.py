@@ -15,14 +15,16 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from acel.compiler import compile_query
+from acel.reference import oracle
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as fixed_seed
+from hypothesis.strategies import SearchStrategy
+
+from acel.lang.ast import Query
 from acel.lang.checker import check_query
 from acel.lang.errors import AcelError, UnsupportedQuery
 from acel.lang.printer import format_query
-from acel.reference import oracle
 from acel.testing import TEST_SCHEMA, streams
 from acel.testing.strategies import relating_queries
 
@@ -45,13 +47,14 @@ def _reason(message: str) -> str:
     return re.sub(r"compile .* in \S+\[.*\]: ", "compile: ", message).split(" (spec")[0]
 
 
-def measure(n: int, seed: int = 0) -> Rate:
-    """Refusals among ``n`` drawn queries that the checker accepts and the oracle answers."""
+def measure(n: int, seed: int = 0, queries: SearchStrategy[Query] | None = None) -> Rate:
+    """Refusals among ``n`` drawn queries (default :func:`relating_queries`) that the checker
+    accepts and the oracle answers."""
     found = Rate(reasons=Counter(), examples={})
 
     @settings(max_examples=n, database=None, deadline=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
-    @given(relating_queries(), streams(TEST_SCHEMA, max_len=5))
+    @given(queries if queries is not None else relating_queries(), streams(TEST_SCHEMA, max_len=5))
     def draw(query, stream) -> None:  # type: ignore[no-untyped-def]
         try:
             check_query(query, TEST_SCHEMA)
@@ -74,17 +77,18 @@ def measure(n: int, seed: int = 0) -> Rate:
             found.reasons[reason] += 1
             found.examples.setdefault(reason, format_query(query).replace("\n", " "))
 
-    st.random_module()
-    import random
-
-    random.seed(seed)
-    draw()
+    fixed_seed(seed)(draw)()
     return found
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    from acel.testing import queries
+
+    ours = measure(n, seed, queries(max_depth=3))
+    print(f"the project's generated queries (acel.testing.queries): {ours.refused} of "
+          f"{ours.answered} refused ({100 * ours.rate:.2f} %)")
     found = measure(n, seed)
     print(f"answered by the oracle: {found.answered}; refused by the compiled engines: "
           f"{found.refused} ({100 * found.rate:.2f} %)")

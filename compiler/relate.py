@@ -87,7 +87,8 @@ _PLACEHOLDER = "\x00term"
 def _refuse(term: str, conjunct: Pred, var: str, why: str) -> UnsupportedQuery:
     return UnsupportedQuery(
         f"the automaton engines do not compile {term} in {var}[{format_pred(conjunct)}]: "
-        f"{why} (spec §5.1; the oracle runs it: --engine oracle)"
+        f"{why} (spec §5.1, papers/compiler.md; --engine oracle runs it, and --engine sase "
+        "when the formula is a sequence)"
     )
 
 
@@ -188,14 +189,23 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         pred, negated = pred.operand, True
     if not isinstance(pred, Compare):
         term = format_expr(_terms_of(conjunct, var)[0])
-        raise _refuse(term, conjunct, var, "only comparisons (=, <, <=, >, >=) are compiled")
+        raise _refuse(
+            term, conjunct, var,
+            "only comparisons (=, <, <=, >, >=) are compiled, not OR or IN across relating "
+            "terms; when X and the variables it reads hold one event each, write "
+            "(φ FILTER X[P]) OR (φ FILTER X[Q]) instead of φ FILTER X[P OR Q]",
+        )
     op: str = _NEGATE[pred.op] if negated else pred.op
     sides = [(pred.left, pred.right, op), (pred.right, pred.left, _FLIP.get(op, op))]
     for own, rest, side_op in sides:
         if _terms(own, var):
             continue
         if side_op not in _FLIP:
-            raise _refuse(format_expr(_terms(rest, var)[0]), conjunct, var, "!= compares every pair and has no register summary")
+            raise _refuse(
+                format_expr(_terms(rest, var)[0]), conjunct, var,
+                "!= compares every pair and has no register summary; when X and the other side "
+                "hold one event each, (φ FILTER X[v < T]) OR (φ FILTER X[v > T]) says the same",
+            )
         if _has_own(rest, var):
             break  # a side mixes X's attributes with other events': try the linear split
         terms = _terms(rest, var)
