@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from acel.acea.model.automaton import Renaming, Transition
 from acel.acea.model.expressions import (
+    Arith,
     Cmp,
     Combine,
     Const,
@@ -157,6 +158,10 @@ class _Deferred:
     own: Expr
     rest: Expr
     other: str | None
+    parts: tuple[tuple[str, Expr], ...] = ()
+    """With several other variables (``c[v > a.v + b.v]``): ``G`` as a sum of one part per
+    variable, ``other`` None; the extreme of the sum over every choice is the sum of the
+    parts' extremes (spec §5.1's linear sides)."""
 
 
 def _terms(expr: Expr, var: str) -> list[Expr]:
@@ -213,10 +218,10 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         for t in terms:
             if isinstance(t, (Prev, Running)):
                 raise _refuse(format_expr(t), conjunct, var, "PREV and RUNNING mix with other variables' terms")
-        if len(others) > 1:
-            raise _refuse(format_expr(rest), conjunct, var, "a comparison may read one other variable")
         if others and any(isinstance(t, BagAgg) for t in terms):
             raise _refuse(format_expr(rest), conjunct, var, "a side mixes Y.a with whole-bag aggregates")
+        if len(others) > 1:
+            return _Deferred(side_op, own, rest, None, _parts(rest, others, conjunct, var))  # type: ignore[arg-type]
         return _Deferred(side_op, own, rest, others[0] if others else None)  # type: ignore[arg-type]
     split = _split(BinOp("-", pred.left, pred.right), var)
     if split is not None and split[1] is not None and op in _FLIP:
@@ -233,6 +238,26 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         "it does not separate into the event's own attributes on one side and other events' "
         "on the other (a linear expression with constant coefficients)",
     )
+
+
+def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tuple[str, Expr], ...]:
+    """``rest`` as a sum of one expression per other variable, or UnsupportedQuery."""
+    parts: list[tuple[str, Expr]] = []
+    remaining: Expr | None = rest
+    for y in others[:-1]:
+        split = _split(remaining, y) if remaining is not None else None
+        if split is None or split[0] is None:
+            raise _refuse(
+                format_expr(rest), conjunct, var,
+                "it does not separate into one part per other variable (a linear "
+                "expression with constant coefficients)",
+            )
+        parts.append((y, split[0]))
+        remaining = split[1]
+    if remaining is None:
+        raise _refuse(format_expr(rest), conjunct, var, "it reads no attribute of the last variable")
+    parts.append((others[-1], remaining))
+    return tuple(parts)
 
 
 def _constant(expr: Expr) -> bool:
@@ -530,6 +555,8 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
     """A deferred conjunct: summaries kept over the run, compared by its last step."""
     terms = _terms(plan.rest, var)
     sources = {t.var for t in terms if isinstance(t, (VarAttr, BagAgg))}
+    if plan.parts:
+        return _check_parts_at_end(ctx, auto, var, plan)
     if (
         all(isinstance(t, (VarAttr, BagAgg)) for t in terms)
         and var not in sources
@@ -573,6 +600,53 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
                 assignment.update(variant_updates)
             out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
+
+
+def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
+    """``E op G1(y1) + ... + Gk(yk)`` for every event of X and every choice of the ``yi``:
+    one side per part (count, known count, the extreme ``op`` needs), compared by the last
+    step as ``ext E op ext G1 + ... + ext Gk``; vacuous when X or some ``Yi`` is empty."""
+    low = plan.op in (">", ">=", "=")
+    high = plan.op in ("<", "<=", "=")
+    own = _side(ctx, low, high)
+    sides = [(_side(ctx, high, low), y, expr) for y, expr in plan.parts]
+    lo_g: RExpr | None = None
+    hi_g: RExpr | None = None
+    for side, _y, _expr in sides:
+        if side.low is not None:
+            lo_g = Reg(side.low) if lo_g is None else Arith("+", lo_g, Reg(side.low))
+        if side.high is not None:
+            hi_g = Reg(side.high) if hi_g is None else Arith("+", hi_g, Reg(side.high))
+    check = _universal_sum(plan.op, own, lo_g, hi_g)
+    final = POr((
+        _empty(own), *(_empty(side) for side, _, _ in sides),
+        PAnd((_side_ok(own), *(_side_ok(side) for side, _, _ in sides), check)),
+    ))
+    out: list[Transition | None] = []
+    for tr in auto.transitions:
+        first, last = auto.is_first(tr), auto.is_last(tr)
+        assignment = assignment_of(tr)
+        assignment.update(_side_updates(own, first, _emitted_values(tr, var, plan.own, var)))
+        for side, y, expr in sides:
+            assignment.update(_side_updates(side, first, _emitted_values(tr, y, expr, "")))
+        predicate = conj(tr.predicate, final) if last else tr.predicate
+        out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+    return _finish(ctx, auto, out)
+
+
+def _universal_sum(op: CmpOp, own: _Side, lo_g: RExpr | None, hi_g: RExpr | None) -> RPred:
+    """``E op G`` for every value E of ``own`` and every G between ``lo_g`` and ``hi_g``
+    (both reached): the extremes decide it, as in :func:`_universal`."""
+    lo_e = Reg(own.low) if own.low else None
+    hi_e = Reg(own.high) if own.high else None
+    if op in ("<", "<="):
+        assert hi_e is not None and lo_g is not None
+        return Cmp(op, hi_e, lo_g)
+    if op in (">", ">="):
+        assert lo_e is not None and hi_g is not None
+        return Cmp(op, lo_e, hi_g)
+    assert lo_e is not None and hi_e is not None and lo_g is not None and hi_g is not None
+    return PAnd((Cmp("=", lo_e, hi_e), Cmp("=", lo_g, hi_g), Cmp("=", hi_e, lo_g)))
 
 
 def _final_check(
