@@ -778,11 +778,15 @@ def aggregate_edges(ctx: Context, auto: Auto, node: Agg) -> Auto:
             assignment = assignment_of(tr)
             assignment.update(updates)
             outputs = outputs_of(tr)
-            if last:
-                created = outputs[node.var][-1]
+            if last:  # the created event: the renaming aggregate() added (order is canonical)
+                renamings = list(outputs[node.var])
+                for r in outputs_of(operand).get(node.var, []):
+                    renamings.remove(r)
+                (created,) = renamings
                 names = {name: regs[t] for name, t in terms.items()}
-                outputs[node.var] = [*outputs[node.var][:-1],
-                                     Renaming.of({**dict(created.items), **names})]
+                kept = list(outputs[node.var])
+                kept.remove(created)
+                outputs[node.var] = [*kept, Renaming.of({**dict(created.items), **names})]
             out.append(rebuild(tr, assignment=assignment, output=outputs,
                                predicate=conj(tr.predicate, *guard)))
     return _finish(ctx, built, out)

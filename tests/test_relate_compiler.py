@@ -145,6 +145,9 @@ def test_greta_q1_falling_prices() -> None:
         "AGG z[l := LAST(B.v)]((A ; B)+) FILTER z[l > 0]",
         "AGG w[f := FIRST(z.n)]((AGG z[n := COUNT(A)](A+) ; B)+)",  # FIRST over created events
         "RETURN COUNT(*), SUM(z.f) PATTERN AGG z[f := FIRST(A.v)](A+ ; B)",
+        # Hypothesis (test_selection): the created event is found among w's renamings,
+        # which are kept in canonical order (the inner AGG's event may sort after it)
+        "AGG w[n := AVG(B.v), s := FIRST(B.v), m := AVG(B.v)](AGG w[n := AVG(B.v)](B AS p))",
     ],
 )
 def test_first_and_last_in_agg_compile(text: str) -> None:

@@ -333,13 +333,15 @@ def _filters(
 
 
 @st.composite
-def _agg_outputs(draw: Any, env: Env) -> tuple[ast.AggOutput, ...]:
+def _agg_outputs(draw: Any, env: Env, edges: bool = False) -> tuple[ast.AggOutput, ...]:
+    """AGG outputs over ``env``: registered aggregates, and with ``edges`` (RELATE allowed)
+    sometimes FIRST/LAST (spec §5.1)."""
     names = draw(st.lists(st.sampled_from(OUT_NAMES), min_size=1, max_size=3, unique=True))
     outputs = []
     for name in names:
         var = draw(st.sampled_from(sorted(env)))
         attrs = _data_attrs(env, var)
-        if attrs and draw(st.integers(0, 4)) == 4:  # FIRST/LAST in AGG (spec §5.1)
+        if edges and attrs and draw(st.integers(0, 4)) == 4:  # FIRST/LAST in AGG (spec §5.1)
             func, attr = draw(st.sampled_from(["FIRST", "LAST"])), draw(st.sampled_from(attrs))
         else:
             func, attr = draw(_aggregate_call(attrs))
@@ -450,7 +452,7 @@ def _formula_env(
     if not env:
         return f, env
     var = draw(st.sampled_from(AGG_VARS))
-    outputs = draw(_agg_outputs(env))
+    outputs = draw(_agg_outputs(env, "RELATE" in ops))
     new_env = _merge(env, {var: frozenset(o.name for o in outputs)})
     node = ast.Agg(var, outputs, f)
     if "FILTER" in ops and draw(st.booleans()):
@@ -577,7 +579,7 @@ def _negation_env(
         env = _merge(env, oenv)
     elif context == "agg":
         var = draw(st.sampled_from(AGG_VARS))
-        outputs = draw(_agg_outputs(env))
+        outputs = draw(_agg_outputs(env, "RELATE" in ops))
         node = ast.Agg(var, outputs, node)
         env = _merge(env, {var: frozenset(o.name for o in outputs)})
     elif context == "filter":
