@@ -747,7 +747,8 @@ def test_files_through_the_c_column_pass_equal_pure_python(tmp_path_factory: Any
             mp.setenv("ACEL_NATIVE", mode)
             outcomes.append(_outcome(lambda: list(acel.run(text, str(path)))))
     assert outcomes[0] == outcomes[1]
-    FILES_SEEN.append(not isinstance(outcomes[0], tuple))
+    if stream:  # an empty file is an error by design (no events), not a vacuous check
+        FILES_SEEN.append(not isinstance(outcomes[0], tuple))
 
 
 FILES_SEEN: list[bool] = []
@@ -755,7 +756,7 @@ FILES_SEEN: list[bool] = []
 
 @needs_core
 def test_the_file_property_is_not_vacuous(tmp_path_factory: Any) -> None:
-    """Most generated files and queries give rows, not a check error."""
+    """Most generated files with events, and their queries, give rows, not a check error."""
     if not FILES_SEEN:
         test_files_through_the_c_column_pass_equal_pure_python(tmp_path_factory=tmp_path_factory)
     assert sum(FILES_SEEN) >= len(FILES_SEEN) // 3 > 0
