@@ -78,7 +78,10 @@ STRATEGY_EXAMPLES = [
 @pytest.mark.parametrize("strategy,formula,types,expected", STRATEGY_EXAMPLES)
 @pytest.mark.parametrize("name", ENGINES)
 def test_strategy_worked_examples(strategy: str, formula: str, types: str, expected, name: str) -> None:
-    assert outcome(f"SELECT {strategy} {formula}", types, name=name) == expected
+    text = f"SELECT {strategy} {formula}"
+    if engine(name).refuses(parse_query(text)):
+        pytest.skip(f"{name} declares an operator of {text} unsupported")
+    assert outcome(text, types, name=name) == expected
 
 
 SKIP_EXAMPLES = [
