@@ -218,7 +218,7 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         for t in terms:
             if isinstance(t, (Prev, Running)):
                 raise _refuse(format_expr(t), conjunct, var, "PREV and RUNNING mix with other variables' terms")
-        if others and any(isinstance(t, BagAgg) for t in terms):
+        if others and any(isinstance(t, (BagAgg, FirstLast)) for t in terms):
             raise _refuse(format_expr(rest), conjunct, var, "a side mixes Y.a with whole-bag aggregates")
         if len(others) > 1:
             return _Deferred(side_op, own, rest, None, _parts(rest, others, conjunct, var))  # type: ignore[arg-type]
