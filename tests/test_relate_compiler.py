@@ -110,6 +110,7 @@ def test_later_variable_decides_at_the_end() -> None:
         ("A AS a ; B AS b FILTER b[v != a.v]", "a.v", "!= compares every pair"),
         ("A AS a ; B AS b FILTER b[v > a.v OR v > 2]", "a.v", "only comparisons"),
         ("A AS a ; B AS b FILTER b[v * a.v > 1]", "v * a.v > 1", "does not separate"),
+        ("A AS a ; B AS b FILTER b[v > a.v + FIRST(a.v)]", "a.v + FIRST(a.v)", "mixes Y.a"),  # was an AssertionError
     ],
 )
 def test_refused_forms_name_the_term(text: str, term: str, why: str) -> None:
