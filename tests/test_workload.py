@@ -324,3 +324,23 @@ def test_a_folder_refuses_links_that_leave_it(tmp_path: Path) -> None:
     (folder / "leak.acel").unlink()
     (folder / "b.acel").symlink_to(folder / "a.acel")
     assert [q.name for q in load_workload([folder])] == ["a", "b"]
+
+
+@pytest.mark.parametrize("strategy", ["SELECT STRICT", "SELECT NEXT", "SELECT MAX",
+                                      "AFTER MATCH SKIP PAST LAST ROW"])
+def test_a_strategy_in_a_workload_sees_the_events_between(strategy: str) -> None:
+    """Regression (Hypothesis, test_generated_workload_equals_queries_alone): a per-match
+    query with a strategy was fed only its own types in a workload, so ``SELECT STRICT
+    A{1,}`` on A0 B1 A2 kept [0,2]; alone it gives {0} and {2} (B breaks the contiguity)."""
+    from acel.lang.schema import Schema
+
+    text = (f"{strategy} A{{1,}} PARTITION BY k" if strategy.startswith("SELECT")
+            else f"A{{1,}} PARTITION BY k {strategy}")
+    queries = [("q1", parse_query("RETURN COUNT(*) PATTERN A")), ("q2", parse_query(text))]
+    evs = [Event.make(i, {"type": t, "k": 0}) for i, t in enumerate("ABA")]
+    given = Schema.of({"A": ["k"], "B": ["k"]}, {"k": "int"})
+    got = run_workload(queries, evs, given)
+    for name, query in queries:
+        assert got[name] == engine.run(query, evs, given), (name, got[name])
+    if strategy == "SELECT STRICT":
+        assert [(r.event.start, r.event.end) for r in got["q2"]] == [(0, 0), (2, 2)]  # type: ignore[union-attr]

@@ -340,7 +340,10 @@ class WorkloadRunner:
             needs = query.returns is not None or query.within is not None
             self.lone.append(_Lone(name, runner, needs))
             negated = top_negation(query.formula).negated
-            self.relevant.append(None if negated else relevant_types(runner.ca))
+            # a strategy or a skip reads the events between (STRICT: any event breaks the
+            # contiguity), so such a query sees every event, as alone (Hypothesis found it)
+            chooses = query.select != "ALL" or query.skip is not None
+            self.relevant.append(None if negated or chooses else relevant_types(runner.ca))
         self._routes: dict[Any, tuple[list[_Lone], list[_Lone]]] = {}
         self.events = 0
         self.finished = False
