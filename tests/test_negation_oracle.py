@@ -178,17 +178,18 @@ def test_psi_is_matched_inside_the_partition() -> None:
 
 
 def test_with_slide_a_complex_event_counts_in_one_window_and_not_another() -> None:
-    # a0 a1 e2 a3: windows of 3 sliding by 1: [0,3) [1,4) [2,5) [3,6)
+    # a0 a1 e2 a3: windows of 3 sliding by 1, from the first that holds a0 (spec §6, k < 0
+    # too): [-2,1) [-1,2) [0,3) [1,4) [2,5) [3,6)
     query = parse_query("RETURN COUNT(*) PATTERN A ; NOT E WITHIN 3 EVENTS SLIDE 1 EVENTS")
     rows = oracle.run(query, typed("a a e a"), ABC)
     counts = {r.window: r.value("COUNT(*)") for r in rows if isinstance(r, TrendRow)}
     # a0 and a1 are excluded from every window that also holds e2 ([0,3), [1,4));
     # a3 has no E after it and counts in every window holding it
-    assert counts == {(0, 3): 0, (1, 4): 1, (2, 5): 1, (3, 6): 1}
+    assert counts == {(-2, 1): 1, (-1, 2): 2, (0, 3): 0, (1, 4): 1, (2, 5): 1, (3, 6): 1}
     plain = parse_query("RETURN COUNT(*) PATTERN A WITHIN 3 EVENTS SLIDE 1 EVENTS")
     rows = oracle.run(plain, typed("a a e a"), ABC)
     before = {r.window: r.value("COUNT(*)") for r in rows if isinstance(r, TrendRow)}
-    assert before == {(0, 3): 2, (1, 4): 2, (2, 5): 1, (3, 6): 1}
+    assert before == {(-2, 1): 1, (-1, 2): 2, (0, 3): 2, (1, 4): 2, (2, 5): 1, (3, 6): 1}
 
 
 def test_leading_negation_per_slide_window() -> None:

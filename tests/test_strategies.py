@@ -296,3 +296,15 @@ def test_a_newly_registered_aggregate_is_generated_with_no_other_change() -> Non
                     settings=settings(max_examples=3000, database=None))
     finally:
         aggregates._REGISTRY.pop("TOTAL_TEST")
+
+
+@settings(max_examples=200)
+@given(queries(top_negation=True))
+def test_generated_queries_compile(query: Any) -> None:
+    """Regression (CI's Hypothesis, test_streaming_keys): the generator drew
+    ``AGG z[n := FIRST(p.k)]((AGG z[n := AVG(A.k)](A)) AS p)``, whose ``p`` gets two events in
+    one step, which the compiler refuses; FIRST/LAST outputs now avoid variables that may
+    hold an AGG's event, so every generated query compiles."""
+    from acel.acea import engine
+
+    engine.Runner(query, TEST_SCHEMA)  # compiles the query's automaton

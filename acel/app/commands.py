@@ -212,7 +212,8 @@ add_command(
            "  acel conform --engines optimized --generate 200   # generated queries too\n"
            "  acel conform --against \"python3 examples/conformance/seq_engine.py {query} {data}\" "
            "--operators SEQ\n"
-           "  acel conform --against core --generate 200   # CORE (pycer), installed on first use",
+           "  acel conform --replay tests/conformance --against core   # CORE's recorded findings "
+           "(pycer, installed on first use)",
 )
 add_command(
     "bench", _setup_bench, cmd_bench,
