@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import select
 import shutil
 import subprocess
 import sys
@@ -321,22 +319,15 @@ class FlinkEngine:
                 out.append(json.loads(line))
 
     def _line(self, process: subprocess.Popen[bytes]) -> str:
-        """The JVM's next line (select on the raw pipe: a buffered reader would hide lines)."""
-        assert process.stdout is not None
-        fd = process.stdout.fileno()
-        while b"\n" not in self._pending:
-            ready, _w, _x = select.select([fd], [], [], self.timeout)
-            if not ready:
-                process.kill()
-                self._process = None
-                raise AcelError(f"Flink CEP ran longer than {self.timeout:g} s")
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                self._process = None
-                raise AcelError("the Flink CEP program stopped")
-            self._pending += chunk
-        line, _sep, self._pending = self._pending.partition(b"\n")
-        return line.decode("utf-8", "replace").strip()
+        """The JVM's next line."""
+        from acel.testing.persistent import next_line
+
+        try:
+            line, self._pending = next_line(process, self._pending, self.timeout, "Flink CEP")
+        except AcelError:
+            self._process = None
+            raise
+        return line
 
     def close(self) -> None:
         """Stop the JVM (it also stops when the stream of jobs ends)."""

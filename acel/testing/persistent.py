@@ -35,6 +35,27 @@ PROTOCOL = 1
 """The ``acel_adapter`` version of the hello line."""
 
 
+
+def next_line(process: subprocess.Popen[bytes], pending: bytes, timeout: float,
+              what: str) -> tuple[str, bytes]:
+    """A persistent engine's next line and what it wrote after it (select on the raw pipe:
+    a buffered reader would hide lines); EngineFailed when it stops, or (killed) when it
+    runs longer than ``timeout`` seconds.  Shared by every persistent adapter."""
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    while b"\n" not in pending:
+        ready, _w, _x = select.select([fd], [], [], timeout)
+        if not ready:
+            process.kill()
+            raise EngineFailed(f"{what} ran longer than {timeout:g} s")
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            raise EngineFailed(f"{what} stopped")
+        pending += chunk
+    line, _sep, rest = pending.partition(b"\n")
+    return line.decode("utf-8", "replace").strip(), rest
+
+
 class LineProcess:
     """A child process spoken to in lines: a request out, a line back (with a timeout)."""
 
@@ -80,23 +101,14 @@ class LineProcess:
             raise EngineFailed(f"{self.what} stopped") from None
 
     def receive(self) -> str:
-        """The next line (select on the raw pipe: a buffered reader would hide lines)."""
+        """The next line."""
         process = self.start()
-        assert process.stdout is not None
-        fd = process.stdout.fileno()
-        while b"\n" not in self._pending:
-            ready, _w, _x = select.select([fd], [], [], self.timeout)
-            if not ready:
-                process.kill()
-                self._process = None
-                raise EngineFailed(f"{self.what} ran longer than {self.timeout:g} s")
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                self._process = None
-                raise EngineFailed(f"{self.what} stopped")
-            self._pending += chunk
-        line, _sep, self._pending = self._pending.partition(b"\n")
-        return line.decode("utf-8", "replace").strip()
+        try:
+            line, self._pending = next_line(process, self._pending, self.timeout, self.what)
+        except EngineFailed:
+            self._process = None
+            raise
+        return line
 
     def close(self) -> None:
         if self.running:
