@@ -444,16 +444,7 @@ def _universal(op: CmpOp, own: _Side, other: RExpr | _Side) -> RPred:
         lo_g, hi_g = Reg(other.low) if other.low else None, Reg(other.high) if other.high else None
     else:
         lo_g = hi_g = other
-    lo_e = Reg(own.low) if own.low else None
-    hi_e = Reg(own.high) if own.high else None
-    if op in ("<", "<="):
-        assert hi_e is not None and lo_g is not None
-        return Cmp(op, hi_e, lo_g)
-    if op in (">", ">="):
-        assert lo_e is not None and hi_g is not None
-        return Cmp(op, lo_e, hi_g)
-    assert lo_e is not None and hi_e is not None and lo_g is not None and hi_g is not None
-    return PAnd((Cmp("=", lo_e, hi_e), Cmp("=", lo_g, hi_g), Cmp("=", hi_e, lo_g)))
+    return _universal_sum(op, own, lo_g, hi_g)
 
 
 def _emitted_values(tr: Transition, name: str, expr: Expr, own_var: str) -> list[RExpr]:
