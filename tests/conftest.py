@@ -80,16 +80,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _loud(report: pytest.TestReport | pytest.CollectReport) -> None:
-    """Under ``ACEL_NATIVE=1``, a test (or test file) skipped because a native extension is
-    not built fails instead: that setting insists on the native paths (issue 23)."""
+    """Under ``ACEL_NATIVE=1``, and in CI unless ``ACEL_NATIVE=0``, a test (or test file)
+    skipped because a native extension is not built fails instead: that setting, and CI,
+    insist on the native paths (issue 23)."""
     from acel.io.native_switch import mode
 
-    if not report.skipped or mode() != "on":
+    strict = mode() == "on" or (os.environ.get("CI") == "true" and mode() != "off")
+    if not report.skipped or not strict:
         return
     reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
     if _NOT_BUILT in reason or ("could not import 'acel." in reason and "_native" in reason):
         report.outcome = "failed"
-        report.longrepr = f"ACEL_NATIVE=1 but {reason.removeprefix('Skipped: ')}"
+        setting = "ACEL_NATIVE=1" if mode() == "on" else "CI=true"
+        report.longrepr = f"{setting} but {reason.removeprefix('Skipped: ')}"
 
 
 @pytest.hookimpl(hookwrapper=True)

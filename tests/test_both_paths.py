@@ -49,9 +49,25 @@ def test_acel_native_1_turns_a_missing_extension_into_a_failure(
 @pytest.mark.parametrize("mode", ["auto", "0"])
 def test_otherwise_a_missing_extension_is_a_skip(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     monkeypatch.setenv("ACEL_NATIVE", mode)
+    monkeypatch.delenv("CI", raising=False)
     report = _skipped("native core not built")
     conftest._loud(report)
     assert report.skipped
+
+
+@pytest.mark.parametrize(("mode", "fails"), [("auto", True), ("0", False)])
+def test_in_ci_a_missing_extension_fails_unless_pure_python_is_asked(
+    monkeypatch: pytest.MonkeyPatch, mode: str, fails: bool
+) -> None:
+    """CI builds every extension, so a "not built" skip there (tests/test_spark_native.py,
+    the readers' files) would hide a native path that never ran."""
+    monkeypatch.setenv("ACEL_NATIVE", mode)
+    monkeypatch.setenv("CI", "true")
+    report = _skipped("native core not built")
+    conftest._loud(report)
+    assert report.failed is fails
+    if fails:
+        assert str(report.longrepr) == "CI=true but native core not built"
 
 
 def test_other_skips_stay_skips(monkeypatch: pytest.MonkeyPatch) -> None:
