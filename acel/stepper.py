@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -152,16 +153,48 @@ def step_through(query: QueryLike, events: Any, schema: SchemaLike = None, *,
 
 
 def page(data: dict[str, Any]) -> str:
-    """The HTML of the page for :func:`trace_json`'s data."""
-    picture = data["svg"] or f"<pre>{html.escape(data['text'])}</pre>"
-    start = picture.find("<svg")
-    picture = picture[start:] if start >= 0 else picture
-    payload = json.dumps({k: v for k, v in data.items() if k not in ("svg", "text")},
-                         default=str).replace("</", "<\\/")
-    return (_TEMPLATE.replace("@TITLE@", html.escape(data["query"]))
-            .replace("@PICTURE@", picture)
-            .replace("@DATA@", payload)
-            .replace("@SCRIPT@", _SCRIPT))
+    """The HTML of the page for :func:`trace_json`'s data.
+
+    Filled in one pass (:func:`_fill`), so no inserted text (a query literal
+    ``'@DATA@'``, an event string) can be taken for a placeholder; text goes in
+    HTML-escaped, the trace as JSON that cannot end its ``<script>`` block.
+    """
+    return _fill(_TEMPLATE, {
+        "TITLE": html.escape(data["query"]),
+        "PICTURE": _picture(data),
+        "DATA": script_json({k: v for k, v in data.items() if k not in ("svg", "text")}),
+        "SCRIPT": _SCRIPT,
+    })
+
+
+_PLACEHOLDER = re.compile(r"@([A-Z]+)@")
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``@NAME@`` replaced by ``values[NAME]``, in a single pass:
+    the replacements are never scanned again."""
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                 "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON safe inside ``<script type="application/json">``: no ``<``,
+    ``>``, ``&``, U+2028 or U+2029 (escaped as ``\\uXXXX``, which JSON reads back)."""
+    text = json.dumps(value, default=str)
+    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def _picture(data: dict[str, Any]) -> str:
+    """The automaton's picture: Graphviz's SVG (its text escaped by Graphviz; the
+    XML prologue and comments dropped), or the text summary, escaped."""
+    svg = data["svg"]
+    if not svg or "<svg" not in svg:
+        return f"<pre>{html.escape(data['text'])}</pre>"
+    svg = svg[svg.find("<svg"):]
+    return re.sub(r"<!--.*?-->", "", svg, flags=re.S)
 
 
 _TEMPLATE = """<!DOCTYPE html>

@@ -3,6 +3,7 @@ the page in headless Chromium (Debian's ``chromium``), and ``acel stepper``."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -235,3 +236,54 @@ def test_the_page_titles_a_found_match_and_shows_values_in_chromium(tmp_path: Pa
     dom = _dom(page, 3, tmp_path / "profile")
     assert "Found: the match of events 0, 1, 2" in _why(dom) and "Why not" not in dom
     assert "m.worst_delay = 80" in dom and "worst_delay so far = 80" in dom
+# ------------------------------------------------------------------ hostile inputs (issue 36 D6, D7)
+
+HOSTILE_QUERY = "A AS a ; B AS b FILTER a[s = '@DATA@'] OR b[s = '--><img src=x onerror=alert(1)>']"
+HOSTILE_EVENTS = [
+    {"type": "A", "s": "<img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">"},
+    {"type": "B", "s": "<!--<script>"},
+    {"type": "A", "s": "</script><script>document.body.setAttribute('data-pwned','2')</script>"},
+    {"type": "B", "s": "line\u2028sep\u2029x --> ]]> &amp; @TITLE@ @SCRIPT@"},
+]
+
+
+def _hostile_page(tmp_path: Path) -> str:
+    data = tmp_path / "hostile.jsonl"
+    data.write_text("".join(json.dumps(e) + "\n" for e in HOSTILE_EVENTS), encoding="utf-8")
+    return acel.step_through(HOSTILE_QUERY, data)
+
+
+def test_hostile_query_and_events_inject_no_markup(tmp_path: Path) -> None:
+    page = _hostile_page(tmp_path)
+    tags = {t.lower() for t in re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", page)}
+    assert "img" not in tags  # the handlers stay text: no tag carries them
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert "<!--" not in page and "\u2028" not in page and "\u2029" not in page
+    trace = re.search(r'<script type="application/json" id="trace">(.*?)</script>', page, re.S)
+    assert trace is not None and not set(trace.group(1)) & set("<>&")
+    data = json.loads(trace.group(1))  # the data survives the escaping intact
+    assert data["query"] == HOSTILE_QUERY
+    assert [e["text"] for e in data["events"]] == [f"s={e['s']!r}" for e in HOSTILE_EVENTS]
+    assert "<title>ACEL step-through: A AS a ; B AS b FILTER a[s = &#x27;@DATA@&#x27;]" in page
+
+
+def test_placeholders_are_filled_in_one_pass() -> None:
+    from acel.stepper import _fill, script_json
+
+    assert _fill("@A@|@B@", {"A": "@B@", "B": "x"}) == "@B@|x"
+    assert script_json({"s": "</script><!--\u2028&"}) == \
+        '{"s": "\\u003c/script\\u003e\\u003c!--\\u2028\\u0026"}'
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_hostile_page_runs_no_injected_script_in_headless_chromium(tmp_path: Path) -> None:
+    page = tmp_path / "hostile.html"
+    page.write_text(_hostile_page(tmp_path), encoding="utf-8")
+    dom = _dom(page, "0&next=4", tmp_path / "profile")
+    body = re.search(r"<body[^>]*>", dom)
+    assert body is not None and "data-pwned" not in body.group(0)  # no handler ran
+    assert 'data-step="4"' in body.group(0)  # the page's script ran, and "next" works
+    assert "<img" not in dom
+    events = re.findall(r'<tr class="(?:current)?"><td>(\d)</td><td>([AB])</td><td>([^<]*)</td>', dom)
+    assert [(p, t) for p, t, _ in events] == [("0", "A"), ("1", "B"), ("2", "A"), ("3", "B")]
+    assert events[1][2] == "s='&lt;!--&lt;script&gt;'"  # shown as text
