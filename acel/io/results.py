@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
@@ -341,10 +341,14 @@ class OutputError(AcelError):
 
 
 class _Interrupts:
-    """Ctrl-C while a write is under way: noted, raised when the write is whole."""
+    """Ctrl-C (or SIGTERM, when a handler of its own is installed) while a write is under
+    way: noted, raised when the write is whole."""
 
     writing = 0
     pending = False
+    deferred: tuple[Callable[[int, Any], Any], int] | None = None
+    """SIGTERM's own handler and the signal, to call when the write is whole (issue 36
+    D11: raised between a write and its count, it left the count at 0)."""
 
 
 _SIGINT = _Interrupts()
@@ -355,6 +359,31 @@ def _on_sigint(signum: int, frame: object) -> None:
         _SIGINT.pending = True
         return
     raise KeyboardInterrupt
+
+
+def _deferring(handler: Callable[[int, Any], Any]) -> Callable[[int, Any], Any]:
+    """``handler`` (SIGTERM's), called only between writes."""
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if _SIGINT.writing:
+            _SIGINT.deferred = (handler, signum)
+            return
+        handler(signum, frame)
+
+    return on_signal
+
+
+def _raise_deferred() -> None:
+    """Raise the interrupt a write held back, now that no write is under way."""
+    if _SIGINT.writing:
+        return
+    if _SIGINT.deferred is not None:
+        (handler, signum), _SIGINT.deferred = _SIGINT.deferred, None
+        _SIGINT.pending = False
+        handler(signum, None)
+    if _SIGINT.pending:
+        _SIGINT.pending = False
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -370,11 +399,17 @@ def interrupts_between_writes() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGINT, _on_sigint)
+    term = signal.getsignal(signal.SIGTERM)
+    if callable(term):
+        signal.signal(signal.SIGTERM, _deferring(term))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        if callable(term):
+            signal.signal(signal.SIGTERM, term)
         _SIGINT.pending = False
+        _SIGINT.deferred = None
 
 
 class ResultWriter:
@@ -420,6 +455,9 @@ class ResultWriter:
         """The C writer of complex events' lines (unkeyed, no query name; else ``None``
         or its own fallback: the pure-Python lines of :meth:`_flush`)."""
         self.written = 0
+        self.finished = False
+        """Whether :meth:`close` completed the file (an interrupt held back until then
+        finds it whole)."""
         self.rows: list[tuple[Any, str | None]] = []
         self.pending: list[tuple[Any, str | None]] = []
         self.partial: Path | None = None
@@ -471,9 +509,7 @@ class ResultWriter:
             ) from None
         finally:
             _SIGINT.writing -= 1
-        if _SIGINT.pending and not _SIGINT.writing:
-            _SIGINT.pending = False
-            raise KeyboardInterrupt
+        _raise_deferred()
 
     def _add(self, results: Sequence[Any], query: str | None = None) -> None:
         if not results:
@@ -601,6 +637,7 @@ class ResultWriter:
             self.handle.flush()
         if self.own and self.partial is not None and self.path is not None:
             os.replace(self.partial, self.path)
+        self.finished = True
         return self.written
 
     def abort(self) -> str:
@@ -630,6 +667,9 @@ class ResultWriter:
         finally:
             _SIGINT.writing -= 1
             _SIGINT.pending = False
+            _SIGINT.deferred = None
+        if self.finished and self.path is not None:
+            return f"all {self.written:,} results written to {self.path}"
         if self.partial is not None and self.partial.exists():
             return (f"{self.written:,} results written to {self.partial}, which is incomplete "
                     f"({self.path} was not written)")
