@@ -31,6 +31,7 @@ from acel.lang.events import Event
 from acel.lang.schema import Schema
 
 from .executor import POS
+from .scratch import make_folder, remove_stale
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -475,11 +476,13 @@ def _temporary_folder(path: str) -> str:
     a shared file system read the events too), else in the system's temporary folder."""
     parent = os.path.dirname(os.path.abspath(path))
     if os.access(parent, os.W_OK):
+        remove_stale(parent)  # what a killed run left (issue 36 D12)
         try:
-            return tempfile.mkdtemp(prefix=".acel-spark-", dir=parent)
+            return make_folder(parent)
         except OSError:
             pass
-    return tempfile.mkdtemp(prefix="acel-spark-")
+    remove_stale(tempfile.gettempdir())
+    return make_folder(None, hidden=False)
 
 
 def _remove(folder: str) -> None:
