@@ -106,10 +106,29 @@ def _max(a: Any, b: Any) -> Any:
 
 
 def _avg_finish(acc: tuple[Any, int]) -> OptValue:
+    """``total / count``: the float nearest the exact mean; beyond the float range (a mean
+    of integers past 1.8e308), the exact mean rounded to an integer (papers/semantics.md)."""
     total, count = acc
     if count == 0:
         return None
-    return total / count
+    try:
+        mean = total / count
+        return float(mean) if type(mean) is not float else mean
+    except OverflowError:
+        from fractions import Fraction  # here: only for means beyond the float range
+
+        return round(Fraction(total) / count)
+
+
+def _exact_sum(a: Any, b: Any) -> Any:
+    """``a + b`` when one of them is an integer too large for a float: exact (a
+    ``Fraction``), or the other when it is ±inf or NaN (what a float sum would give)."""
+    from fractions import Fraction
+
+    for x in (a, b):
+        if isinstance(x, float) and not math.isfinite(x):
+            return x
+    return Fraction(a) + Fraction(b)
 
 
 def _identity(x: Any) -> Any:
@@ -121,7 +140,10 @@ def _add(a: Any, b: Any) -> Any:
 
 
 def _add_pairs(a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any]:
-    return (a[0] + b[0], a[1] + b[1])
+    try:
+        return (a[0] + b[0], a[1] + b[1])
+    except OverflowError:  # a float and an integer beyond the float range (issue 36 D9)
+        return (_exact_sum(a[0], b[0]), a[1] + b[1])
 
 
 def _add_triples(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
