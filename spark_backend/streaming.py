@@ -165,6 +165,44 @@ def timeout_of(coord: Any) -> int:
     return math.ceil(coord + SHIFT) - 2
 
 
+_CHECKPOINT = "not a saved streaming checkpoint of this acel"
+_EVENT_DEPTH = 2
+"""An event's JSON text is one flat object."""
+
+
+def decode_checkpoint(blob: bytes) -> tuple[bytes, list[tuple[int, int, str]], int]:
+    """A :class:`KeyStream` checkpoint's parts, ``(runner state, buffer, last position)``,
+    each checked (issue 36 D8): a forged or damaged one is refused in one line, never a
+    ``TypeError`` or ``JSONDecodeError`` at the next step.  The runner state is checked
+    by :meth:`~acel.acea.engine.Runner.restore`."""
+    state = codec.loads(blob)
+    if not (type(state) is dict and set(state) == {"runner", "buffer", "last"}
+            and type(state["runner"]) is bytes and type(state["buffer"]) is list
+            and type(state["last"]) is int and state["last"] >= -1):
+        raise codec.StateMismatch(_CHECKPOINT)
+    buffer = []
+    for n, row in enumerate(state["buffer"]):
+        if not (type(row) in (tuple, list) and len(row) == 3 and type(row[0]) is int
+                and row[0] > state["last"] and type(row[1]) is int and type(row[2]) is str):
+            raise codec.StateMismatch(f"{_CHECKPOINT}: buffered row {n} is not "
+                                      "(position after the last, event time, event)")
+        _event_text(row[2], n)
+        buffer.append((row[0], row[1], row[2]))
+    return state["runner"], buffer, state["last"]
+
+
+def _event_text(text: str, n: int) -> None:
+    """Refuse a buffered event that is not one flat JSON object of values."""
+    codec.check_depth(text, f"saved streaming checkpoint (buffered row {n})", _EVENT_DEPTH)
+    try:
+        event = json.loads(text)
+    except ValueError:
+        event = None
+    if type(event) is not dict or not all(
+            type(v) in (type(None), bool, int, float, str) for v in event.values()):
+        raise codec.StateMismatch(f"{_CHECKPOINT}: buffered row {n} is not an event")
+
+
 class KeyStream:
     """One group's state: the runner and the events it may not evaluate yet.
 
@@ -187,13 +225,8 @@ class KeyStream:
         if blob is None:
             self.runner = Runner(unit.query, unit.schema, positions_given=True)
         else:
-            state = codec.loads(blob)
-            if not (isinstance(state, dict) and isinstance(state.get("runner"), bytes)
-                    and isinstance(state.get("buffer"), list) and isinstance(state.get("last"), int)):
-                raise codec.StateMismatch("not a saved streaming checkpoint of this acel")
-            self.runner = Runner.restore(unit.query, unit.schema, state["runner"])
-            self.buffer = [tuple(row) for row in state["buffer"]]
-            self.last = state["last"]
+            runner, self.buffer, self.last = decode_checkpoint(blob)
+            self.runner = Runner.restore(unit.query, unit.schema, runner)
 
     def save(self) -> bytes:
         """The group's state as data-only bytes (:mod:`acel.acea.engine.codec`): a
@@ -878,6 +911,6 @@ def folder_stream(
         return stream_reader.format(fmt).load(folder), schema
 
 
-__all__ = ["END_TYPE", "TICK_TYPE", "IdleTicks", "KeyStream", "PlannedStream", "TickClock", "Ticker",
+__all__ = ["END_TYPE", "TICK_TYPE", "IdleTicks", "KeyStream", "decode_checkpoint", "PlannedStream", "TickClock", "Ticker",
            "await_end", "end_row", "ended", "folder_stream", "follow", "plan_stream", "read_results",
            "start", "stream", "watermark_ms"]

@@ -44,6 +44,9 @@ MAGIC = b"ACEL-STATE"
 FORMAT_VERSION = 2
 """Version 1 was a pickle (refused: it could run code)."""
 _SMALL = 2**63
+MAX_DEPTH = 200
+"""The deepest nesting of JSON brackets a state may have (a state the engine writes
+stays below 40: its DAG is a flat table); checked before parsing (issue 35, 36 D8)."""
 
 
 class StateMismatch(AcelError):
@@ -297,6 +300,52 @@ def _hashable(value: Any) -> Any:
     return value
 
 
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SQUARE = bytes.maketrans(b"{}", b"[]")
+
+
+def check_depth(text: bytes | str, what: str, limit: int = MAX_DEPTH, offset: int = 0) -> None:
+    """Refuse JSON ``text`` nested deeper than ``limit`` brackets, naming the byte where it
+    gets too deep (counted from ``offset``), without parsing it: no recursion, the
+    innermost pairs removed a level a pass at C speed (a state's few levels, few passes)."""
+    body = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    unescaped = body.replace(b"\\\\", b"").replace(b'\\"', b"")  # escapes, left to right
+    outside = b"".join(unescaped.split(b'"')[::2])  # the text between strings
+    brackets = outside.translate(_SQUARE, _NOT_BRACKETS)
+    for level in range(limit + 1):
+        inner = brackets.replace(b"[]", b"")  # the innermost pairs: one level
+        if inner == brackets:  # none left: what remains is unbalanced, ]]…[[
+            if level + brackets.count(b"[") <= limit:
+                return  # (the parser says where it is unbalanced)
+            break
+        brackets = inner
+    raise StateMismatch(f"not a {what}: nested deeper than {limit} levels "
+                        f"(at byte {offset + _too_deep_at(body, limit):,})")
+
+
+def _too_deep_at(body: bytes, limit: int) -> int:
+    """The offset where ``body`` first nests deeper than ``limit`` (a plain scan: only
+    on refusal)."""
+    depth, in_string, escaped = 0, False, False
+    for at, byte in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return at
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return len(body)
+
+
 def loads(blob: bytes, ctx: Context | None = None) -> Any:
     """Decode state bytes :func:`dumps` wrote; any other bytes raise :class:`StateMismatch`."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
@@ -312,6 +361,7 @@ def loads(blob: bytes, ctx: Context | None = None) -> Any:
     if head != MAGIC + b" %d" % FORMAT_VERSION:
         version = head[len(MAGIC):].strip()[:20].decode("ascii", "replace")
         raise StateMismatch(f"a runner state of format {version!r}; this acel reads {FORMAT_VERSION}")
+    check_depth(body, "saved runner state", offset=len(head) + 1)
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
         return _Decoder(ctx or Context()).decode(data)

@@ -27,6 +27,7 @@ from acel.acea.engine.aggregate import Propagator, TumblingPropagator
 from acel.acea.engine.codec import Context, StateMismatch, dumps, loads
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
+from acel.acea.engine.state_check import check
 
 from acel.lang.selection import start_order_key
 
@@ -226,6 +227,12 @@ def options_of(state: dict[str, Any]) -> dict[str, Any]:
     options = state.get("options")
     if not isinstance(options, dict) or not set(options) <= _OPTIONS:
         raise StateMismatch("not a saved runner state: no runner options")
+    if not (options.get("monotone") in (None, True, False)
+            and options.get("positions_given", False) in (True, False)
+            and options.get("start_positions") is None  # a range: never saved (Spark's slices)
+            and options.get("trend_mode", "auto") in ("auto", "enumerate")
+            and all(type(options.get(k)) in (bool, type(None)) for k in ("monotone", "positions_given"))):
+        raise StateMismatch("not a saved runner state: runner options that no runner has")
     return options
 
 
@@ -239,6 +246,7 @@ def restore(runner: Runner, state: dict[str, Any]) -> None:
             "the saved state belongs to another query, schema or engine version: "
             "restore it with the query and schema it was saved with"
         )
+    check(runner, state)  # the whole state, before any of it is loaded (issue 36 D8)
     try:
         _load(runner, state)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
