@@ -173,18 +173,24 @@ class _Checker:
             raise _refuse(path, "holds attributes that are not (name, value) pairs")
 
     def bags(self, value: Any, path: str) -> None:
-        """``((variable, events…), …)``: a complex event's bags, or an emission."""
+        """A complex event's ``((variable, (events…)), …)``."""
         if type(value) is not tuple:
             raise _refuse(path, f"is {_show(value)}, not the variables' events")
         for n, pair in enumerate(value):
-            if not (type(pair) is tuple and len(pair) >= 1 and type(pair[0]) is str):
+            if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is str
+                    and type(pair[1]) is tuple):
                 raise _refuse(f"{path}[{n}]", f"is {_show(pair)}, not (variable, events)")
-            for event in pair[1:]:
-                if type(event) is tuple:
-                    for e in event:
-                        self.event(e, f"{path}[{n}]")
-                else:
-                    self.event(event, f"{path}[{n}]")
+            for event in pair[1]:
+                self.event(event, f"{path}[{n}]")
+
+    def emission(self, value: Any, path: str) -> None:
+        """A DAG edge's ``((variable, event), …)``."""
+        if type(value) is not tuple:
+            raise _refuse(path, f"is {_show(value)}, not the events a step emits")
+        for n, pair in enumerate(value):
+            if not (type(pair) is tuple and len(pair) == 2 and type(pair[0]) is str):
+                raise _refuse(f"{path}[{n}]", f"is {_show(pair)}, not (variable, event)")
+            self.event(pair[1], f"{path}[{n}]")
 
     def complex_event(self, value: Any, path: str) -> None:
         if type(value) is not ComplexEvent:
@@ -209,7 +215,8 @@ class _Checker:
             self.complex_event(item, f"{path} item")
         else:
             self.vector(item, f"{path} item")
-        self.each(value.windows, f"{path} windows", self.plain)
+        self.each(value.windows, f"{path} windows",
+                  lambda v, p: v is None or self.count(v, p))
         self.kind(value.status, (type(None), bool), f"{path} status")
 
     def accumulator(self, value: Any, path: str) -> None:
@@ -251,7 +258,8 @@ class _Checker:
             raise _refuse(f"{path}.key", f"is {_show(key)}, not a key of PARTITION BY "
                                          f"{', '.join(names) or '(none)'}")
         local = self.count(saved["local"], f"{path}.local", self.events)
-        self.plain(saved["last"], f"{path}.last")
+        if saved["last"] is not None:
+            self.number(saved["last"], f"{path}.last")
         self.mapping(saved["open"], f"{path}.open", self.row,
                      lambda v, p: v is None or self.kind(v, type(None), p))
         self.mapping(saved["accs"], f"{path}.accs", self.row, self.accumulator)
@@ -282,16 +290,16 @@ class _Checker:
                     self.each(span, f"{path}.{side}_spans[{n}]", self.span)
                 elif span is not None:
                     raise _refuse(f"{path}.{side}_spans[{n}]", "is present on a monotone axis")
-        self.plain(neg["g"], f"{path}.g")
+        self.number(neg["g"], f"{path}.g")
         self.each(neg["g_from"], f"{path}.g_from", lambda v, p: self.count(v, p))
-        self.each(neg["g_value"], f"{path}.g_value", self.plain)
+        self.each(neg["g_value"], f"{path}.g_value", self.number)
         self.each(neg["held"], f"{path}.held", self.held)
         self.each(neg["deadlines"], f"{path}.deadlines", self.deadline)
         self.count(neg["seq"], f"{path}.seq")
         exact = runner.exact_negation
         for name in ("coords", "positions"):
             if exact:
-                self.mapping(neg[name], f"{path}.{name}", lambda v, p: self.count(v, p), self.plain)
+                self.mapping(neg[name], f"{path}.{name}", lambda v, p: self.count(v, p), self.number)
             elif neg[name] is not None:
                 raise _refuse(f"{path}.{name}", "is present on a monotone axis")
         self.each(neg["found"], f"{path}.found", self.found)
@@ -333,7 +341,7 @@ class _Checker:
             for start in value:
                 self.count(start, path)
         elif not (type(value) is tuple and len(value) == 2 and _is_int(value[0])
-                  and _is_plain(value[1])):
+                  and _is_number(value[1])):
             raise _refuse(path, f"is {_show(value)}, not a run's start (position, coordinate)")
 
     def span(self, value: Any, path: str) -> None:
@@ -349,7 +357,7 @@ class _Checker:
     def found(self, value: Any, path: str) -> None:
         if not (type(value) is tuple and len(value) == 3 and _is_int(value[0]) and _is_int(value[1])):
             raise _refuse(path, f"is {_show(value)}, not a negated match (start, end, coordinate)")
-        self.plain(value[2], path)
+        self.number(value[2], path)
 
     # -------------------------------------------------------------- evaluators
 
@@ -373,15 +381,15 @@ class _Checker:
             where = f"{path}.dag[{n}]"
             if not (type(row) is tuple and len(row) == 2 and type(row[0]) is list):
                 raise _refuse(where, f"is {_show(row)}, not a DAG row (edges, best)")
-            self.plain(row[1], f"{where} best")
+            self.number(row[1], f"{where} best")
             for k, edge in enumerate(row[0]):
                 self.edge(edge, f"{where} edge {k}", n)
         self.mapping(saved["roots"], f"{path}.roots", self.config,
                      lambda v, p: self.count(v, p, len(rows) - 1))
         self.kind(saved["coords"], (type(None), dict), f"{path}.coords")
         if saved["coords"] is not None:
-            self.mapping(saved["coords"], f"{path}.coords", lambda v, p: self.count(v, p), self.plain)
-        self.each(saved["recent"], f"{path}.recent", self.plain)
+            self.mapping(saved["coords"], f"{path}.coords", lambda v, p: self.count(v, p), self.number)
+        self.each(saved["recent"], f"{path}.recent", self.number)
         self.count(saved["since_compaction"], f"{path}.since_compaction")
         if self.count(saved["period"], f"{path}.period") < 1:
             raise _refuse(f"{path}.period", "is 0")
@@ -399,7 +407,7 @@ class _Checker:
         elif not _is_number(ref):
             raise _refuse(path, f"starts at {_show(ref)}, not at a position")
         if emission is not None:
-            self.bags(emission, f"{path} emission")
+            self.emission(emission, f"{path} emission")
 
     def propagator(self, saved: Any, path: str, kind: str) -> None:
         tumbling = kind == "tumbling"
