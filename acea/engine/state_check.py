@@ -439,12 +439,14 @@ def check(runner: Runner, state: dict[str, Any]) -> None:
 
 def _same_shape(value: Any, template: Any) -> bool:
     """``value`` has ``template``'s shape: tuples of its length, numbers where it has numbers
-    (any value where it has NULL or another kind: MIN/MAX, a user's aggregate)."""
+    (a value where it has NULL: MIN/MAX; anything for another kind: a user's aggregate)."""
     if type(template) is tuple:
         return (type(value) is tuple and len(value) == len(template)
                 and all(_same_shape(v, t) for v, t in zip(value, template)))
     if type(template) in (int, float):
         return type(value) in (int, float)
+    if template is None:  # MIN/MAX: NULL or an event's value
+        return isinstance(value, _SCALAR)
     return _is_plain(value) or type(value) in (list, dict, set, frozenset)
 
 
