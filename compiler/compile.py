@@ -16,6 +16,7 @@ from functools import singledispatch
 from acel.acea.model.automaton import ACEA
 from acel.acea.model.graph import trim_parts
 from acel.compiler import construct as c
+from acel.compiler import memo
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
 from acel.compiler.counter import counted, repetition
@@ -41,10 +42,24 @@ def expand(formula: A.Formula, schema: Schema) -> A.Formula:
     return expand_next(expand_quantifiers(formula, keep=counted), schema.type_names())
 
 
+_REUSED = (A.ProjectVars, A.FilterF, A.Plus, A.ContigPlus, A.Agg, A.ProjectAttrs)
+"""Operators whose automata are built once per compilation and copied for their
+repetitions (:mod:`acel.compiler.memo`): NEXT's macro, a quantifier's operand."""
+
+
 def build(ctx: Context, formula: A.Formula) -> Auto:
     """The trimmed automaton of a formula (NEXT already expanded)."""
-    case = _build.dispatch(type(formula))  # called here: one stack frame less per level
-    return trimmed(case(formula, ctx))
+    kind = type(formula)
+    case = _build.dispatch(kind)  # called here: one stack frame less per level
+    if kind not in _REUSED:
+        return trimmed(case(formula, ctx))
+    saved = ctx.built.get(formula)
+    if isinstance(saved, memo.Built):
+        return memo.renumbered(ctx, saved)
+    before = ctx.counter
+    auto = trimmed(case(formula, ctx))
+    ctx.built[formula] = memo.remember(ctx, auto, before)
+    return auto
 
 
 @singledispatch
@@ -71,7 +86,17 @@ def _build_filter(f: A.FilterF, ctx: Context) -> Auto:
 
 @_build.register(A.Or)
 def _build_or(f: A.Or, ctx: Context) -> Auto:
-    return c.union(ctx, build(ctx, f.left), build(ctx, f.right))
+    """A chain of ``OR`` (a quantifier's options) as one union: built, shifted and
+    trimmed once, not once per option (issue 36: compile time under quantifiers)."""
+    operands: list[A.Formula] = []
+    todo: list[A.Formula] = [f]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, A.Or):
+            todo.extend((node.right, node.left))
+        else:
+            operands.append(node)
+    return c.union_all(ctx, [build(ctx, node) for node in operands])
 
 
 @_build.register(A.And)

@@ -322,6 +322,24 @@ def union(ctx: Context, left: Auto, right: Auto) -> Auto:
     return Auto(1 + left.num_states + right.num_states, 0, a.finals | b.finals, tuple(transitions))
 
 
+def union_all(ctx: Context, operands: Sequence[Auto]) -> Auto:
+    """``φ1 OR … OR φn`` at once: :func:`union` folded over the operands, with every
+    operand shifted once (a chain of binary unions shifts and trims the growing left
+    side at every step: quadratic in the number of options of a quantifier)."""
+    transitions: list[Transition] = []
+    starts: list[Transition] = []
+    offset = 1
+    finals: set[int] = set()
+    for auto in operands:
+        shifted = auto.shifted(offset)
+        transitions.extend(shifted.transitions)
+        starts.extend(rebuild(t, source=0) for t in shifted.transitions
+                      if t.source == shifted.initial)
+        finals |= shifted.finals
+        offset += auto.num_states
+    return Auto(offset, 0, frozenset(finals), tuple(transitions + starts))
+
+
 def intersection(ctx: Context, left: Auto, right: Auto) -> Auto:
     """``φ1 AND φ2``: the product, reachable part only.
 

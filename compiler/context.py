@@ -28,6 +28,8 @@ class Context:
     constants: dict[str, Value] = field(default_factory=dict)
     words: Glossary = field(default_factory=Glossary)
     """The query's words for the registers and guards the constructions add (pictures)."""
+    built: dict[object, object] = field(default_factory=dict)
+    """Subformulas built so far (:mod:`acel.compiler.memo`): a copy for the next one."""
 
     def fresh(self, stem: str) -> str:
         """A register name never used before in this compilation."""
