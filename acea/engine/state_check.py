@@ -426,9 +426,13 @@ class _Checker:
             if saved["max_class"] is not None:
                 self.klass(saved["max_class"], f"{path}.max_class")
         self.count(saved["local"], f"{path}.local")
+        def classes(value: Any, where: str) -> None:
+            self.mapping(value, where, self.klass, self.vector)
+
+        item = self.vector if tumbling else classes  # what a group's entry folds
         self.mapping(saved["groups"], f"{path}.groups", lambda v, p: self.count(v, p, self.states - 1),
                      lambda v, p: self.mapping(v, p, self.plain,
-                                               lambda w, q: self.mapping(w, q, self.plain, self.vector)))
+                                               lambda w, q: self.mapping(w, q, self.plain, item)))
 
 
 def check(runner: Runner, state: dict[str, Any]) -> None:
