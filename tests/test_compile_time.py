@@ -8,12 +8,12 @@ import time
 from typing import Any
 
 import pytest
-
-import acel
 from acel.compiler import compile as compile_module
 from acel.compiler import construct
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
+
+import acel
 from acel.lang.schema import Schema
 
 SCHEMA = {"BUY": ["v"], "SELL": ["v"], "A": ["v"], "B": ["v"]}
