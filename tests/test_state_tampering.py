@@ -29,6 +29,8 @@ QUERIES = [
     "SELECT NEXT A AS a ; B AS b WITHIN 3 EVENTS",
     "RETURN COUNT(*), MAX(a.v) PATTERN A AS a ; B AS b PARTITION BY v",
     "A AS a ; B AS b ; NOT C WITHIN 4 ON v",
+    "(A AS a)+ ; B AS b AFTER MATCH SKIP TO NEXT ROW",  # held for start order (§6.3)
+    "SELECT NEXT A AS a ; B AS b WITHIN 4 EVENTS SLIDE 2 EVENTS",  # held per window (§6.2)
 ]
 STREAM = [{"type": t, "v": v} for t, v in zip("ABCABBACAB", [0, 1, 1, 2, 2, 3, 3, 4, 5, 5])]
 

@@ -31,11 +31,12 @@ if TYPE_CHECKING:
     from acel.acea.engine.runner import Runner
 
 _SCALAR = (type(None), bool, int, float, str)
-_PARTITION_FIELDS = {"key", "local", "last", "open", "accs", "neg", "resume", "seen", "evaluator"}
+_PARTITION_FIELDS = {"key", "local", "last", "open", "accs", "neg", "resume", "seen", "pending",
+                     "pending_seq", "window_held", "evaluator"}
 _NEG_FIELDS = {"leading", "leading_spans", "trailing", "trailing_spans", "g", "g_from", "g_value",
                "held", "deadlines", "seq", "coords", "found", "positions"}
 _TOP_FIELDS = {"version", "fingerprint", "options", "events", "emitted", "finished", "order",
-               "partitions"}
+               "replayed", "partitions"}
 
 
 def _refuse(path: str, what: str) -> StateMismatch:
@@ -235,6 +236,7 @@ class _Checker:
         self.count(state["emitted"], "emitted")
         self.kind(state["finished"], bool, "finished")
         self.each(state["order"], "order", self.held)
+        self.each(state["replayed"], "replayed", self.replayed)
         partitions = self.each(state["partitions"], "partitions", lambda v, p: None)
         keys = set()
         for n, saved in enumerate(partitions):
@@ -265,9 +267,35 @@ class _Checker:
         self.mapping(saved["accs"], f"{path}.accs", self.row, self.accumulator)
         self.kind(saved["resume"], (type(None), int, float), f"{path}.resume")
         self.each(saved["seen"], f"{path}.seen", lambda v, p: self.count(v, p))
+        seq = self.count(saved["pending_seq"], f"{path}.pending_seq")
+        self.each(saved["pending"], f"{path}.pending", partial(self.pending, seq=seq))
+        self.each(saved["window_held"], f"{path}.window_held", self.window_held)
         self.negation(saved["neg"], f"{path}.neg", local)
         self.evaluator(saved["evaluator"], f"{path}.evaluator", local)
         return key
+
+    def replayed(self, value: Any, path: str) -> None:
+        """An event a replaying runner keeps: (attributes, position)."""
+        if not (type(value) is tuple and len(value) == 2 and type(value[0]) is dict
+                and all(type(k) is str and _is_value(v) for k, v in value[0].items())):
+            raise _refuse(path, f"is {_show(value)}, not a kept event (attributes, position)")
+        self.count(value[1], f"{path} position")
+
+    def pending(self, value: Any, path: str, seq: int) -> None:
+        """A complex event an after-match skip holds for start order: (sequence, start, event)."""
+        if not (type(value) is tuple and len(value) == 3):
+            raise _refuse(path, f"is {_show(value)}, not a held match (sequence, start, event)")
+        self.count(value[0], f"{path} sequence", seq)
+        self.count(value[1], f"{path} start")
+        self.complex_event(value[2], f"{path} match")
+
+    def window_held(self, value: Any, path: str) -> None:
+        """A complex event a SLIDE window holds for its strategy: (start, end, event)."""
+        if not (type(value) is tuple and len(value) == 3):
+            raise _refuse(path, f"is {_show(value)}, not a held match (start, end, event)")
+        self.number(value[0], f"{path} start")
+        self.number(value[1], f"{path} end")
+        self.complex_event(value[2], f"{path} match")
 
     def negation(self, neg: Any, path: str, local: int) -> None:
         runner = self.runner
@@ -379,9 +407,10 @@ class _Checker:
         rows = self.kind(saved["dag"], list, f"{path}.dag")
         for n, row in enumerate(rows):
             where = f"{path}.dag[{n}]"
-            if not (type(row) is tuple and len(row) == 2 and type(row[0]) is list):
-                raise _refuse(where, f"is {_show(row)}, not a DAG row (edges, best)")
+            if not (type(row) is tuple and len(row) == 3 and type(row[0]) is list):
+                raise _refuse(where, f"is {_show(row)}, not a DAG row (edges, best, rank)")
             self.number(row[1], f"{where} best")
+            self.count(row[2], f"{where} rank")
             for k, edge in enumerate(row[0]):
                 self.edge(edge, f"{where} edge {k}", n)
         self.mapping(saved["roots"], f"{path}.roots", self.config,
