@@ -359,11 +359,11 @@ class Results:
         ``window_lo, window_hi`` (with SLIDE) and one column per item.  ``form="flat"``:
         one column per variable attribute (``msft.price``; a bag's cells are lists);
         ``form="long"``: one row per (match, variable, event) (:mod:`acel.tables`)."""
-        from acel import tables
+        from acel.tables import arrow_table, check_form, columns_of
 
-        if tables.check_form(form) != "nested":
+        if check_form(form) != "nested":
             returns = self.query.ast.returns is not None
-            return tables.arrow_table(tables.columns_of(self.to_list(), form, returns))
+            return arrow_table(columns_of(self.to_list(), form, returns))
         import tempfile
 
         import pyarrow.parquet as pq

@@ -188,3 +188,31 @@ def test_no_private_name_is_imported_across_modules() -> None:
                 found.extend(f"{module}: {node.module}.{alias.name}" for alias in node.names
                              if alias.name.startswith("_") and not alias.name.startswith("__"))
     assert not found, found
+
+
+def package_imports(path: Path) -> list[str]:
+    """The statements of ``path`` that read a name from the ``acel`` package itself
+    (``import acel``, ``from acel import tables``): each runs the facade ``acel/__init__``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "acel":
+            found += [f"from acel import {a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names if a.name == "acel"]
+    return found
+
+
+def test_no_module_imports_the_acel_package() -> None:
+    """Issue 34: ``acel`` (the facade) loads ``acel.api``, ``acel.spark`` and ``acel.stepper``,
+    so none of its modules may import from it (``acel`` ↔ ``acel.api`` was a circle, also
+    through ``TYPE_CHECKING``); they import the module that holds the name."""
+    offending = {module: package_imports(path) for module, path in modules()
+                 if module not in FACADES and package_imports(path)}
+    assert offending == {}
+
+
+def test_package_imports_sees_one(tmp_path: Path) -> None:
+    """The check above can fail."""
+    path = tmp_path / "m.py"
+    path.write_text("def f():\n    from acel import __version__, tables\n")
+    assert package_imports(path) == ["from acel import __version__", "from acel import tables"]

@@ -254,7 +254,7 @@ def version() -> str:
     try:
         return installed("acel")
     except PackageNotFoundError:
-        from acel import __version__
+        from acel._version import __version__
 
         return __version__
 
