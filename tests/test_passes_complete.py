@@ -11,6 +11,8 @@ declaration, then one case per pass that names it missing.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 from functools import singledispatch
 
@@ -29,7 +31,7 @@ from acel.lang import checker
 from acel.lang import predicates as _predicates  # noqa: F401  (declares its passes)
 from acel.lang.events import Event
 from acel.lang.operators import OPERATORS, operators_of
-from acel.lang.passes import PASSES, declare, missing_cases
+from acel.lang.passes import PASS_MODULES, PASSES, check_complete, declare, missing_cases
 from acel.lang.printer import format_formula
 from acel.lang.schema import Schema
 
@@ -184,3 +186,65 @@ def test_a_new_operator_with_one_case_per_pass_runs_end_to_end(
     assert naive.evaluate(automaton, STREAM) == expected
     assert automaton.num_states <= size.state_bound(formula)
     assert size.formula_size(formula) == 1 + 2 + 3 and not size.is_linear(formula)
+
+
+# ------------------------------------------------------- one run names every gap
+
+
+def test_the_pass_modules_are_all_listed() -> None:
+    """``declare`` imports PASS_MODULES to name every gap; every pass lives in one of them."""
+    assert {fn.__module__ for _kind, fn in PASSES.values()} == set(PASS_MODULES)
+
+
+def test_one_error_names_every_missing_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34: a toy node without cases is named in each pass, in one error."""
+    toy = toy_operator("Toy")
+    check_complete()  # nothing missing yet
+    monkeypatch.setitem(A.NODE_KINDS, "formula", (*A.NODE_KINDS["formula"], toy))
+    with pytest.raises(TypeError) as info:
+        check_complete()
+    wanted = [f"{name}: Toy" for name in sorted(FORMULA_PASSES - {"printer.formula"})]
+    assert str(info.value) == f"{len(wanted)} missing pass case(s): {', '.join(wanted)}"
+
+    @singledispatch
+    def toy_pass(node: A.Formula) -> None:
+        raise TypeError(node)
+
+    for cls in A.NODE_KINDS["formula"][:-1]:
+        toy_pass.register(cls)(lambda node: None)
+    with pytest.raises(TypeError) as declared:
+        declare("toy.pass", "formula", toy_pass)
+    assert str(declared.value) == (
+        "pass toy.pass has no case for the formula node(s) Toy; every missing case "
+        f"({len(wanted) + 1}): toy.pass: Toy, {', '.join(wanted)}"
+    )
+    assert "toy.pass" not in PASSES
+
+
+NEW_NODE_AT_IMPORT = """
+from dataclasses import dataclass
+from acel.lang import ast as A
+
+@dataclass(frozen=True)
+class Toy(A.Infix):
+    operator = "TOY"
+    symbol = "&"
+    level = A.Level.SEQUENCE
+
+A.NODE_KINDS["formula"] += (Toy,)
+try:
+    import acel.compiler.compile
+except TypeError as error:
+    print(error)
+"""
+
+
+def test_a_new_node_fails_the_first_import_naming_every_pass() -> None:
+    """The real case: a node added to the AST, then any pass module imported in a fresh
+    process: one error lists the gaps of every pass, also of modules not yet imported."""
+    done = subprocess.run([sys.executable, "-c", NEW_NODE_AT_IMPORT], capture_output=True,
+                          text=True, timeout=120, check=True)
+    message = done.stdout.strip()
+    assert message.startswith("pass ") and "every missing case (6)" in message, message
+    for name in FORMULA_PASSES - {"printer.formula"}:
+        assert f"{name}: Toy" in message
