@@ -166,69 +166,97 @@ def parse_records(lines: Sequence[str], where: str = "<text>") -> Iterator[CaseR
         yield record
 
 
-def _record(lines: Sequence[str], start: int, where: str) -> tuple[CaseRecord, int]:
+class _At:
+    """Where a record is read: the file, the case's name, and the line ``k`` (0-based)."""
+
+    def __init__(self, where: str, name: str, k: int) -> None:
+        self.where, self.name, self.k = where, name, k
+
+    def fail(self, message: str) -> CaseFileError:
+        return CaseFileError(f"{self.where}:{self.k + 1}: case {self.name}: {message}")
+
+
+def _head_line(head: dict[str, Any], word: str, rest: str, at: _At) -> None:
+    """One line before ``query:`` (engine, expect, verdict, note, schema) into ``head``."""
+    if word == "engine":
+        head["engine"] = rest.strip()
+    elif word == "expect":
+        parts = rest.split()
+        if not parts or parts[0] not in OUTCOMES:
+            raise at.fail(f"expect needs one of {', '.join(OUTCOMES)}")
+        head["expects"].append(Expectation(parts[0], tuple(parts[1:])))
+    elif word == "verdict":
+        head["verdict"] = rest.strip()
+    elif word == "note":
+        head["notes"].append(rest.strip())
+    elif word == "schema":
+        try:
+            head["schema"] = Schema.from_json(json.loads(rest))
+        except (ValueError, AcelError) as error:
+            raise at.fail(f"bad schema: {error}") from None
+    elif word and not word.startswith("#"):
+        raise at.fail(f"unknown line {word!r}")
+
+
+def _head(lines: Sequence[str], at: _At) -> dict[str, Any]:
+    """The lines before ``query:``; ``at.k`` moves to the ``query:`` line."""
     head: dict[str, Any] = {"notes": [], "expects": [], "got": []}
-    name = lines[start].strip()[5:].strip()
-    k = start + 1
-
-    def fail(message: str) -> CaseFileError:
-        return CaseFileError(f"{where}:{k + 1}: case {name}: {message}")
-
-    while k < len(lines) and lines[k].strip() != "query:":
-        word, _sep, rest = lines[k].strip().partition(" ")
-        if word == "engine":
-            head["engine"] = rest.strip()
-        elif word == "expect":
-            parts = rest.split()
-            if not parts or parts[0] not in OUTCOMES:
-                raise fail(f"expect needs one of {', '.join(OUTCOMES)}")
-            head["expects"].append(Expectation(parts[0], tuple(parts[1:])))
-        elif word == "verdict":
-            head["verdict"] = rest.strip()
-        elif word == "note":
-            head["notes"].append(rest.strip())
-        elif word == "schema":
-            try:
-                head["schema"] = Schema.from_json(json.loads(rest))
-            except (ValueError, AcelError) as error:
-                raise fail(f"bad schema: {error}") from None
-        elif word and not word.startswith("#"):
-            raise fail(f"unknown line {word!r}")
-        k += 1
+    while at.k < len(lines) and lines[at.k].strip() != "query:":
+        word, _sep, rest = lines[at.k].strip().partition(" ")
+        _head_line(head, word, rest, at)
+        at.k += 1
     if "schema" not in head:
-        raise fail("no schema line")
+        raise at.fail("no schema line")
+    return head
+
+
+def _sections(lines: Sequence[str], at: _At, got_lines: list[Any]) -> dict[str, list[str]]:
+    """The sections ``query:``, ``stream:``, ``expected:`` and each ``got E:`` (appended
+    to ``got_lines``); ``at.k`` moves to the ``end`` line."""
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
-    while k < len(lines):
-        raw = lines[k]
+    while at.k < len(lines):
+        raw = lines[at.k]
         line = raw.strip()
         got = _GOT.match(line)
         if line in SECTIONS:
             current = sections.setdefault(line, [])
         elif got and "expected:" in sections:
             current = []
-            head["got"].append((got.group(1), current))
+            got_lines.append((got.group(1), current))
         elif line == "end" and "expected:" in sections:
             break
         elif current is not None and (line or current is sections.get("query:")):
             current.append(raw if current is sections.get("query:") else line)
-        k += 1
+        at.k += 1
     else:
-        raise fail("no 'end' line")
+        raise at.fail("no 'end' line")
     for section in SECTIONS:
         if section not in sections:
-            raise fail(f"no '{section}' section")
+            raise at.fail(f"no '{section}' section")
+    return sections
+
+
+def _stream(lines: list[str], at: _At) -> tuple[Event, ...]:
     stream = []
-    for number, line in enumerate(sections["stream:"]):
+    for number, line in enumerate(lines):
         try:
             stream.append(Event.make(number, json.loads(line)))
         except (ValueError, AcelError) as error:
-            raise fail(f"event {number}: {error}") from None
+            raise at.fail(f"event {number}: {error}") from None
+    return tuple(stream)
+
+
+def _record(lines: Sequence[str], start: int, where: str) -> tuple[CaseRecord, int]:
+    """The record whose ``case`` line is ``lines[start]``, and the line after its ``end``."""
+    at = _At(where, lines[start].strip()[5:].strip(), start + 1)
+    head = _head(lines, at)
+    sections = _sections(lines, at, head["got"])
     record = CaseRecord(
-        name=name,
+        name=at.name,
         query="\n".join(sections["query:"]).strip(),
         schema=head["schema"],
-        stream=tuple(stream),
+        stream=_stream(sections["stream:"], at),
         expected=tuple(sections["expected:"]),
         engine=head.get("engine"),
         expects=tuple(head["expects"]),
@@ -237,7 +265,7 @@ def _record(lines: Sequence[str], start: int, where: str) -> tuple[CaseRecord, i
         got=tuple((e, tuple(lines_)) for e, lines_ in head["got"]),
         source=f"{where}:{start + 1}",
     )
-    return record, k + 1
+    return record, at.k + 1
 
 
 def record_file_name(record: CaseRecord) -> str:
