@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from acel.lang import ast
+from acel.lang import ast, ast_terms
 from acel.lang.errors import AcelError
 
 NODE = "node"
@@ -19,7 +19,8 @@ NODE = "node"
 
 _CLASSES: dict[str, type] = {
     name: cls for name, cls in vars(ast).items()
-    if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == ast.__name__
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+    and cls.__module__ in (ast.__name__, ast_terms.__name__)
 }
 
 
