@@ -19,14 +19,14 @@ from lark import Lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
-from acel.lang.parser import DICT_TAG, TUPLE_TAG, build_lark, grammar_text, table_key
+from acel.lang.grammar import DICT_TAG, TUPLE_TAG, build_lark, grammar_text, table_key
 
 TARGET = Path(__file__).resolve().parents[1] / "acel" / "lang" / "_parse_table.py"
 
 
 def tagged(value: Any) -> Any:
     """``value`` in JSON: tuples and dicts whose keys are not all strings tagged (see
-    ``acel.lang.parser.untagged``)."""
+    ``acel.lang.grammar.untagged``)."""
     if isinstance(value, tuple):
         return {TUPLE_TAG: [tagged(v) for v in value]}
     if isinstance(value, list):

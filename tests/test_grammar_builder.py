@@ -1,0 +1,103 @@
+"""The parse-tree builder against the grammar and the AST (issue 34 §4).
+
+:class:`acel.lang.builder.AstBuilder` has one method per tree the grammar builds,
+named by the rule (or its alias) and taking the tree's children as named parameters;
+these tests read the grammar with lark and check that every tree has its method,
+that each method takes as many children as each of its rule's alternatives has, that
+the methods' return types cover every AST class, and that the reserved words are
+the grammar's keyword terminals.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from typing import Any
+
+import pytest
+from lark import Lark
+
+from acel.lang import ast as A
+from acel.lang import builder as builder_module
+from acel.lang.builder import LOOKED_THROUGH, AstBuilder
+from acel.lang.grammar import KEYWORDS, build_lark, grammar_text, keywords, tree_names
+from acel.lang.parser import parse_query
+
+LARK: Lark = build_lark(grammar_text())
+
+
+def rule_methods() -> dict[str, Any]:
+    """The builder's methods marked ``@rule``, by name."""
+    return {
+        name: member for name, member in inspect.getmembers(AstBuilder, inspect.isfunction)
+        if getattr(member, "__rule__", False)
+    }
+
+
+def classes_in(annotation: Any) -> set[type]:
+    """The classes an annotation names (through unions, tuples and lists)."""
+    args = typing.get_args(annotation)
+    if args:
+        return set().union(*(classes_in(a) for a in args if a is not Ellipsis))
+    return {annotation} if isinstance(annotation, type) else set()
+
+
+def test_every_tree_of_the_grammar_has_its_method() -> None:
+    names = tree_names(LARK)
+    assert "seq_f" in names and "paren" in names and "filter" not in names
+    assert set(rule_methods()) == names - LOOKED_THROUGH
+
+
+def test_each_method_takes_its_rule_children() -> None:
+    """Every alternative of a rule is called with its children as positional arguments."""
+    methods = rule_methods()
+    checked = 0
+    for rule in LARK.rules:
+        name = str(rule.alias or rule.origin.name)
+        if name in methods:
+            arity = len(rule.expansion)
+            signature = inspect.signature(methods[name])
+            signature.bind(None, None, *range(arity))  # self, tree, the children
+            checked += 1
+    assert checked > len(methods)  # rules with several alternatives are checked for each
+
+
+def test_the_methods_build_every_ast_class() -> None:
+    """Derived from the AST: a new node class without a builder method fails here."""
+    hints = {name: typing.get_type_hints(method, vars(builder_module))["return"]
+             for name, method in rule_methods().items()}
+    built = set().union(*(classes_in(h) for h in hints.values()))
+    nodes = {cls for kind in A.NODE_KINDS.values() for cls in kind}
+    clauses = {A.Query, A.Window, A.Skip, A.AggOutput, *typing.get_args(A.ReturnItem)}
+    assert nodes | clauses <= built
+    assert {cls for cls in built if cls.__module__.startswith("acel.lang.ast")} == nodes | clauses
+
+
+def test_each_method_returns_what_it_says() -> None:
+    """The annotations the check above reads are true for the nodes of one query."""
+    query = parse_query(
+        "RETURN COUNT(*), SUM(b.v) SELECT NEXT PATTERN A AS a ; NOT N ; (B AS b)+ ; C? ; D "
+        "FILTER a[x IN (1, -2) AND NOT v = -PREV(v)] AND b[INC(v)] PARTITION BY k "
+        "WITHIN 11 ON ts SLIDE 2 EVENTS AFTER MATCH SKIP TO LAST a"
+    )
+    assert isinstance(query.skip, A.Skip) and isinstance(query.within, A.Window)
+    assert query.select == "NEXT" and query.partition_by == ("k",)
+    assert isinstance(query.formula, A.FilterF) and isinstance(query.formula.formula, A.Seq)
+
+
+def test_the_reserved_words_are_the_grammar_keywords() -> None:
+    """``KEYWORDS`` is read from the grammar's text; lark's terminals agree."""
+    from_lark = {
+        t.name for t in LARK.terminals
+        if t.pattern.type == "str" and "i" in t.pattern.flags and t.pattern.value.upper() == t.name
+    }
+    assert KEYWORDS == from_lark
+    assert {"AS", "FILTER", "SKIP", "PATTERN"} <= KEYWORDS and "NAME" not in KEYWORDS
+
+
+@pytest.mark.parametrize("line,reserved", [
+    ('TOY: "TOY"i', True), ('TOY.2: "TOY"i', False), ('TOY: "toy"', False),
+    ('NAME: /[a-z]+/', False), ('TOYS: "TOY"i', False),
+])
+def test_keywords_reads_only_keyword_terminals(line: str, reserved: bool) -> None:
+    assert keywords(f"start: NAME\n{line}\n") == ({"TOY"} if reserved else set())
