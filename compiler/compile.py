@@ -99,6 +99,11 @@ def _build_or(f: A.Or, ctx: Context) -> Auto:
     return c.union_all(ctx, [build(ctx, node) for node in operands])
 
 
+@_build.register(A.Derived)
+def _build_derived(f: A.Derived, ctx: Context) -> Auto:  # type: ignore[misc]  # Derived: a base of formula nodes
+    return build(ctx, f.expand())
+
+
 @_build.register(A.And)
 def _build_and(f: A.And, ctx: Context) -> Auto:
     return c.intersection(ctx, build(ctx, f.left), build(ctx, f.right))

@@ -169,6 +169,24 @@ def is_linear(formula: A.Formula) -> bool:
     raise TypeError(f"not a formula: {formula!r}")
 
 
+# ---------------------------------------------------------- derived operators
+
+
+@formula_size.register(A.Derived)
+def _size_derived(formula: A.Derived) -> int:  # type: ignore[misc]  # Derived: a base of formula nodes
+    return formula_size(formula.expand())  # what is compiled
+
+
+@state_bound.register(A.Derived)
+def _bound_derived(formula: A.Derived) -> int:  # type: ignore[misc]  # Derived: a base of formula nodes
+    return state_bound(formula.expand())
+
+
+@is_linear.register(A.Derived)
+def _linear_derived(formula: A.Derived) -> bool:  # type: ignore[misc]  # Derived: a base of formula nodes
+    return is_linear(formula.expand())
+
+
 @is_linear.register(A.And)
 def _linear_and(formula: A.And) -> bool:
     return False

@@ -368,6 +368,11 @@ def _sets_filter(f: A.FilterF, ctx: _Context) -> CESet:
     return filter_set(ctx, _eval(f.formula, ctx), f.filter)
 
 
+@_sets.register(A.Derived)
+def _sets_derived(f: A.Derived, ctx: _Context) -> CESet:  # type: ignore[misc]  # Derived: a base of formula nodes
+    return _eval(f.expand(), ctx)
+
+
 @_sets.register(A.Or)
 def _sets_or(f: A.Or, ctx: _Context) -> CESet:
     return or_sets(_eval(f.left, ctx), _eval(f.right, ctx))

@@ -248,3 +248,40 @@ def test_a_new_node_fails_the_first_import_naming_every_pass() -> None:
     assert message.startswith("pass ") and "every missing case (6)" in message, message
     for name in FORMULA_PASSES - {"printer.formula"}:
         assert f"{name}: Toy" in message
+
+
+# --------------------------------------------------------- a derived operator
+
+
+@dataclass(frozen=True)
+class EitherOrder(A.Infix, A.Derived):
+    """``φ1 & φ2`` defined by its expansion: no case in any pass."""
+
+    operator = "ANY_ORDER"
+    symbol = "&"
+    level = A.Level.SEQUENCE
+
+    def expand(self) -> A.Formula:
+        return A.Or(A.Seq(self.left, self.right), A.Seq(self.right, self.left))
+
+
+def test_a_derived_operator_needs_no_case_in_any_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``Derived`` operator is its node and its expansion: every pass reads that."""
+    monkeypatch.setitem(OPERATORS, "ANY_ORDER", "φ1 & φ2 (both, in either order)")
+    monkeypatch.setitem(A.NODE_KINDS, "formula", (*A.NODE_KINDS["formula"], EitherOrder))
+    check_complete()
+    left = A.As(A.Atom("A"), "x")
+    right = A.FilterF(A.As(A.Atom("B"), "y"), A.VarPred("y", A.Compare(">", A.Attr("v"), A.Lit(1))))
+    formula = EitherOrder(left, right)
+    same = formula.expand()
+    assert format_formula(formula) == "A AS x & (B AS y FILTER y[v > 1])"
+    assert operators_of(A.Query(formula)) == {"ANY_ORDER", "AS", "FILTER"}
+    assert set(checker.formula_env(formula, SCHEMA)) == {"A", "B", "x", "y"}
+    expected = oracle.evaluate(same, STREAM)
+    assert oracle.evaluate(formula, STREAM) == expected
+    assert sorted((ce.start, ce.end) for ce in expected) == [(0, 3), (2, 3)]
+    automaton = compile_formula(formula, SCHEMA)
+    assert naive.evaluate(automaton, STREAM) == expected
+    assert size.state_bound(formula) == size.state_bound(same)
+    assert size.formula_size(formula) == size.formula_size(same)
+    assert size.is_linear(formula) and size.state_bound(formula) <= 2 * size.formula_size(formula)

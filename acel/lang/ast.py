@@ -68,6 +68,18 @@ class Level(IntEnum):
     PRIMARY = 5
 
 
+class Derived:
+    """A formula operator defined as a formula of the others (:meth:`expand`): the
+    checker, the oracle, the compiler and the size bounds read its expansion, so it
+    needs a case in none of them (papers/language.md, "Adding an operator").  A derived
+    operator also subclasses :class:`Infix` or :class:`Postfix` (then the printer too
+    needs nothing), and keeps its own node: it prints, and ``operators_of`` names it."""
+
+    def expand(self) -> Formula:
+        """The formula of existing operators this node means."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class Infix:
     """A binary formula operator written ``φ1 symbol φ2``, left-associative: the left
@@ -452,6 +464,7 @@ __all__ = [
     "Contig",
     "ContigPlus",
     "CountStar",
+    "Derived",
     "EXPR_TYPES",
     "EdgeKind",
     "Expr",

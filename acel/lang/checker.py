@@ -311,6 +311,11 @@ def _env(f: A.Formula, chk: _Checker) -> Env:
     raise TypeError(f"not a formula: {f!r}")
 
 
+@_env.register(A.Derived)
+def _env_derived(f: A.Derived, chk: _Checker) -> Env:  # type: ignore[misc]  # Derived: a base of formula nodes
+    return _env(f.expand(), chk)
+
+
 @_env.register(A.Atom)
 @_env.register(A.Next)
 def _env_type(f: A.Atom | A.Next, chk: _Checker) -> Env:
