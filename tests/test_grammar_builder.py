@@ -20,7 +20,15 @@ from lark import Lark
 from acel.lang import ast as A
 from acel.lang import builder as builder_module
 from acel.lang.builder import LOOKED_THROUGH, AstBuilder
-from acel.lang.grammar import KEYWORDS, build_lark, grammar_text, keywords, tree_names
+from acel.lang.errors import AcelSyntaxError
+from acel.lang.grammar import (
+    KEYWORDS,
+    build_lark,
+    grammar_text,
+    keywords,
+    punctuation,
+    tree_names,
+)
 from acel.lang.parser import parse_query
 
 LARK: Lark = build_lark(grammar_text())
@@ -101,3 +109,16 @@ def test_the_reserved_words_are_the_grammar_keywords() -> None:
 ])
 def test_keywords_reads_only_keyword_terminals(line: str, reserved: bool) -> None:
     assert keywords(f"start: NAME\n{line}\n") == ({"TOY"} if reserved else set())
+
+
+def test_the_punctuation_words_are_the_grammar_strings() -> None:
+    """Syntax errors name a fixed-string terminal as written, read from the grammar:
+    a new operator's symbol needs no entry of its own (issue 34)."""
+    from_lark = {
+        t.name: t.pattern.value for t in LARK.terminals
+        if t.pattern.type == "str" and not t.pattern.flags
+    }
+    assert punctuation(grammar_text()) == from_lark
+    assert punctuation('start: A\nAMP: "&"\nAS: "AS"i\n') == {"AMP": "&"}
+    with pytest.raises(AcelSyntaxError, match=r"found ';' but expected .*'\('"):
+        parse_query("A ; ; B")

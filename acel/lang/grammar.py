@@ -35,6 +35,16 @@ _KEYWORD = re.compile(r'^([A-Z][A-Z_]*)\s*:\s*"([A-Za-z_]+)"i\s*$', re.MULTILINE
 """A keyword terminal of the grammar: ``AS: "AS"i`` (its name is its word)."""
 
 
+_STRING_TERMINAL = re.compile(r'^([A-Z][A-Z_]*)\s*:\s*"([^"\\]+)"\s*$', re.MULTILINE)
+"""A terminal of one fixed, case-sensitive string: ``SEMI: ";"``."""
+
+
+def punctuation(grammar: str) -> dict[str, str]:
+    """The terminals of ``grammar`` that are one fixed string, and the string
+    (``{"SEMI": ";", ...}``): syntax errors name them by it."""
+    return dict(_STRING_TERMINAL.findall(grammar))
+
+
 def keywords(grammar: str) -> frozenset[str]:
     """The reserved words of ``grammar``: its terminals that are one case-insensitive
     word spelled as the terminal is named (``tests/test_grammar_builder.py`` compares

@@ -7,10 +7,11 @@ accepts), with the terminals the parser could really accept where it stopped.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from acel.lang.errors import AcelSyntaxError
-from acel.lang.grammar import KEYWORDS
+from acel.lang.grammar import KEYWORDS, grammar_text, punctuation
 from acel.lang.locations import Position
 
 if TYPE_CHECKING:
@@ -24,27 +25,23 @@ _TERMINAL_WORDS: dict[str, str] = {
     "FLOAT": "a number",
     "STRING": "a 'string'",
     "CMPOP": "a comparison (= != < <= > >=)",
-    "ASSIGN": "':='",
-    "COLONPLUS": "':+'",
-    "COLON": "':'",
-    "SEMI": "';'",
-    "PLUS": "'+'",
-    "MINUS": "'-'",
-    "STAR": "'*'",
-    "SLASH": "'/'",
-    "PERCENT": "'%'",
-    "LPAR": "'('",
-    "RPAR": "')'",
-    "LSQB": "'['",
-    "RSQB": "']'",
-    "COMMA": "','",
-    "DOT": "'.'",
-    "QMARK": "'?'",
-    "LBRACE": "'{'",
-    "RBRACE": "'}'",
-    "COLONLBRACE": "':{'",
     "$END": "the end of the query",
 }
+"""The words of the terminals that are not one fixed string; a fixed string is named
+as written (``';'``, read from the grammar by :func:`_punctuation`), a keyword by its
+upper-case spelling."""
+
+
+@lru_cache(maxsize=1)
+def _punctuation() -> dict[str, str]:
+    """Each terminal of one fixed string → its word, ``"SEMI"`` → ``"';'"``."""
+    return {name: f"'{text}'" for name, text in punctuation(grammar_text()).items()}
+
+
+def _named(terminal: str) -> str | None:
+    """The word of a terminal that is not a keyword (``None`` for a keyword)."""
+    return _TERMINAL_WORDS.get(terminal) or _punctuation().get(terminal)
+
 
 _QUANTIFIER_HINT = (
     " ('?' and '*' close a sequence element: write (B AS b)?, B+? or B*, never B?+ or "
@@ -122,9 +119,7 @@ def _word(terminal: str, context: set[str], previous: str | None) -> str:
         if previous in _NAME_AFTER:
             return _NAME_AFTER[previous]
         return "a name"
-    if terminal in _TERMINAL_WORDS:
-        return _TERMINAL_WORDS[terminal]
-    return terminal  # a keyword: its own upper-case spelling
+    return _named(terminal) or terminal  # a keyword: its own upper-case spelling
 
 
 def _join(words: Sequence[str]) -> str:
@@ -157,7 +152,7 @@ def _describe_token(token: LarkToken) -> str:
         return f"the number {token.value}"
     if token.type == "STRING":
         return f"the string {token.value}"
-    if token.type in _TERMINAL_WORDS:
+    if _named(token.type) is not None:  # CMPOP, or one fixed string
         return f"'{token.value}'"
     return f"the keyword {token.value.upper()}"
 
