@@ -41,7 +41,6 @@ from acel.acea.model.expressions import (
     IsNull,
     Lift,
     PAnd,
-    PNot,
     POr,
     Reg,
     RExpr,
@@ -49,14 +48,24 @@ from acel.acea.model.expressions import (
     conj,
 )
 from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, outputs_of, rebuild
-from acel.compiler.construct import _finish, aggregate, filter_unary, new_value
+from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
-from acel.compiler.translate import translate_pred
+from acel.compiler.relate_edges import aggregate_edges, edge_variants
+from acel.compiler.relate_order import precedes
+from acel.compiler.relate_terms import (
+    FLIP,
+    NEGATE,
+    PLACEHOLDER,
+    is_own,
+    refuse,
+    subst,
+    translate_expr_terms,
+    translate_terms,
+)
 
 from acel.lang.ast import (
     RELATING_TYPES,
-    Agg,
     Attr,
     BagAgg,
     BinOp,
@@ -64,87 +73,17 @@ from acel.lang.ast import (
     Compare,
     Expr,
     FirstLast,
-    InList,
     Lit,
     Neg,
     Pred,
-    PredAnd,
     PredNot,
-    PredOr,
     Prev,
     Running,
     VarAttr,
     neg,
 )
-from acel.lang.errors import UnsupportedQuery
 from acel.lang.printer import format_expr, format_pred
 from acel.lang.relate import conjuncts, relating_terms
-
-_FLIP: dict[str, CmpOp] = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
-_NEGATE: dict[str, CmpOp] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
-_PLACEHOLDER = "\x00term"
-
-
-def _refuse(term: str, conjunct: Pred, var: str, why: str) -> UnsupportedQuery:
-    return UnsupportedQuery(
-        f"the automaton engines do not compile {term} in {var}[{format_pred(conjunct)}]: "
-        f"{why} (spec §5.1, papers/compiler.md; --engine oracle runs it, and --engine sase "
-        "when the formula is a sequence)"
-    )
-
-
-# ------------------------------------------------------------- substitution
-
-
-def _own(term: Expr, var: str) -> bool:
-    return isinstance(term, VarAttr) and term.var == var
-
-
-def _subst_expr(expr: Expr, table: dict[Expr, str], var: str) -> Expr:
-    """``expr`` with X's ``X.a`` as ``a`` and every other term of §5.1 as a placeholder."""
-    if isinstance(expr, VarAttr) and expr.var == var:
-        return Attr(expr.attr)
-    if isinstance(expr, RELATING_TYPES):
-        name = table.setdefault(expr, f"{_PLACEHOLDER}{len(table)}")
-        return Attr(name)
-    if isinstance(expr, BinOp):
-        return BinOp(expr.op, _subst_expr(expr.left, table, var), _subst_expr(expr.right, table, var))
-    if isinstance(expr, Neg):
-        return Neg(_subst_expr(expr.operand, table, var))
-    return expr
-
-
-def _subst(pred: Pred, table: dict[Expr, str], var: str) -> Pred:
-    if isinstance(pred, Compare):
-        return Compare(pred.op, _subst_expr(pred.left, table, var), _subst_expr(pred.right, table, var))
-    if isinstance(pred, InList):
-        return InList(_subst_expr(pred.expr, table, var), pred.values, pred.negated)
-    if isinstance(pred, PredNot):
-        return PredNot(_subst(pred.operand, table, var))
-    if isinstance(pred, PredAnd):
-        return PredAnd(_subst(pred.left, table, var), _subst(pred.right, table, var))
-    if isinstance(pred, PredOr):
-        return PredOr(_subst(pred.left, table, var), _subst(pred.right, table, var))
-    raise TypeError(f"not a predicate: {pred!r}")
-
-
-def _translate(
-    pred: Pred, var: str, own: Callable[[str], RExpr], terms: Callable[[Expr], RExpr]
-) -> RPred:
-    """``pred`` as a register predicate: own attributes through ``own``, terms through ``terms``."""
-    table: dict[Expr, str] = {}
-    plain = _subst(pred, table, var)
-    by_name = {name: term for term, name in table.items()}
-    return translate_pred(plain, lambda a: terms(by_name[a]) if a in by_name else own(a))
-
-
-def _translate_expr(
-    expr: Expr, var: str, own: Callable[[str], RExpr], terms: Callable[[Expr], RExpr]
-) -> RExpr:
-    pred = _translate(Compare("=", expr, Lit(0)), var, own, terms)
-    assert isinstance(pred, Cmp)
-    return pred.left
-
 
 # ------------------------------------------------------------------ plans
 
@@ -165,12 +104,12 @@ class _Deferred:
 
 
 def _terms(expr: Expr, var: str) -> list[Expr]:
-    return [t for t in relating_terms(Compare("=", expr, Lit(0))) if not _own(t, var)]
+    return [t for t in relating_terms(Compare("=", expr, Lit(0))) if not is_own(t, var)]
 
 
-def _has_own(expr: Expr, var: str) -> bool:
-    pred = _subst(Compare("=", expr, Lit(0)), {}, var)
-    return any(isinstance(node, Attr) and not node.name.startswith(_PLACEHOLDER) for node in _walk(pred))
+def _hasis_own(expr: Expr, var: str) -> bool:
+    pred = subst(Compare("=", expr, Lit(0)), {}, var)
+    return any(isinstance(node, Attr) and not node.name.startswith(PLACEHOLDER) for node in _walk(pred))
 
 
 def _walk(pred: Pred) -> list[object]:
@@ -194,37 +133,37 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         pred, negated = pred.operand, True
     if not isinstance(pred, Compare):
         term = format_expr(_terms_of(conjunct, var)[0])
-        raise _refuse(
+        raise refuse(
             term, conjunct, var,
             "only comparisons (=, <, <=, >, >=) are compiled, not OR or IN across relating "
             "terms; when X and the variables it reads hold one event each, write "
             "(φ FILTER X[P]) OR (φ FILTER X[Q]) instead of φ FILTER X[P OR Q]",
         )
-    op: str = _NEGATE[pred.op] if negated else pred.op
-    sides = [(pred.left, pred.right, op), (pred.right, pred.left, _FLIP.get(op, op))]
+    op: str = NEGATE[pred.op] if negated else pred.op
+    sides = [(pred.left, pred.right, op), (pred.right, pred.left, FLIP.get(op, op))]
     for own, rest, side_op in sides:
         if _terms(own, var):
             continue
-        if side_op not in _FLIP:
-            raise _refuse(
+        if side_op not in FLIP:
+            raise refuse(
                 format_expr(_terms(rest, var)[0]), conjunct, var,
                 "!= compares every pair and has no register summary; when X and the other side "
                 "hold one event each, (φ FILTER X[v < T]) OR (φ FILTER X[v > T]) says the same",
             )
-        if _has_own(rest, var):
+        if _hasis_own(rest, var):
             break  # a side mixes X's attributes with other events': try the linear split
         terms = _terms(rest, var)
         others = sorted({t.var for t in terms if isinstance(t, VarAttr)})
         for t in terms:
             if isinstance(t, (Prev, Running)):
-                raise _refuse(format_expr(t), conjunct, var, "PREV and RUNNING mix with other variables' terms")
+                raise refuse(format_expr(t), conjunct, var, "PREV and RUNNING mix with other variables' terms")
         if others and any(isinstance(t, (BagAgg, FirstLast)) for t in terms):
-            raise _refuse(format_expr(rest), conjunct, var, "a side mixes Y.a with whole-bag aggregates")
+            raise refuse(format_expr(rest), conjunct, var, "a side mixes Y.a with whole-bag aggregates")
         if len(others) > 1:
             return _Deferred(side_op, own, rest, None, _parts(rest, others, conjunct, var))  # type: ignore[arg-type]
         return _Deferred(side_op, own, rest, others[0] if others else None)  # type: ignore[arg-type]
     split = _split(BinOp("-", pred.left, pred.right), var)
-    if split is not None and split[1] is not None and op in _FLIP:
+    if split is not None and split[1] is not None and op in FLIP:
         own_part, rest_part = split
         assert rest_part is not None
         moved = Compare(
@@ -233,7 +172,7 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
             neg(rest_part),
         )
         return _deferred(moved, var)
-    raise _refuse(
+    raise refuse(
         format_pred(pred), conjunct, var,
         "it does not separate into the event's own attributes on one side and other events' "
         "on the other (a linear expression with constant coefficients)",
@@ -247,7 +186,7 @@ def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tup
     for y in others[:-1]:
         split = _split(remaining, y) if remaining is not None else None
         if split is None or split[0] is None:
-            raise _refuse(
+            raise refuse(
                 format_expr(rest), conjunct, var,
                 "it does not separate into one part per other variable (a linear "
                 "expression with constant coefficients)",
@@ -255,7 +194,7 @@ def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tup
         parts.append((y, split[0]))
         remaining = split[1]
     if remaining is None:
-        raise _refuse(format_expr(rest), conjunct, var, "it reads no attribute of the last variable")
+        raise refuse(format_expr(rest), conjunct, var, "it reads no attribute of the last variable")
     parts.append((others[-1], remaining))
     return tuple(parts)
 
@@ -280,7 +219,7 @@ def _split(expr: Expr, var: str) -> tuple[Expr | None, Expr | None] | None:
     when it is linear with constant coefficients (``price - 1.05 * a.price``); else None."""
     if not _terms(expr, var):
         return expr, None
-    if not _has_own(expr, var):
+    if not _hasis_own(expr, var):
         return None, expr
     if isinstance(expr, Neg):
         inner = _split(expr.operand, var)
@@ -309,7 +248,7 @@ def _split(expr: Expr, var: str) -> tuple[Expr | None, Expr | None] | None:
 
 
 def _terms_of(pred: Pred, var: str) -> list[Expr]:
-    return [t for t in relating_terms(pred) if not _own(t, var)]
+    return [t for t in relating_terms(pred) if not is_own(t, var)]
 
 
 # -------------------------------------------------------------- the constructions
@@ -320,7 +259,7 @@ def filter_relating(ctx: Context, auto: Auto, var: str, pred: Pred) -> Auto:
     for conjunct in conjuncts(pred):
         terms = _terms_of(conjunct, var)
         if not terms:
-            plain = _subst(conjunct, {}, var)
+            plain = subst(conjunct, {}, var)
             auto = filter_unary(ctx, auto, var, plain)
         elif all(isinstance(t, (Prev, Running)) for t in terms):
             auto = _history(ctx, auto, var, conjunct, terms)
@@ -346,7 +285,7 @@ def _history(ctx: Context, auto: Auto, var: str, conjunct: Pred, terms: list[Exp
         emitted = outputs_of(tr).get(var, [])
         renamings = distinct_renamings({var: emitted}) if emitted else []
         if len(renamings) > 1:
-            raise _refuse(
+            raise refuse(
                 format_expr(terms[0]), conjunct, var,
                 "one step emits several distinct events into the variable (ties in time)",
             )
@@ -362,7 +301,7 @@ def _history(ctx: Context, auto: Auto, var: str, conjunct: Pred, terms: list[Exp
                     return Finish(t.func, Reg(olds[t]))
                 return Reg(olds[t])
 
-            check = _translate(conjunct, var, lambda a, r=r: value(r, a), term_now)  # type: ignore[misc]
+            check = translate_terms(conjunct, var, lambda a, r=r: value(r, a), term_now)  # type: ignore[misc]
             predicate = conj(predicate, POr((IsNull(Reg(old_has)), check)))
         if not last:
             if renamings:
@@ -460,24 +399,9 @@ def _emitted_values(tr: Transition, name: str, expr: Expr, own_var: str) -> list
             assert isinstance(t, VarAttr)
             return new_value(tr, r, t.attr)
 
-        values.append(_translate_expr(expr, own_var, attr, term))
+        values.append(translate_expr_terms(expr, own_var, attr, term))
     return values
 
-
-def _precedes(auto: Auto, others: set[str], var: str) -> bool:
-    """Whether, in every run, every event of ``others`` is read before the first event of
-    ``var``: no step emitting into ``others`` follows (or is) a step emitting into ``var``."""
-    emitting = [t for t in auto.transitions if outputs_of(t).get(var)]
-    seen: set[int] = set()
-    stack = [t.target for t in emitting]
-    while stack:
-        state = stack.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        stack.extend(t.target for t in auto.transitions if t.source == state)
-    after = [*emitting, *(t for t in auto.transitions if t.source in seen)]
-    return not any(outputs_of(t).get(y) for t in after for y in others)
 
 
 def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
@@ -506,7 +430,7 @@ def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Aut
             assignment[acc] = expr
         predicate = tr.predicate
         for r in distinct_renamings({var: outputs.get(var, [])}) if outputs.get(var) else []:
-            own_now = _translate_expr(plan.own, var, lambda a, r=r: value(r, a), _no_term)  # type: ignore[misc]
+            own_now = translate_expr_terms(plan.own, var, lambda a, r=r: value(r, a), _no_term)  # type: ignore[misc]
             if other is not None:
                 lo = Reg(other.low) if other.low else None
                 hi = Reg(other.high) if other.high else None
@@ -521,7 +445,7 @@ def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Aut
                     cmp = PAnd((Cmp("=", lo, hi), Cmp("=", own_now, lo)))
                 check: RPred = POr((_empty(other), PAnd((_side_ok(other), cmp))))
             else:
-                target = _translate_expr(plan.rest, var, lambda a: Const(None), _finished(accs))
+                target = translate_expr_terms(plan.rest, var, lambda a: Const(None), _finished(accs))
                 check = Cmp(plan.op, own_now, target)
             predicate = conj(predicate, check)
         out.append(rebuild(tr, assignment=assignment, predicate=predicate))
@@ -551,7 +475,7 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
     if (
         all(isinstance(t, (VarAttr, BagAgg)) for t in terms)
         and var not in sources
-        and _precedes(auto, sources, var)
+        and precedes(auto, sources, var)
     ):
         return _check_when_read(ctx, auto, var, plan)
     low = plan.op in (">", ">=", "=")
@@ -577,7 +501,7 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
                 lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
                 expr = Combine(t.func, expr, lifted)
             updates[acc] = expr
-        for variant_updates, guard in _edge_variants(ctx, tr, first, edges, edge_regs, plan, var):
+        for variant_updates, guard in edge_variants(ctx, tr, first, edges, edge_regs, var):
             assignment = assignment_of(tr)
             predicate = conj(tr.predicate, *guard)
             if last:
@@ -661,126 +585,9 @@ def _final_check(
         assert isinstance(t, FirstLast)
         return Reg(edge_regs[t])
 
-    target = _translate_expr(plan.rest, var, lambda a: Const(None), term)
+    target = translate_expr_terms(plan.rest, var, lambda a: Const(None), term)
     return POr((_empty(own), PAnd((_side_ok(own), _universal(plan.op, own, target)))))
 
-
-def _edge_variants(
-    ctx: Context,
-    tr: Transition,
-    first: bool,
-    edges: list[FirstLast],
-    regs: dict[FirstLast, str],
-    plan: _Deferred | None,
-    var: str,
-) -> list[tuple[dict[str, RExpr], list[RPred]]]:
-    """The register updates of ``FIRST``/``LAST`` terms on ``tr``, as variants of it.
-
-    ``LAST(Y.a)`` takes the value of each event emitted into Y.  ``FIRST(Y.a)`` takes it
-    only when Y had none yet: a step that emits into Y (not a first step) is split in two
-    copies guarded by whether the register was set (``IsNull`` on a flag)."""
-    variants: list[tuple[dict[str, RExpr], list[RPred]]] = [({}, [])]
-    for t in edges:
-        emitted = outputs_of(tr).get(t.var, [])
-        renamings = distinct_renamings({t.var: emitted}) if emitted else []
-        if len(renamings) > 1:
-            raise UnsupportedQuery(
-                f"the automaton engines do not compile {format_expr(t)} in {var}[...]: one "
-                "step emits several distinct events into the variable (ties in time) "
-                "(spec §5.1; the oracle runs it: --engine oracle)"
-            )
-        reg = regs[t]
-        keep: RExpr = Const(None) if first else Reg(reg)
-        if not renamings:
-            variants = [({**u, reg: keep}, g) for u, g in variants]
-            continue
-        now = new_value(tr, renamings[0], t.attr)
-        if t.which == "LAST" or first:
-            variants = [({**u, reg: now}, g) for u, g in variants]
-            continue
-        # FIRST on a later step: set only if unset (flag register ``seen`` is TRUE once set)
-        seen, old = _flags(reg)
-        variants = [
-            ({**u, reg: now, seen: Const(True), old: Reg(seen)}, [*g, IsNull(Reg(old))])
-            for u, g in variants
-        ] + [
-            ({**u, reg: Reg(reg), seen: Const(True), old: Reg(seen)}, [*g, PNot(IsNull(Reg(old)))])
-            for u, g in variants
-        ]
-    return _with_seen_flags(variants, edges, regs, tr, first)
-
-
-def _flags(reg: str) -> tuple[str, str]:
-    """The companion registers of a FIRST register: set-flag and its copy before the step."""
-    stem, _, number = reg.partition("#")
-    return f"{stem}_set#{number}", f"{stem}_was#{number}"
-
-
-def _with_seen_flags(
-    variants: list[tuple[dict[str, RExpr], list[RPred]]],
-    edges: list[FirstLast],
-    regs: dict[FirstLast, str],
-    tr: Transition,
-    first: bool,
-) -> list[tuple[dict[str, RExpr], list[RPred]]]:
-    """Every variant keeps (or starts) the ``set`` flag of each FIRST register."""
-    out = []
-    for updates, guard in variants:
-        updates = dict(updates)
-        for t in edges:
-            if t.which != "FIRST":
-                continue
-            seen = _flags(regs[t])[0]
-            if seen in updates:
-                continue
-            emitted = bool(outputs_of(tr).get(t.var))
-            if emitted:
-                updates[seen] = Const(True)
-            else:
-                updates[seen] = Const(None) if first else Reg(seen)
-        out.append((updates, guard))
-    return out
-
-
-def aggregate_edges(ctx: Context, auto: Auto, node: Agg) -> Auto:
-    """``AGG Z[...]`` whose outputs include ``FIRST``/``LAST`` (spec §5.1).
-
-    The monoid outputs are built by :func:`acel.compiler.construct.aggregate`; each
-    ``FIRST(X.a)``/``LAST(X.a)`` output keeps a register exactly as a filter's
-    ``FIRST``/``LAST`` term does (:func:`_edge_variants`: ``LAST`` takes each value
-    emitted into X, ``FIRST`` only the first, a step being split on the set flag), read
-    over the operand's transitions, and the event created in Z reads that register.
-    """
-    edge_outputs = [o for o in node.outputs if o.func in ("FIRST", "LAST")]
-    monoids = [o for o in node.outputs if o.func not in ("FIRST", "LAST")]
-    built = aggregate(ctx, auto, node.var, monoids)
-    if not edge_outputs:
-        return built
-    terms = {
-        o.name: FirstLast("FIRST" if o.func == "FIRST" else "LAST", o.var, o.attr or "")
-        for o in edge_outputs
-    }
-    edges = list(dict.fromkeys(terms.values()))
-    regs = {t: ctx.fresh(f"agg_{t.which.lower()}") for t in edges}
-    out: list[Transition | None] = []
-    for operand, tr in zip(auto.transitions, built.transitions):
-        first, last = auto.is_first(operand), auto.is_last(operand)
-        for updates, guard in _edge_variants(ctx, operand, first, edges, regs, None, node.var):
-            assignment = assignment_of(tr)
-            assignment.update(updates)
-            outputs = outputs_of(tr)
-            if last:  # the created event: the renaming aggregate() added (order is canonical)
-                renamings = list(outputs[node.var])
-                for r in outputs_of(operand).get(node.var, []):
-                    renamings.remove(r)
-                (created,) = renamings
-                names = {name: regs[t] for name, t in terms.items()}
-                kept = list(outputs[node.var])
-                kept.remove(created)
-                outputs[node.var] = [*kept, Renaming.of({**dict(created.items), **names})]
-            out.append(rebuild(tr, assignment=assignment, output=outputs,
-                               predicate=conj(tr.predicate, *guard)))
-    return _finish(ctx, built, out)
 
 
 __all__ = ["aggregate_edges", "filter_relating"]

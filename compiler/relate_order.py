@@ -1,0 +1,59 @@
+"""Where a variable's events sit in the runs of an automaton (for the relating filters).
+
+A conjunct can be checked when an event is read if everything it compares with is final
+by then (:func:`precedes`); a variable that one step at most fills (:func:`one_step`)
+has no event with an earlier one, and a variable that holds one event at most
+(:func:`single_event`) can be kept in a register per attribute.
+"""
+
+from __future__ import annotations
+
+from acel.acea.model.automaton import Transition
+from acel.compiler.automaton import Auto, distinct_renamings, outputs_of
+
+
+def precedes(auto: Auto, others: set[str], var: str) -> bool:
+    """Whether, in every run, every event of ``others`` is read before the first event of
+    ``var``: no step emitting into ``others`` follows (or is) a step emitting into ``var``."""
+    emitting = [t for t in auto.transitions if outputs_of(t).get(var)]
+    seen: set[int] = set()
+    stack = [t.target for t in emitting]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        stack.extend(t.target for t in auto.transitions if t.source == state)
+    after = [*emitting, *(t for t in auto.transitions if t.source in seen)]
+    return not any(outputs_of(t).get(y) for t in after for y in others)
+
+
+
+def _after(auto: Auto, steps: list[Transition]) -> set[int]:
+    """The states reachable from the targets of ``steps`` (targets included)."""
+    seen: set[int] = set()
+    stack = [t.target for t in steps]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        stack.extend(t.target for t in auto.transitions if t.source == state)
+    return seen
+
+
+def one_step(auto: Auto, var: str) -> bool:
+    """Whether no run has two steps emitting into ``var`` (its events share one time)."""
+    emitting = [t for t in auto.transitions if outputs_of(t).get(var)]
+    after = _after(auto, emitting)
+    return not any(t.source in after for t in emitting)
+
+
+def single_event(auto: Auto, var: str) -> bool:
+    """Whether every run emits one distinct event into ``var`` at most (one step, one
+    renaming: the same event twice is one event of the bag's set)."""
+    return one_step(auto, var) and all(
+        len(distinct_renamings({var: outputs_of(t)[var]})) <= 1
+        for t in auto.transitions
+        if outputs_of(t).get(var)
+    )
