@@ -38,7 +38,6 @@ from acel.acea.model.expressions import (
     Const,
     Finish,
     Identity,
-    IsNull,
     Lift,
     PAnd,
     POr,
@@ -52,7 +51,10 @@ from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
-from acel.compiler.relate_order import precedes
+from acel.compiler.relate_history import filter_history
+from acel.compiler.relate_order import one_step, precedes
+from acel.compiler.relate_single import compiles as by_events
+from acel.compiler.relate_single import filter_by_events
 from acel.compiler.relate_terms import (
     FLIP,
     NEGATE,
@@ -61,7 +63,6 @@ from acel.compiler.relate_terms import (
     refuse,
     subst,
     translate_expr_terms,
-    translate_terms,
 )
 
 from acel.lang.ast import (
@@ -82,8 +83,9 @@ from acel.lang.ast import (
     VarAttr,
     neg,
 )
+from acel.lang.errors import UnsupportedQuery
 from acel.lang.printer import format_expr, format_pred
-from acel.lang.relate import conjuncts, relating_terms
+from acel.lang.relate import conjuncts, reads_history, relating_terms
 
 # ------------------------------------------------------------------ plans
 
@@ -135,9 +137,10 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         term = format_expr(_terms_of(conjunct, var)[0])
         raise refuse(
             term, conjunct, var,
-            "only comparisons (=, <, <=, >, >=) are compiled, not OR or IN across relating "
-            "terms; when X and the variables it reads hold one event each, write "
-            "(φ FILTER X[P]) OR (φ FILTER X[Q]) instead of φ FILTER X[P OR Q]",
+            "OR or IN across relating terms over variables that hold many events: each event "
+            "may satisfy another disjunct, so no summary per side decides it; it compiles when "
+            "they hold at most 4 events each, or one holds many and the others' events come "
+            "first: bound the iteration, or write X[P] AND X[Q] when that is meant",
         )
     op: str = NEGATE[pred.op] if negated else pred.op
     sides = [(pred.left, pred.right, op), (pred.right, pred.left, FLIP.get(op, op))]
@@ -147,8 +150,11 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         if side_op not in FLIP:
             raise refuse(
                 format_expr(_terms(rest, var)[0]), conjunct, var,
-                "!= compares every pair and has no register summary; when X and the other side "
-                "hold one event each, (φ FILTER X[v < T]) OR (φ FILTER X[v > T]) says the same",
+                "!= between two variables that hold many events has no register summary (no "
+                "register automaton checks that a value differs from every value of a bag read "
+                "before it); it compiles when both sides hold at most 4 events, or the side with "
+                "many events comes after the other: compare with one value (FIRST(Y.a), LAST(Y.a), "
+                "MIN(Y.a)) or bound the iteration",
             )
         if _hasis_own(rest, var):
             break  # a side mixes X's attributes with other events': try the linear split
@@ -261,67 +267,24 @@ def filter_relating(ctx: Context, auto: Auto, var: str, pred: Pred) -> Auto:
         if not terms:
             plain = subst(conjunct, {}, var)
             auto = filter_unary(ctx, auto, var, plain)
+        elif reads_history(conjunct) and one_step(auto, var):
+            continue  # no event of X has an earlier one: the first-event rule keeps them all
         elif all(isinstance(t, (Prev, Running)) for t in terms):
-            auto = _history(ctx, auto, var, conjunct, terms)
+            auto = filter_history(ctx, auto, var, conjunct, terms)
         else:
-            auto = _check_at_end(ctx, auto, var, _deferred(conjunct, var))
+            auto = _comparison(ctx, auto, var, conjunct)
     return auto
 
 
-def _history(ctx: Context, auto: Auto, var: str, conjunct: Pred, terms: list[Expr]) -> Auto:
-    """A conjunct reading ``PREV``/``RUNNING``: checked on each event of X as it is read,
-    unless X had no earlier event (first-event rule)."""
-    has, old_has = ctx.fresh("rel_has"), ctx.fresh("rel_had")
-    regs = {t: ctx.fresh("rel_prev" if isinstance(t, Prev) else "rel_run") for t in terms}
-    olds = {t: ctx.fresh("rel_old") for t in terms}
-
-    def reset(t: Expr) -> RExpr:
-        return Identity(t.func) if isinstance(t, Running) else Const(None)
-
-    out: list[Transition | None] = []
-    for tr in auto.transitions:
-        first, last = auto.is_first(tr), auto.is_last(tr)
-        assignment = assignment_of(tr)
-        emitted = outputs_of(tr).get(var, [])
-        renamings = distinct_renamings({var: emitted}) if emitted else []
-        if len(renamings) > 1:
-            raise refuse(
-                format_expr(terms[0]), conjunct, var,
-                "one step emits several distinct events into the variable (ties in time)",
-            )
-        predicate = tr.predicate
-        if renamings:
-            r = renamings[0]
-            assignment[old_has] = Const(None) if first else Reg(has)
-            for t in terms:
-                assignment[olds[t]] = reset(t) if first else Reg(regs[t])
-
-            def term_now(t: Expr) -> RExpr:
-                if isinstance(t, Running):
-                    return Finish(t.func, Reg(olds[t]))
-                return Reg(olds[t])
-
-            check = translate_terms(conjunct, var, lambda a, r=r: value(r, a), term_now)  # type: ignore[misc]
-            predicate = conj(predicate, POr((IsNull(Reg(old_has)), check)))
-        if not last:
-            if renamings:
-                r = renamings[0]
-                assignment[has] = Const(True)
-                for t in terms:
-                    if isinstance(t, Prev):
-                        assignment[regs[t]] = new_value(tr, r, t.attr)
-                    else:
-                        assert isinstance(t, Running)
-                        acc: RExpr = reset(t) if first else Reg(regs[t])
-                        for _ in emitted:
-                            acc = Combine(t.func, acc, Lift(t.func, new_value(tr, r, t.attr)))
-                        assignment[regs[t]] = acc
-            else:
-                assignment[has] = Const(None) if first else Reg(has)
-                for t in terms:
-                    assignment[regs[t]] = reset(t) if first else Reg(regs[t])
-        out.append(rebuild(tr, assignment=assignment, predicate=predicate))
-    return _finish(ctx, auto, out)
+def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
+    """A conjunct with other events' terms: by extremes (:func:`_deferred`), else with one
+    event per variable in registers (:mod:`acel.compiler.relate_single`), else refused."""
+    try:
+        return _check_at_end(ctx, auto, var, _deferred(conjunct, var))
+    except UnsupportedQuery:
+        if not by_events(auto, conjunct, var):
+            raise
+    return filter_by_events(ctx, auto, var, conjunct)
 
 
 @dataclass(frozen=True)

@@ -57,3 +57,29 @@ def single_event(auto: Auto, var: str) -> bool:
         for t in auto.transitions
         if outputs_of(t).get(var)
     )
+
+
+def bound(auto: Auto, var: str, cap: int = 4) -> int | None:
+    """The most events any run emits into ``var`` when each step emits one distinct event
+    at most and no cycle emits (then at most ``cap``); None otherwise (unbounded, too many,
+    or several events at one time)."""
+    emits: dict[int, int] = {}
+    for i, t in enumerate(auto.transitions):
+        emitted = outputs_of(t).get(var)
+        if emitted and len(distinct_renamings({var: emitted})) > 1:
+            return None
+        emits[i] = 1 if emitted else 0
+    best = {auto.initial: 0}
+    changed = True
+    while changed:
+        changed = False
+        for i, t in enumerate(auto.transitions):
+            if t.source not in best:
+                continue
+            count = best[t.source] + emits[i]
+            if count > cap:
+                return None
+            if count > best.get(t.target, -1):
+                best[t.target] = count
+                changed = True
+    return max(best.values())
