@@ -19,6 +19,7 @@ as an empty bag does in :func:`acel.lang.relate.holds_for` (``papers/compiler.md
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import product
 
 from acel.acea.model.automaton import Renaming, Transition
@@ -106,24 +107,21 @@ def compiles(auto: Auto, conjunct: Pred, var: str) -> bool:
     return _plan(auto, conjunct, var) is not None
 
 
-def filter_by_events(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
-    """``φ FILTER X[conjunct]`` with the events of its variables in slots (module doc);
-    call only when :func:`compiles` says so."""
-    plan = _plan(auto, conjunct, var)
-    assert plan is not None
-    reader, slots = plan
-    attrs = _attributes(conjunct, var)
-    regs = {(v, i, a): ctx.fresh(f"rel_{a}") for v, k in slots.items()
-            for i in range(k) for a in attrs[v]}
-    has = {(v, i): ctx.fresh("rel_has") for v, k in slots.items() for i in range(k)}
-    terms = list(dict.fromkeys(relating_terms(conjunct)))
-    history_terms = [t for t in terms if isinstance(t, (Prev, Running))]
-    history = History.fresh(ctx, var, history_terms) if history_terms and reader else None
-    accs = {t: ctx.fresh("rel_acc") for t in terms if isinstance(t, BagAgg)}
-    edges = [t for t in terms if isinstance(t, FirstLast)]
-    edge_regs = {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges}
+@dataclass(frozen=True)
+class _Slots:
+    """The registers of a conjunct over slots (module doc) and the checks they make."""
 
-    def instance(event: Callable[[str, str], RExpr], earlier: Callable[[Expr], RExpr]) -> RPred:
+    conjunct: Pred
+    var: str
+    slots: dict[str, int]
+    regs: dict[tuple[str, int, str], str]
+    has: dict[tuple[str, int], str]
+    history: bool
+    accs: dict[BagAgg, str]
+    edge_regs: dict[FirstLast, str]
+
+    def instance(self, event: Callable[[str, str], RExpr], earlier: Callable[[Expr], RExpr]
+                 ) -> RPred:
         """The conjunct for one event of X (``event(var, a)``) and one choice of the others."""
         def term(t: Expr) -> RExpr:
             if isinstance(t, VarAttr):
@@ -131,83 +129,126 @@ def filter_by_events(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto
             if isinstance(t, (Prev, Running)):
                 return earlier(t)
             if isinstance(t, BagAgg):
-                return Finish(t.func, Reg(accs[t]))
+                return Finish(t.func, Reg(self.accs[t]))
             assert isinstance(t, FirstLast)
-            return Reg(edge_regs[t])
+            return Reg(self.edge_regs[t])
 
-        return translate_terms(conjunct, var, lambda a: event(var, a), term)
+        return translate_terms(self.conjunct, self.var, lambda a: event(self.var, a), term)
 
-    def every_choice(fixed: str, fixed_event: Callable[[str], RExpr], first_event: RPred | None,
-                     earlier: Callable[[Expr], RExpr]) -> list[RPred]:
-        """The instances for one event of ``fixed`` and every choice of slots of the rest."""
-        rest = [v for v in slots if v != fixed]
+    def every_choice(self, fixed: str, fixed_event: Callable[[str], RExpr],
+                     first_event: RPred | None, earlier: Callable[[Expr], RExpr]) -> list[RPred]:
+        """The instances for one event of ``fixed`` and every choice of slots of the rest;
+        an empty slot (or X's first event, with history) makes its instance hold."""
+        rest = [v for v in self.slots if v != fixed]
         out = []
-        for choice in product(*(range(slots[v]) for v in rest)):
+        for choice in product(*(range(self.slots[v]) for v in rest)):
             picked = dict(zip(rest, choice))
 
             def event(v: str, a: str, picked: dict[str, int] = picked) -> RExpr:
-                return fixed_event(a) if v == fixed else Reg(regs[v, picked[v], a])
+                return fixed_event(a) if v == fixed else Reg(self.regs[v, picked[v], a])
 
-            vacuous = [IsNull(Reg(has[v, i])) for v, i in picked.items()]
+            vacuous = [IsNull(Reg(self.has[v, i])) for v, i in picked.items()]
             if first_event is not None:
                 vacuous.append(first_event)
-            out.append(POr((*vacuous, instance(event, earlier))))
+            out.append(POr((*vacuous, self.instance(event, earlier))))
         return out
 
-    def at_end() -> RPred:
+    def earlier(self, i: int) -> Callable[[Expr], RExpr]:
+        """``PREV``/``RUNNING`` for the event in X's slot ``i``: the later slots hold the
+        earlier events (an empty slot is NULL, which a monoid lifts to its identity)."""
+        k, var, regs = self.slots[self.var], self.var, self.regs
+
+        def term(t: Expr) -> RExpr:
+            if isinstance(t, Prev):
+                return Reg(regs[var, i + 1, t.attr]) if i + 1 < k else Const(None)
+            assert isinstance(t, Running)
+            acc: RExpr = Identity(t.func)
+            for j in range(i + 1, k):
+                acc = Combine(t.func, acc, Lift(t.func, Reg(regs[var, j, t.attr])))
+            return Finish(t.func, acc)
+
+        return term
+
+    def at_end(self) -> RPred:
         """Every slot of X against every choice of the others' slots (last step)."""
-        k = slots[var]
+        k, var = self.slots[self.var], self.var
         checks: list[RPred] = []
         for i in range(k):
-            def earlier(t: Expr, i: int = i) -> RExpr:
-                if isinstance(t, Prev):
-                    return Reg(regs[var, i + 1, t.attr]) if i + 1 < k else Const(None)
-                assert isinstance(t, Running)
-                acc: RExpr = Identity(t.func)
-                for j in range(i + 1, k):
-                    acc = Combine(t.func, acc, Lift(t.func, Reg(regs[var, j, t.attr])))
-                return Finish(t.func, acc)
-
-            if history_terms and i + 1 == k:
+            if self.history and i + 1 == k:
                 continue  # the earliest slot has no earlier event: not required
-            first_event = IsNull(Reg(has[var, i + 1])) if history_terms else None
-            def slot(a: str, i: int = i) -> RExpr:
-                return Reg(regs[var, i, a])
+            first_event = IsNull(Reg(self.has[var, i + 1])) if self.history else None
 
-            mine = every_choice(var, slot, first_event, earlier)
-            checks.append(POr((IsNull(Reg(has[var, i])), conj(*mine))))
+            def slot(a: str, i: int = i) -> RExpr:
+                return Reg(self.regs[var, i, a])
+
+            mine = self.every_choice(var, slot, first_event, self.earlier(i))
+            checks.append(POr((IsNull(Reg(self.has[var, i])), conj(*mine))))
         return conj(*checks)
 
+    def when_read(self, tr: Transition, reader: str, history: History | None) -> list[RPred]:
+        """Each event ``tr`` emits into ``reader`` against every choice of the slots."""
+        now = history.term if history is not None else _no_history
+        first_event = history.first_event() if history is not None else None
+        out: list[RPred] = []
+        for r in distinct_renamings({reader: outputs_of(tr).get(reader, [])}):
+
+            def read(a: str, r: Renaming = r) -> RExpr:
+                return value(r, a)
+
+            out.extend(self.every_choice(reader, read, first_event, now))
+        return out
+
+
+def filter_by_events(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
+    """``φ FILTER X[conjunct]`` with the events of its variables in slots (module doc);
+    call only when :func:`compiles` says so."""
+    plan = _plan(auto, conjunct, var)
+    assert plan is not None
+    reader, slots = plan
+    attrs = _attributes(conjunct, var)
+    terms = list(dict.fromkeys(relating_terms(conjunct)))
+    history_terms = [t for t in terms if isinstance(t, (Prev, Running))]
+    history = History.fresh(ctx, var, history_terms) if history_terms and reader else None
+    edges = [t for t in terms if isinstance(t, FirstLast)]
+    plan_regs = _Slots(
+        conjunct, var, slots,
+        {(v, i, a): ctx.fresh(f"rel_{a}") for v, k in slots.items() for i in range(k)
+         for a in attrs[v]},
+        {(v, i): ctx.fresh("rel_has") for v, k in slots.items() for i in range(k)},
+        bool(history_terms),
+        {t: ctx.fresh("rel_acc") for t in terms if isinstance(t, BagAgg)},
+        {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges},
+    )
     out: list[Transition | None] = []
     for tr in auto.transitions:
         first = auto.is_first(tr)
         assignment = assignment_of(tr)
-        outputs = outputs_of(tr)
-        assignment.update(_shift(tr, first, slots, attrs, regs, has))
+        assignment.update(_shift(tr, first, slots, attrs, plan_regs.regs, plan_regs.has))
         if history is not None:
             assignment.update(history.updates(tr, history.renaming(tr, conjunct), first,
                                               auto.is_last(tr)))
-        for t, acc in accs.items():
-            expr: RExpr = Identity(t.func) if first else Reg(acc)
-            for r in outputs.get(t.var, []):
-                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
-                expr = Combine(t.func, expr, lifted)
-            assignment[acc] = expr
+        assignment.update(_accumulate(tr, first, plan_regs.accs))
         checks: list[RPred] = []
         if reader == "" and auto.is_last(tr):
-            checks.append(at_end())
+            checks.append(plan_regs.at_end())
         elif reader:
-            for r in distinct_renamings({reader: outputs.get(reader, [])}):
-                now = history.term if history is not None else _no_history
-                first_event = history.first_event() if history is not None else None
-                def read(a: str, r: Renaming = r) -> RExpr:
-                    return value(r, a)
-
-                checks.extend(every_choice(reader, read, first_event, now))
-        for updates, guard in edge_variants(ctx, tr, first, edges, edge_regs, var):
+            checks.extend(plan_regs.when_read(tr, reader, history))
+        for updates, guard in edge_variants(ctx, tr, first, edges, plan_regs.edge_regs, var):
             out.append(rebuild(tr, assignment={**assignment, **updates},
                                predicate=conj(tr.predicate, *guard, *checks)))
     return _finish(ctx, auto, out)
+
+
+def _accumulate(tr: Transition, first: bool, accs: dict[BagAgg, str]) -> dict[str, RExpr]:
+    """The whole-bag monoid registers after ``tr`` (as AGG keeps them)."""
+    out: dict[str, RExpr] = {}
+    for t, acc in accs.items():
+        expr: RExpr = Identity(t.func) if first else Reg(acc)
+        for r in outputs_of(tr).get(t.var, []):
+            lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
+            expr = Combine(t.func, expr, lifted)
+        out[acc] = expr
+    return out
 
 
 def _no_history(t: Expr) -> RExpr:
