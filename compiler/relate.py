@@ -139,7 +139,7 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
             term, conjunct, var,
             "OR or IN across relating terms over variables that hold many events: each event "
             "may satisfy another disjunct, so no summary per side decides it; it compiles when "
-            "they hold at most 4 events each, or one holds many and the others' events come "
+            "they hold at most 5 events each, or one holds many and the others' events come "
             "first: bound the iteration, or write X[P] AND X[Q] when that is meant",
         )
     op: str = NEGATE[pred.op] if negated else pred.op
@@ -152,7 +152,7 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
                 format_expr(_terms(rest, var)[0]), conjunct, var,
                 "!= between two variables that hold many events has no register summary (no "
                 "register automaton checks that a value differs from every value of a bag read "
-                "before it); it compiles when both sides hold at most 4 events, or the side with "
+                "before it); it compiles when both sides hold at most 5 events, or the side with "
                 "many events comes after the other: compare with one value (FIRST(Y.a), LAST(Y.a), "
                 "MIN(Y.a)) or bound the iteration",
             )

@@ -59,7 +59,7 @@ def single_event(auto: Auto, var: str) -> bool:
     )
 
 
-def bound(auto: Auto, var: str, cap: int = 4) -> int | None:
+def bound(auto: Auto, var: str, cap: int = 5) -> int | None:
     """The most events any run emits into ``var`` when each step emits one distinct event
     at most and no cycle emits (then at most ``cap``); None otherwise (unbounded, too many,
     or several events at one time)."""

@@ -48,7 +48,7 @@ from acel.compiler.relate_terms import PLACEHOLDER, subst, translate_terms
 from acel.lang.ast import Attr, BagAgg, Expr, FirstLast, Pred, Prev, Running, VarAttr
 from acel.lang.relate import expressions, others, reads_history, relating_terms
 
-MAX_INSTANCES = 16
+MAX_INSTANCES = 25
 """The most instances of the conjunct one check may conjoin (product of the slots)."""
 
 
