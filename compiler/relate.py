@@ -464,7 +464,7 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
                 lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
                 expr = Combine(t.func, expr, lifted)
             updates[acc] = expr
-        for variant_updates, guard in edge_variants(ctx, tr, first, edges, edge_regs, var):
+        for variant_updates, guard in edge_variants(auto, tr, edges, edge_regs, var):
             assignment = assignment_of(tr)
             predicate = conj(tr.predicate, *guard)
             if last:

@@ -11,6 +11,7 @@ from acel.acea.model.expressions import Const, IsNull, PNot, Reg, RExpr, RPred, 
 from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, outputs_of, rebuild
 from acel.compiler.construct import _finish, aggregate, new_value
 from acel.compiler.context import Context
+from acel.compiler.relate_order import may_close, may_open
 
 from acel.lang.ast import Agg, FirstLast
 from acel.lang.errors import UnsupportedQuery
@@ -18,22 +19,30 @@ from acel.lang.printer import format_expr
 
 
 def edge_variants(
-    ctx: Context,
+    auto: Auto,
     tr: Transition,
-    first: bool,
     edges: list[FirstLast],
     regs: dict[FirstLast, str],
     var: str,
 ) -> list[tuple[dict[str, RExpr], list[RPred]]]:
-    """The register updates of ``FIRST``/``LAST`` terms on ``tr``, as variants of it.
+    """The register updates of ``FIRST``/``LAST`` terms on ``tr`` (of ``auto``), as
+    variants of it.
 
     ``LAST(Y.a)`` takes the value of each event emitted into Y.  ``FIRST(Y.a)`` takes it
     only when Y had none yet: a step that emits into Y (not a first step) is split in two
-    copies guarded by whether the register was set (``IsNull`` on a flag)."""
+    copies guarded by whether the register was set (``IsNull`` on a flag).  A step that
+    emits several distinct events into Y (ties in time: the canonical order of §2 decides)
+    is refused unless it can never be Y's first (for FIRST) or last (for LAST) step."""
+    first = auto.is_first(tr)
     variants: list[tuple[dict[str, RExpr], list[RPred]]] = [({}, [])]
     for t in edges:
         emitted = outputs_of(tr).get(t.var, [])
         renamings = distinct_renamings({t.var: emitted}) if emitted else []
+        if len(renamings) > 1 and t.which == "FIRST" and not may_open(auto, tr, t.var):
+            variants = [({**u, regs[t]: Reg(regs[t])}, g) for u, g in variants]
+            continue  # Y's first event came earlier: FIRST keeps it
+        if len(renamings) > 1 and t.which == "LAST" and not may_close(auto, tr, t.var):
+            renamings = renamings[:1]  # a later step of Y always overwrites this value
         if len(renamings) > 1:
             raise UnsupportedQuery(
                 f"the automaton engines do not compile {format_expr(t)} in {var}[...]: one "
@@ -115,8 +124,8 @@ def aggregate_edges(ctx: Context, auto: Auto, node: Agg) -> Auto:
     regs = {t: ctx.fresh(f"agg_{t.which.lower()}") for t in edges}
     out: list[Transition | None] = []
     for operand, tr in zip(auto.transitions, built.transitions):
-        first, last = auto.is_first(operand), auto.is_last(operand)
-        for updates, guard in edge_variants(ctx, operand, first, edges, regs, node.var):
+        last = auto.is_last(operand)
+        for updates, guard in edge_variants(auto, operand, edges, regs, node.var):
             assignment = assignment_of(tr)
             assignment.update(updates)
             outputs = outputs_of(tr)

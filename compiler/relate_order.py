@@ -83,3 +83,30 @@ def bound(auto: Auto, var: str, cap: int = 5) -> int | None:
                 best[t.target] = count
                 changed = True
     return max(best.values())
+
+
+def _quiet_closure(auto: Auto, start: set[int], var: str, forward: bool) -> set[int]:
+    """States reachable from ``start`` (or reaching it, ``forward`` False) through steps
+    that emit nothing into ``var``."""
+    seen: set[int] = set()
+    stack = list(start)
+    quiet = [t for t in auto.transitions if not outputs_of(t).get(var)]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        stack.extend(t.target if forward else t.source
+                     for t in quiet if (t.source if forward else t.target) == state)
+    return seen
+
+
+def may_open(auto: Auto, step: Transition, var: str) -> bool:
+    """Whether ``step`` may emit the first events of ``var`` in a run (no step emitting
+    into ``var`` need come before it)."""
+    return step.source in _quiet_closure(auto, {auto.initial}, var, forward=True)
+
+
+def may_close(auto: Auto, step: Transition, var: str) -> bool:
+    """Whether ``step`` may emit the last events of ``var`` in an accepting run."""
+    return step.target in _quiet_closure(auto, set(auto.finals), var, forward=False)

@@ -233,7 +233,7 @@ def filter_by_events(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto
             checks.append(plan_regs.at_end())
         elif reader:
             checks.extend(plan_regs.when_read(tr, reader, history))
-        for updates, guard in edge_variants(ctx, tr, first, edges, plan_regs.edge_regs, var):
+        for updates, guard in edge_variants(auto, tr, edges, plan_regs.edge_regs, var):
             out.append(rebuild(tr, assignment={**assignment, **updates},
                                predicate=conj(tr.predicate, *guard, *checks)))
     return _finish(ctx, auto, out)

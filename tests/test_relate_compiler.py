@@ -123,6 +123,10 @@ BY_EVENTS = [
     "A AS a ; (B AS b)+ FILTER b[v IN (1, 2) OR v > a.v + MAX(a.v)]",
     "(A AS a)+ FILTER a[v != 2 * FIRST(a.v) - 1]",
     "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ FILTER b[v != a.v]\nWITHIN 5 EVENTS",
+    # FIRST/LAST over a variable with ties in time where they cannot be its first/last
+    "AGG w[s := MAX(B.v)](C ; B) AS r ; A AS a FILTER a[v >= FIRST(r.v)]",
+    "(AGG w[s := MAX(B.v)](B)) AS r ; C AS r ; (A AS a)+ FILTER a[v > LAST(r.v)]",
+    "AGG z[f := LAST(r.v)]((AGG w[s := MAX(B.v)](B)) AS r ; (C AS r)+)",
 ]
 
 
