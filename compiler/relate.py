@@ -18,11 +18,12 @@ conjunct, :mod:`acel.lang.relate`) and each conjunct gets one construction
   register per whole-bag term; the last step of the run compares them.  This is exact
   whatever the order of X's and Y's events in the run (Y's events may come later).
 
-Anything else (``!=`` between variables, ``OR`` across variables, a side mixing X's
-and Y's attributes, ``FIRST``/``LAST``, two other variables in one comparison, ties of
-several distinct events of X read by one step for a history conjunct) raises
-:class:`UnsupportedQuery` naming the term before any data is read; the oracle still
-answers it.
+A conjunct these do not compile (``!=``, ``OR``/``IN`` across terms, non-linear or mixed
+sides, ``PREV``/``RUNNING`` beside other variables) is evaluated as written over slots of
+registers when its variables hold few events (:mod:`acel.compiler.relate_single`); a
+history conjunct over a variable that one step fills is vacuous.  What remains raises
+:class:`UnsupportedQuery` naming the term, and saying what compiles instead, before any
+data is read; the oracle still answers it (``papers/compiler.md``).
 """
 
 from __future__ import annotations

@@ -321,8 +321,9 @@ def test_new_terms_agree_in_every_engine(case: Case) -> None:
 def test_refusal_rate_is_printed_and_the_projects_queries_compile(capsys: pytest.CaptureFixture[str]
                                                                   ) -> None:
     """Issue 32: across generated queries the oracle answers, the compiled engines refuse at
-    most 1 % of the project's generator's queries; the rate over filters drawn from the
-    whole of spec §5.1 is printed (``bench/refusal_rate.py`` lists the reasons)."""
+    most 1 % of the project's generator's queries, and at most 2 % of 500 queries whose
+    filters are drawn from the whole of spec §5.1 (fixed seed; the shapes left are listed in
+    ``papers/compiler.md``, ``bench/refusal_rate.py`` counts them by reason)."""
     import importlib.util
     import sys
 
@@ -335,9 +336,10 @@ def test_refusal_rate_is_printed_and_the_projects_queries_compile(capsys: pytest
     sys.modules.setdefault("refusal_rate", bench)  # its dataclass looks itself up there
     spec.loader.exec_module(bench)
     ours = bench.measure(150, 3, queries(max_depth=3))
-    full = bench.measure(150, 3)
+    full = bench.measure(500, 1)
     with capsys.disabled():
         print(f"\nrefused by the compiled engines: {100 * ours.rate:.2f} % of acel.testing.queries, "
               f"{100 * full.rate:.2f} % of relating_queries (whole §5.1)")
     assert ours.answered > 100 and ours.rate <= 0.01
-    assert full.answered > 100 and not any(r.startswith("CRASH") for r in full.reasons)
+    assert full.answered > 400 and not any(r.startswith("CRASH") for r in full.reasons)
+    assert full.rate <= 0.02, full.reasons
