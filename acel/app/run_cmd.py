@@ -293,11 +293,7 @@ def _run_spark_stream(args: argparse.Namespace, progress: Progress) -> int:
                    if value is not None]
     if unsupported:
         raise UsageError(f"{', '.join(unsupported)} cannot be used with --stream")
-    suffix = Path(args.out.rstrip("/")).suffix.lower()
-    if suffix not in ("", ".jsonl", ".json", ".parquet", ".pq"):
-        raise UsageError(f"--stream writes a folder of JSON Lines (--out DIR.jsonl) or Parquet "
-                         f"(--out DIR or DIR.parquet) files, not {suffix!r}")
-    fmt = "jsonl" if suffix in (".jsonl", ".json") else "parquet"
+    fmt = _stream_output(args.out)
     delay = _stream_delay(args)
     from acel.spark_backend import get_session
     from acel.spark_backend import streaming as ss
@@ -370,3 +366,16 @@ def _write_all(args: argparse.Namespace, results: list[Any], n_events: int | Non
     return 0
 
 
+def _stream_output(out: str) -> str:
+    """The output format of ``--stream``'s folder (by its extension; none: Parquet): one
+    Spark's streaming file sink writes (:mod:`acel.io.output_formats`)."""
+    from acel.io.output_formats import output_formats
+
+    suffix = Path(out.rstrip("/")).suffix.lower()
+    if suffix == "":
+        return "parquet"
+    for fmt in output_formats():
+        if suffix in fmt.suffixes and fmt.spark_sink is not None:
+            return fmt.name
+    raise UsageError(f"--stream writes a folder of JSON Lines (--out DIR.jsonl) or Parquet "
+                     f"(--out DIR or DIR.parquet) files, not {suffix!r}")

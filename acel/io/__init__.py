@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from acel.io.formats import FORMATS, file_format
+from acel.io.options import SourceOptions
+from acel.io.readers import FORMATS, Reader, file_format, reader_for, register, unregister
 from acel.io.records import Problem, Row
 from acel.io.schema_files import read_schema, write_schema
 from acel.io.source import STDIN, EventStream, open_events
@@ -28,7 +29,9 @@ __all__ = [
     "STDIN",
     "EventStream",
     "Problem",
+    "Reader",
     "Row",
+    "SourceOptions",
     "events_from_arrow",
     "events_from_dataframe",
     "events_from_records",
@@ -40,7 +43,10 @@ __all__ = [
     "parse_cell",
     "read_events",
     "read_schema",
+    "reader_for",
+    "register",
     "time_key",
+    "unregister",
     "write_schema",
 ]
 

@@ -1,4 +1,5 @@
-"""Event file formats: raw records out of JSON Lines, CSV and Parquet, in batches.
+"""Event file formats: raw records out of JSON Lines, CSV and Parquet, in batches (the
+registered readers of :mod:`acel.io.readers` use them).
 
 Each reader yields lists of :class:`acel.io.records.Row` (or, for Parquet,
 Arrow record batches) without holding the file in memory, and reports what
@@ -19,7 +20,7 @@ from typing import Any
 try:
     import orjson
 except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallback)
-    from acel.io import _json_fallback as orjson  # type: ignore[no-redef]
+    import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.records import Row
 from acel.io.values import (
@@ -35,30 +36,9 @@ from acel.lang.errors import DataError
 BATCH = 8192
 """Records per batch."""
 
-FORMATS = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-    ".csv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-"""File extension → reader."""
-
 BOM = b"\xef\xbb\xbf"
 _BIG = 9.2e18
 """Floats this large may be integers orjson read as floats (it has 64-bit ints only)."""
-
-
-def file_format(path: str | Path) -> str:
-    """``jsonl``, ``csv`` or ``parquet`` from the extension; DataError otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise DataError(
-            f"{path}: unknown event file format {suffix or '(no extension)'!r}; "
-            "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
-        )
-    return FORMATS[suffix]
 
 
 def read_text_file(path: str | Path) -> str:

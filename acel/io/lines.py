@@ -23,7 +23,7 @@ from typing import Any
 try:
     import orjson
 except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallback)
-    from acel.io import _json_fallback as orjson  # type: ignore[no-redef]
+    import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.values import int_text
 

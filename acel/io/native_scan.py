@@ -40,7 +40,7 @@ def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, 
 
 
 def csv_kinds(native: Any, path: Path, width: int) -> tuple[list[str], set[int]]:
-    """Each column's kind, as :class:`acel.io.source._ColumnKind` infers it over the whole
+    """Each column's kind, as :class:`acel.io.readers.csv._ColumnKind` infers it over the whole
     column, and the columns it calls mixed (text beside numbers or bools); ``NotSimple``
     for a file the scanner does not read."""
     flags = bytearray(b"\x01\x01\x01\x00\x00" * width)
@@ -123,7 +123,7 @@ def first_pass(
     csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> int:
     """The schema pass: lines of a known shape are counted and their order noted in C
-    (into ``order``, an ``acel.io.source._Order``); every other line goes to ``on_row``,
+    (into ``order``, an ``acel.io.stream.Order``); every other line goes to ``on_row``,
     which says whether its shape is now known.  Returns how many lines C counted.  With
     ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
     shapes: dict[bytes, None] = {}

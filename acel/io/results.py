@@ -28,9 +28,9 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Union
 
-from acel.io.formats import FORMATS
 from acel.io.lines import LineEncoder, PreparedEvent, clean, value_json
 from acel.io.native_switch import wanted
+from acel.io.output_formats import output_for, output_named
 from acel.io.targets import open_direct, open_partial, special_target
 from acel.lang.clauses import Key, Match, TrendRow, key_sort_key
 from acel.lang.errors import AcelError, DataError
@@ -38,8 +38,6 @@ from acel.lang.events import ComplexEvent, Event, OptValue, Value
 
 Results = Union[Sequence[Match], Sequence[TrendRow]]
 
-OUTPUT_FORMATS = FORMATS
-"""File extension → format: results are written in the formats events are read in."""
 
 _FIRST_FOUR = itemgetter(0, 1, 2, 3)
 """(end, query, start, line): the order of complex events in a file (spec §12)."""
@@ -290,18 +288,13 @@ def _csv_cell(value: OptValue) -> str:
 
 
 def output_format(path: str | Path | None, fmt: str | None = None) -> str:
-    """``jsonl``, ``csv`` or ``parquet`` from ``fmt`` or the file extension (default jsonl)."""
+    """``jsonl``, ``csv`` or ``parquet`` (:mod:`acel.io.output_formats`) from ``fmt`` or the
+    file extension (default jsonl)."""
     if fmt is not None:
-        if fmt not in ("jsonl", "csv", "parquet"):
-            raise DataError(f"unknown output format {fmt!r}; use jsonl, csv or parquet")
-        return fmt
+        return output_named(fmt).name
     if path is None:
         return "jsonl"
-    suffix = Path(path).suffix.lower()
-    if suffix not in OUTPUT_FORMATS:
-        raise DataError(f"{path}: unknown output format {suffix or '(no extension)'!r}; "
-                        "use .jsonl, .csv or .parquet")
-    return OUTPUT_FORMATS[suffix]
+    return output_for(path).name
 
 
 def check_output(path: str | Path | None, inputs: Iterable[str | Path] = ()) -> str:

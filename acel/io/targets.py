@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 from typing import IO
 
+from acel.io.output_formats import output_named
 from acel.lang.errors import DataError
 
 PARTIAL = ".partial"
@@ -42,8 +43,8 @@ def special_target(path: Path) -> bool:
 
 def open_direct(path: Path, kind: str) -> IO[bytes]:
     """An existing FIFO or character device, opened for writing (no rename follows)."""
-    if kind == "parquet":
-        raise DataError(f"{path}: cannot write Parquet into a pipe or a device: give a file name")
+    if not output_named(kind).into_pipe:
+        raise DataError(f"{path}: cannot write {kind.capitalize()} into a pipe or a device: give a file name")
     try:
         fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:

@@ -1,0 +1,56 @@
+"""How to read one event source: the options every reader takes, as one frozen record.
+
+:class:`SourceOptions` travels from :func:`acel.io.source.open_events` to the
+reader of a format (:mod:`acel.io.readers`) instead of a list of keyword
+arguments repeated in every signature on the way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from acel.io.sorting import DEFAULT_CHUNK
+from acel.lang.schema import Schema
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """The options of one event source (spec §1, §9; ``papers/io.md``).
+
+    ``type_col``: the column naming each event's type.  ``time_col``: the column the
+    stream is ordered by (sorted when it is not).  ``schema``: the given schema (``None``:
+    inferred from the data).  ``watch``: attributes whose order the caller needs
+    (``WITHIN … ON attr``).  ``chunk``: events sorted in memory at once.  Standard input
+    only: ``max_delay`` (how late an event may arrive, in time units), ``infer_lines``
+    (the first lines that fix the schema), ``idle_advance`` (time units a quiet second
+    moves event time on).
+    """
+
+    type_col: str = "type"
+    time_col: str | None = None
+    schema: Schema | None = None
+    watch: tuple[str, ...] = ()
+    chunk: int = DEFAULT_CHUNK
+    max_delay: float | None = None
+    infer_lines: int = 1000
+    idle_advance: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.watch, tuple):
+            object.__setattr__(self, "watch", tuple(self.watch))
+
+    def with_schema(self, schema: Schema | None) -> SourceOptions:
+        """The same options with another schema (a reader completing the given one)."""
+        return replace(self, schema=schema)
+
+    @staticmethod
+    def of(
+        type_col: str = "type",
+        time_col: str | None = None,
+        schema: Schema | None = None,
+        watch: Sequence[str] = (),
+        **rest: object,
+    ) -> SourceOptions:
+        """Options from keyword arguments (``watch`` any sequence)."""
+        return SourceOptions(type_col, time_col, schema, tuple(watch), **rest)  # type: ignore[arg-type]

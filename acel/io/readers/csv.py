@@ -1,0 +1,253 @@
+"""CSV event files (spec §9; ``papers/io.md``): a header names the columns, each cell takes
+its column's kind (the schema's, else the one the whole column shows).
+
+A file whose lines are all simple (no quotes, one line per record) goes through the C
+scanner (:mod:`acel.io.native_scan`); any other is read by Python's ``csv`` module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import acel.io.native_scan as native_scan
+from acel.io.formats import csv_cells, csv_header
+from acel.io.options import SourceOptions
+from acel.io.readers.registry import Reader, register
+from acel.io.records import Row, with_time_column
+from acel.io.row_passes import (
+    native_given_stream,
+    native_lines_stream,
+    open_kinds,
+    require_columns,
+    rows_stream,
+)
+from acel.io.stream import EventStream
+from acel.io.values import parse_cell
+from acel.lang.errors import DataError
+from acel.lang.schema import Schema
+
+
+class CsvReader(Reader):
+    """``.csv``: a header line, then one record a line (quoted fields may span lines)."""
+
+    name = "csv"
+    suffixes = (".csv",)
+    spark_format = "csv"
+    spark_options = (("header", True), ("inferSchema", True))
+
+    def open(self, path: Path, options: SourceOptions) -> EventStream:
+        return csv_stream(path, options)
+
+    def rows(self, path: Path) -> Iterator[list[Row]]:
+        header = csv_header(path)
+        return _csv_rows(path, header, ["str"] * len(header))
+
+    def native(self) -> Any | None:
+        return native_scan.reader()
+
+
+register(CsvReader())
+
+
+
+
+class _ColumnKind:
+    """The incremental form of :func:`acel.io.values.infer_cell_kind`."""
+
+    __slots__ = ("is_int", "is_float", "is_bool", "numeric", "typed")
+
+    def __init__(self) -> None:
+        self.is_int = self.is_float = self.is_bool = True
+        self.numeric = self.typed = False
+
+    def add(self, raw: str) -> None:
+        from acel.io.values import _BOOL, _FLOAT, _INT, _SPECIAL_FLOAT
+
+        cell = raw.strip()
+        number, truth = _FLOAT.fullmatch(cell) is not None, cell.lower() in _BOOL
+        if number or truth:
+            self.typed = True
+        if self.is_int and not _INT.fullmatch(cell):
+            self.is_int = False
+        if self.is_float:
+            if number:
+                self.numeric = True
+            elif not _SPECIAL_FLOAT.fullmatch(cell):
+                self.is_float = False
+        if self.is_bool and not truth:
+            self.is_bool = False
+
+    def mixed(self) -> bool:
+        """Text beside numbers or bools: no kind reads every cell (issue 37)."""
+        return self.typed and self.kind() == "str"
+
+    def kind(self) -> str:
+        if self.is_int:
+            return "int"
+        if self.is_float and self.numeric:
+            return "float"
+        if self.is_bool:
+            return "bool"
+        return "str"
+
+
+def csv_stream(path: Path, options: SourceOptions) -> EventStream:
+    """CSV: cells take their column's kind (the schema's, else inferred over the whole column)."""
+    header = csv_header(path)
+    require_columns(str(path), header, options.type_col, options.time_col)
+    native = native_scan.reader()
+    if native is not None:
+        try:
+            if options.schema is None:
+                return _native_csv_stream(path, native, header, options)
+            if options.type_col == "type" and not open_kinds(options.schema):
+                return _native_csv_given(path, native, header, options, options.schema)
+        except native_scan.NotSimple:
+            pass  # the Python reader reads the file (and reports what is wrong with it)
+    return _python_csv_stream(path, header, options)
+
+
+def _python_csv_stream(path: Path, header: list[str], options: SourceOptions) -> EventStream:
+    """A CSV file read by Python alone: each column's kind inferred over the whole column."""
+    type_col, time_col, schema = options.type_col, options.time_col, options.schema
+    given = dict(schema.kinds) if schema is not None else {}
+    unknown = [i for i, name in enumerate(header) if name != type_col and name not in given]
+    scanned: dict[int, str] = {}
+    if unknown:
+        columns = {i: _ColumnKind() for i in unknown}
+        for batch in csv_cells(path, len(header)):
+            for _, _, cells in batch:
+                if isinstance(cells, str):
+                    continue
+                for i, column in columns.items():
+                    if cells[i] != "":
+                        column.add(cells[i])
+        scanned = {i: c.kind() for i, c in columns.items()}
+        _refuse_mixed(path, header, [i for i, c in columns.items() if c.mixed()])
+    kinds = [
+        "str" if name == type_col else given.get(name) or scanned[i]
+        for i, name in enumerate(header)
+    ]
+    if schema is not None and open_kinds(schema):
+        # a column has one kind: the schema's open attributes take the column's
+        completed = dict(schema.kinds)
+        completed.update(
+            (name, kinds[i]) for i, name in enumerate(header) if name in open_kinds(schema)
+        )
+        schema = Schema.of({t: schema.attributes(t) for t in schema.type_names()}, completed)
+    if schema is not None and time_col is not None:
+        schema = with_time_column(
+            schema, time_col, schema.type_names(), [kinds[header.index(time_col)]]
+        )
+    return rows_stream(str(path), lambda: _csv_rows(path, header, kinds), options.with_schema(schema))
+
+
+def _csv_rows(path: Path, header: list[str], kinds: list[str]) -> Iterator[list[Row]]:
+    """The records of a CSV file, each cell read as its column's kind."""
+    for batch in csv_cells(path, len(header)):
+        yield [
+            Row(number, line, {}, cells) if isinstance(cells, str) else _csv_row(number, line, cells, header, kinds)
+            for number, line, cells in batch
+        ]
+
+
+def _csv_row(number: int, line: int, cells: list[str], header: list[str], kinds: list[str]) -> Row:
+    """One CSV record of the right width: empty cells are not mentioned, the others read
+    as their column's kind (a cell that is not one fails the record)."""
+    values: dict[str, object] = {}
+    for name, kind, cell in zip(header, kinds, cells):
+        if cell == "":
+            continue
+        try:
+            values[name] = parse_cell(cell, kind)
+        except ValueError as error:
+            return Row(number, line, values, f"{error}, but the schema says {kind}", name)
+    return Row(number, line, values)
+
+
+def _native_csv_stream(path: Path, native: Any, header: list[str], options: SourceOptions) -> EventStream:
+    """A CSV file without a schema through the C scanner; ``NotSimple`` when a line is not
+    simple (see ``acel.io.native_scan``): the Python reader then reads the file."""
+    type_col = options.type_col
+    kinds, mixed = _simple_csv_kinds(path, native, header)
+    _refuse_mixed(path, header, [i for i in sorted(mixed) if header[i] != type_col])
+    kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
+    return native_lines_stream(
+        path, native, options, make_row=_simple_csv_row(header, kinds),
+        pure_rows=lambda: _csv_rows(path, header, kinds), csv=native_scan.csv_spec(header, kinds),
+    )
+
+
+def _native_csv_given(
+    path: Path, native: Any, header: list[str], options: SourceOptions, schema: Schema
+) -> EventStream:
+    """A CSV file with a schema (every kind given) through the C scanner, one pass; a
+    first scan makes sure every line is simple (``NotSimple`` otherwise), so a line whose
+    cell is not of its kind is read and reported by Python alone."""
+    type_col, time_col = options.type_col, options.time_col
+    scanned, mixed = _simple_csv_kinds(path, native, header)
+    given = dict(schema.kinds)
+    _refuse_mixed(path, header, [i for i in sorted(mixed) if header[i] not in given and header[i] != type_col])
+    kinds = ["str" if name == type_col else given.get(name) or scanned[i] for i, name in enumerate(header)]
+    if time_col is not None:
+        schema = with_time_column(schema, time_col, schema.type_names(), [kinds[header.index(time_col)]])
+    return native_given_stream(
+        path, native, options, schema, make_row=_simple_csv_row(header, kinds),
+        csv=native_scan.csv_spec(header, kinds),
+    )
+
+
+def _refuse_mixed(path: Path, header: list[str], mixed: list[int]) -> None:
+    """A column mostly of numbers or bools with a few text cells is an error naming those
+    rows: inferred as text, ``price > 100`` would be false on every row (a silent wrong
+    answer, issue 37; papers/io.md "Mixed CSV columns").  A column mostly of text stays text."""
+    if not mixed:
+        return
+    cells_of: dict[int, tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]] = {
+        i: ([], []) for i in mixed}
+    for batch in csv_cells(path, len(header)):
+        for number, line, cells in batch:
+            if isinstance(cells, str):
+                continue
+            for i, (typed, text) in cells_of.items():
+                if cells[i].strip() != "":
+                    probe = _ColumnKind()
+                    probe.add(cells[i])
+                    (typed if probe.typed else text).append((number, line, cells[i]))
+    for i, (typed, text) in cells_of.items():
+        if len(text) >= len(typed):
+            continue  # mostly text (codes such as 007 beside names): text, as inferred
+        shown = "\n".join(f"  row {n} (line {line}): {cell!r}" for n, line, cell in text[:5])
+        more = f"\n  … and {len(text) - 5:,} more" if len(text) > 5 else ""
+        raise DataError(
+            f"{path}: column {header[i]!r} holds numbers or bools ({len(typed):,} rows) and text "
+            f"({len(text):,} row{'s' if len(text) != 1 else ''}), so no kind reads every cell; fix "
+            f"{'that row' if len(text) == 1 else 'those rows'}, or declare the column's kind with "
+            f"--schema:\n{shown}{more}")
+
+
+def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> tuple[list[str], set[int]]:
+    """Each column's kind as the Python reader infers it, and the mixed columns, when the
+    header is one line and every line is simple (``NotSimple`` otherwise)."""
+    import csv
+
+    first = native_scan.csv_data_start(path)
+    try:
+        if [h.strip() for h in next(csv.reader([first.decode("utf-8")]))] != header:
+            raise native_scan.NotSimple(str(path))  # a header over several lines
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        raise native_scan.NotSimple(str(path)) from None
+    return native_scan.csv_kinds(native, path, len(header))
+
+
+def _simple_csv_row(header: list[str], kinds: list[str]) -> Callable[[int, int, bytes], Row]:
+    """Reads one simple CSV line (no quotes: its cells are its text split at commas)."""
+
+    def make_row(number: int, index: int, line: bytes) -> Row:
+        text = line.decode("utf-8").removesuffix("\n").removesuffix("\r")
+        return _csv_row(number, index, text.split(","), header, kinds)
+
+    return make_row
+

@@ -1,0 +1,47 @@
+"""JSON Lines event files (``.jsonl``, ``.ndjson``, ``.json``; spec §9): one JSON object a
+line, or a ``.json`` file holding one array of objects.
+
+A file of lines goes through the C scanner (:mod:`acel.io.native_scan`) when it is built
+(and, with a given schema, when every kind is given and the type column is ``type``);
+the pure-Python reader (:func:`acel.io.formats.json_rows`) is the reference and fallback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import acel.io.native_scan as native_scan
+from acel.io.formats import json_rows
+from acel.io.options import SourceOptions
+from acel.io.readers.registry import Reader, register
+from acel.io.records import Row
+from acel.io.row_passes import native_given_stream, native_lines_stream, open_kinds, rows_stream
+from acel.io.stream import EventStream
+
+
+class JsonlReader(Reader):
+    """JSON Lines (or one JSON array of objects)."""
+
+    name = "jsonl"
+    suffixes = (".jsonl", ".ndjson", ".json")
+    spark_format = "json"
+
+    def rows(self, path: Path) -> Iterator[list[Row]]:
+        return json_rows(path)
+
+    def open(self, path: Path, options: SourceOptions) -> EventStream:
+        native = self.native()
+        if native is not None and native_scan.is_lines_file(path):
+            if options.schema is None:
+                return native_lines_stream(path, native, options)
+            if options.type_col == "type" and not open_kinds(options.schema):
+                return native_given_stream(path, native, options, options.schema)
+        return rows_stream(str(path), lambda: json_rows(path), options)
+
+    def native(self) -> Any | None:
+        return native_scan.reader()
+
+
+register(JsonlReader())
