@@ -88,19 +88,21 @@ def load(spark: SparkSession, data: Any) -> tuple[DataFrame, str]:
     path = str(data)
     if not Path(path).exists():
         raise DataError(f"{path}: no such file")
-    suffix = Path(path).suffix.lower()
-    if suffix == ".csv":
-        return spark.read.csv(path, header=True, inferSchema=True), path
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        return spark.read.json(path), path
-    if suffix in (".parquet", ".pq"):
-        known = parquet_schema(path)
-        reader = spark.read if known is None else spark.read.schema(known)
-        return reader.parquet(path), path
-    raise DataError(
-        f"{path}: unknown event file format {suffix or '(no extension)'!r}; "
-        "use .jsonl/.ndjson/.json, .csv or .parquet/.pq"
-    )
+    from acel.io.readers import reader_for
+
+    return spark_reader(spark, path, reader_for(path)).load(path), path
+
+
+def spark_reader(spark: SparkSession, path: str, reader: Any) -> Any:
+    """Spark's ``DataFrameReader`` for a file of a registered input format (an
+    ``acel.io.readers.Reader``: its Spark format and options; Parquet's schema from the footer)."""
+    if reader.spark_format is None:
+        raise DataError(f"{path}: Spark cannot read {reader.name} files")
+    spark_read = spark.read.format(reader.spark_format)
+    for key, value in reader.spark_options:
+        spark_read = spark_read.option(key, value)
+    known = parquet_schema(path) if reader.spark_format == "parquet" else None
+    return spark_read if known is None else spark_read.schema(known)
 
 
 def parquet_schema(path: str) -> Any:

@@ -844,17 +844,21 @@ def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True,
 # ------------------------------------------------------------------ a folder of files
 
 
-FORMATS = {".jsonl": "json", ".ndjson": "json", ".json": "json", ".csv": "csv",
-           ".parquet": "parquet", ".pq": "parquet"}
+def _spark_formats() -> dict[str, str]:
+    """File extension → Spark's file source, over the registered input formats."""
+    from acel.io.readers import readers
+
+    return {suffix: r.spark_format for r in readers() if r.spark_format for suffix in r.suffixes}
 
 
 def folder_files(folder: str) -> list[str]:
     """The event files in ``folder`` (Spark's file source ignores names starting ``.`` or ``_``)."""
     from pathlib import Path
 
+    formats = _spark_formats()
     return sorted(
         str(p) for p in Path(folder).iterdir()
-        if p.is_file() and not p.name.startswith((".", "_")) and p.suffix.lower() in FORMATS
+        if p.is_file() and not p.name.startswith((".", "_")) and p.suffix.lower() in formats
     )
 
 
@@ -880,15 +884,17 @@ def folder_stream(
         raise DataError(f"{folder}: no event files yet (.jsonl, .csv, .parquet): the stream's "
                         "columns are taken from the files present when it starts")
     suffixes = {Path(p).suffix.lower() for p in present}
-    kinds = {FORMATS[x] for x in suffixes}
+    kinds = {_spark_formats()[x] for x in suffixes}
     if len(kinds) > 1:
         raise DataError(f"{folder}: files of several formats ({', '.join(sorted(suffixes))})")
     fmt = kinds.pop()
     with spark_errors():
-        reader = spark.read
-        if fmt == "csv":
-            reader = reader.option("header", True).option("inferSchema", True)
-        columns = reader.format(fmt).load(present).schema
+        from acel.io.readers import reader_for
+
+        reader = spark.read.format(fmt)
+        for key, value in reader_for(present[0]).spark_options:
+            reader = reader.option(key, value)
+        columns = reader.load(present).schema
     if schema is None:
         from acel.io import open_events
 
