@@ -87,3 +87,18 @@ def test_an_input_only_format_is_no_output(pipes: PipeReader, tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert "unknown output format '.pipes'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_walk_of_one_stream_dispatches_once() -> None:
+    """``tools/walk.py`` (issue 34): ``open_events`` reaches the format's reader through
+    one registry lookup, and ``source.py`` is entered at most 3 times in the whole run."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("walk", Path(__file__).parents[1] / "tools" / "walk.py")
+    assert spec is not None and spec.loader is not None
+    walk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(walk)
+    for fmt, reader in (("jsonl", "readers/jsonl.py"), ("csv", "readers/csv.py")):
+        report = walk.walk(fmt, 20)
+        assert report["walk"][:4] == ["source.py", "readers/registry.py", "source.py", reader]
+        assert report["entries"]["source.py"] <= 3 and report["entries"]["readers/registry.py"] == 1

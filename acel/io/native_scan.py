@@ -24,8 +24,6 @@ from acel.io.records import Row
 BLOCK = 1 << 20
 """Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
 
-_INT64 = (-(2**63), 2**63 - 1)
-
 CSV_KINDS = {"str": "s", "int": "i", "float": "d", "bool": "b"}
 """A column kind as the scanner's code."""
 
@@ -106,12 +104,6 @@ def blocks(path: Path, header: bool = False) -> Iterator[bytes]:
             rest = data
 
 
-def fits_int64(values: Any) -> bool:
-    """Whether every int among a record's values fits 64 bits (Arrow's int64)."""
-    low, high = _INT64
-    return all(type(v) is not int or low <= v <= high for v in values.values())
-
-
 def first_pass(
     native: Any,
     path: Path,
@@ -123,7 +115,7 @@ def first_pass(
     csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> int:
     """The schema pass: lines of a known shape are counted and their order noted in C
-    (into ``order``, an ``acel.io.stream.Order``); every other line goes to ``on_row``,
+    (into ``order``, an ``acel.io.row_passes.Order``); every other line goes to ``on_row``,
     which says whether its shape is now known.  Returns how many lines C counted.  With
     ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
     shapes: dict[bytes, None] = {}

@@ -7,7 +7,6 @@ arguments repeated in every signature on the way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from acel.io.sorting import DEFAULT_CHUNK
@@ -36,21 +35,6 @@ class SourceOptions:
     infer_lines: int = 1000
     idle_advance: float | None = None
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.watch, tuple):
-            object.__setattr__(self, "watch", tuple(self.watch))
-
     def with_schema(self, schema: Schema | None) -> SourceOptions:
         """The same options with another schema (a reader completing the given one)."""
         return replace(self, schema=schema)
-
-    @staticmethod
-    def of(
-        type_col: str = "type",
-        time_col: str | None = None,
-        schema: Schema | None = None,
-        watch: Sequence[str] = (),
-        **rest: object,
-    ) -> SourceOptions:
-        """Options from keyword arguments (``watch`` any sequence)."""
-        return SourceOptions(type_col, time_col, schema, tuple(watch), **rest)  # type: ignore[arg-type]

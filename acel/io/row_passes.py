@@ -20,7 +20,7 @@ from acel.io.formats import BATCH, json_rows
 from acel.io.options import SourceOptions
 from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
 from acel.io.sorting import sort_by_time
-from acel.io.stream import Attrs, EventStream, Facts, Order
+from acel.io.stream import Attrs, EventStream, Facts
 from acel.io.values import time_key
 from acel.lang.errors import DataError
 from acel.lang.schema import Schema
@@ -118,6 +118,31 @@ def _infer(
         for row in batch:
             first.row(row)
     return first.result()
+
+
+class Order:
+    """Tracks whether the time key and the watched attributes never decrease."""
+
+    def __init__(self, watch: Sequence[str]) -> None:
+        self.watch = tuple(watch)
+        self.last_key: Any = None
+        self.last: dict[str, Any] = {}
+        self.facts = Facts(monotone={a: True for a in watch})
+
+    def note(self, attrs: Mapping[str, Any], key: Any) -> None:
+        facts = self.facts
+        facts.count += 1
+        if facts.sorted_by_time:
+            if self.last_key is not None and key < self.last_key:
+                facts.sorted_by_time = False
+            self.last_key = key
+        for attr in self.watch:
+            value = attrs.get(attr)
+            if type(value) is int or type(value) is float:
+                last = self.last.get(attr)
+                if last is not None and value < last:
+                    facts.monotone[attr] = False
+                self.last[attr] = value
 
 
 class _FirstPass:
@@ -417,7 +442,7 @@ def native_lines_stream(
     def on_row(number: int, index: int, line: bytes) -> bool:
         nonlocal wide
         row = make_row(number, index, line)
-        if not native_scan.fits_int64(row.values):
+        if not fits_int64(row.values):
             wide = True
         return first.row(row)
 
@@ -458,6 +483,12 @@ def native_lines_stream(
 
 
 _KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}
+
+
+def fits_int64(values: Any) -> bool:
+    """Whether every int among a record's values fits 64 bits (Arrow's int64)."""
+    low, high = -(2**63), 2**63 - 1
+    return all(type(v) is not int or low <= v <= high for v in values.values())
 
 
 def _kinds_only(signature: tuple[Any, ...], kinds: Mapping[str, str], type_col: str) -> bool:

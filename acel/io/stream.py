@@ -9,7 +9,7 @@ build it; :func:`acel.io.source.open_events` hands it out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,31 +37,6 @@ class Facts:
     """Watched attribute → whether it never decreases along the file (NULLs ignored)."""
     int64: bool = False
     """Every int of the stream is known to fit 64 bits (so Arrow's int64 holds it exactly)."""
-
-
-class Order:
-    """Tracks whether the time key and the watched attributes never decrease."""
-
-    def __init__(self, watch: Sequence[str]) -> None:
-        self.watch = tuple(watch)
-        self.last_key: Any = None
-        self.last: dict[str, Any] = {}
-        self.facts = Facts(monotone={a: True for a in watch})
-
-    def note(self, attrs: Mapping[str, Any], key: Any) -> None:
-        facts = self.facts
-        facts.count += 1
-        if facts.sorted_by_time:
-            if self.last_key is not None and key < self.last_key:
-                facts.sorted_by_time = False
-            self.last_key = key
-        for attr in self.watch:
-            value = attrs.get(attr)
-            if type(value) is int or type(value) is float:
-                last = self.last.get(attr)
-                if last is not None and value < last:
-                    facts.monotone[attr] = False
-                self.last[attr] = value
 
 
 class EventStream:

@@ -30,7 +30,7 @@ class Reader:
     """File extensions read as this format, lower case with the dot."""
     spark_format: ClassVar[str | None] = None
     """Spark's ``DataFrameReader.format`` for these files (``None``: Spark cannot read them)."""
-    spark_options: ClassVar[tuple[tuple[str, object], ...]] = ()
+    spark_options: ClassVar[tuple[tuple[str, bool | int | float | str], ...]] = ()
     """Options Spark's reader needs for these files (CSV: a header line)."""
 
     def rows(self, path: Path) -> Iterator[list[Row]]:
