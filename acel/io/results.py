@@ -31,10 +31,20 @@ from typing import IO, Any, Union
 from acel.io.lines import LineEncoder, PreparedEvent, clean, value_json
 from acel.io.native_switch import wanted
 from acel.io.output_formats import output_for, output_named
+from acel.io.result_order import is_match, row_order, sort_results
+from acel.io.result_order import ordered_lines as ordered_lines
+from acel.io.result_order import to_json_lines as to_json_lines
+from acel.io.result_reading import JSON_FIELDS
+from acel.io.result_reading import from_json_lines as from_json_lines
+from acel.io.result_reading import match_from_json as match_from_json
+from acel.io.result_reading import matches_from_table as matches_from_table
+from acel.io.result_reading import read_results as read_results
+from acel.io.result_reading import read_table as read_table
+from acel.io.result_reading import rows_from_json_lines as rows_from_json_lines
 from acel.io.targets import open_direct, open_partial, special_target
-from acel.lang.clauses import Key, Match, TrendRow, key_sort_key
+from acel.lang.clauses import Key, Match, TrendRow
 from acel.lang.errors import AcelError, DataError
-from acel.lang.events import ComplexEvent, Event, OptValue, Value
+from acel.lang.events import Event, OptValue
 
 Results = Union[Sequence[Match], Sequence[TrendRow]]
 
@@ -96,131 +106,6 @@ def row_json(row: Any) -> dict[str, object]:
     return obj
 
 
-# ----------------------------------------------------------------- order
-
-
-def _is_match(item: object) -> bool:
-    return hasattr(item, "event")
-
-
-def row_order(row: Any) -> tuple[object, ...]:
-    """The order of RETURN rows (spec §12): key, then window."""
-    return (key_sort_key(row.key), row.window or ())
-
-
-def ordered_lines(results: Iterable[Any], encoder: LineEncoder | None = None) -> list[bytes]:
-    """Canonical lines (no newline) of complex events or rows, in the order of spec §12."""
-    encoder = encoder or LineEncoder()
-    items = list(results)
-    if all(_is_match(item) for item in items):
-        keyed = [(m.event.end, m.event.start, encoder.match(m)) for m in items]
-        keyed.sort()
-        return [line for _, _, line in keyed]
-    if all(hasattr(item, "values") and not _is_match(item) for item in items):
-        rows = [(row_order(r), encoder.row(r)) for r in items]
-        rows.sort(key=lambda pair: (pair[0], pair[1]))
-        return [line for _, line in rows]
-    raise TypeError("results must be all complex events (Match) or all rows (TrendRow)")
-
-
-def sort_results(results: Iterable[Any]) -> list[Any]:
-    """Results in the order of their JSON Lines (spec §12).
-
-    Complex events by (end, start, the rest of the line); rows by key then
-    window.  Row-like objects (``key``, ``window``, ``values``, e.g. the SASE+
-    per-match rows) are accepted beside :class:`TrendRow`.
-    """
-    encoder = LineEncoder()
-    items = list(results)
-    if all(_is_match(item) for item in items):
-        keyed = [((m.event.end, m.event.start, encoder.match(m)), m) for m in items]
-        keyed.sort(key=lambda pair: pair[0])
-        return [m for _, m in keyed]
-    if all(hasattr(item, "values") and not _is_match(item) for item in items):
-        return [
-            item[1]
-            for item in sorted(
-                (((row_order(r), encoder.row(r)), r) for r in items), key=lambda pair: pair[0]
-            )
-        ]
-    raise TypeError("results must be all complex events (Match) or all rows (TrendRow)")
-
-
-def to_json_lines(results: Iterable[Match] | Iterable[TrendRow]) -> list[str]:
-    """Canonical JSON Lines (no newline characters), in the order of spec §12."""
-    return [line.decode("utf-8") for line in ordered_lines(results)]
-
-
-# ----------------------------------------------------------------- reading back
-
-
-def _key_from(data: object, partition_by: Sequence[str] | None, where: str) -> Key:
-    if data is None:
-        return ()
-    if not isinstance(data, dict):
-        raise DataError(f"{where}: \"key\" must be an object")
-    names = list(partition_by) if partition_by is not None else sorted(data)
-    return tuple((name, data[name]) for name in names if data.get(name) is not None)
-
-
-def match_from_json(obj: Mapping[str, Any], partition_by: Sequence[str] | None = None,
-                    where: str = "line") -> Match:
-    """One complex-event object back into a :class:`Match`."""
-    try:
-        mu = {
-            name: [Event.make(int(e["time"]), e["attrs"]) for e in events]
-            for name, events in obj["vars"].items()
-        }
-        ce = ComplexEvent.make(int(obj["start"]), int(obj["end"]), mu)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise DataError(f"{where}: not a complex event of spec §12 ({error!r})") from None
-    return Match(_key_from(obj.get("key"), partition_by, where), ce)
-
-
-def _objects(lines: Iterable[str]) -> Iterable[tuple[int, dict[str, Any]]]:
-    from acel.io.values import int_from_digits
-
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line, parse_int=int_from_digits)
-        except json.JSONDecodeError as error:
-            raise DataError(f"line {number}: bad JSON: {error.msg} at column {error.colno}") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"line {number}: expected a JSON object")
-        yield number, obj
-
-
-def from_json_lines(lines: Iterable[str], partition_by: Sequence[str] | None = None) -> list[Match]:
-    """Complex-event JSON Lines back into matches, sorted like :func:`to_json_lines`.
-
-    JSON objects lose the PARTITION BY order of a key; pass ``partition_by``
-    to restore it, otherwise key attributes come back sorted by name.
-    """
-    out = [match_from_json(obj, partition_by, f"line {n}") for n, obj in _objects(lines)]
-    return sort_results(out)
-
-
-def rows_from_json_lines(
-    lines: Iterable[str], partition_by: Sequence[str] | None = None
-) -> list[TrendRow]:
-    """RETURN-row JSON Lines back into :class:`TrendRow` objects (items sorted by name)."""
-    out: list[TrendRow] = []
-    for number, obj in _objects(lines):
-        key = _key_from(obj.pop("key", None), partition_by, f"line {number}")
-        window = obj.pop("window", None)
-        bounds = None if window is None else (window[0], window[1])
-        out.append(TrendRow(key, bounds, tuple(sorted(obj.items()))))
-    return sorted(out, key=TrendRow.sort_key)
-
-
-def read_results(path: str | Path, partition_by: Sequence[str] | None = None) -> list[Match]:
-    """Complex events from a JSON Lines result file."""
-    with open(path, encoding="utf-8") as handle:
-        return from_json_lines(handle, partition_by)
-
-
 # ----------------------------------------------------------------- tables
 
 
@@ -258,7 +143,7 @@ def table_columns(results: Results) -> tuple[list[str], list[list[OptValue]]]:
     items = list(results)
     if not items:
         return [], []
-    if _is_match(items[0]):
+    if is_match(items[0]):
         encoder = LineEncoder()
         body = [_match_cells(encoder, m) for m in sort_results(items)]
         return ["start", "end", "key", "vars"], body  # type: ignore[return-value]
@@ -507,7 +392,7 @@ class ResultWriter:
     def _add(self, results: Sequence[Any], query: str | None = None) -> None:
         if not results:
             return
-        if _is_match(results[0]):
+        if is_match(results[0]):
             self.pending.extend((m, query) for m in results)
         else:
             for row in results:
@@ -763,81 +648,9 @@ def results_to_string(results: Results, fmt: str = "jsonl") -> str:
     return buffer.getvalue().decode("utf-8")
 
 
-def read_table(path: str | Path) -> list[dict[str, Value | None]]:
-    """A CSV or Parquet result file as plain dictionaries (for round-trip checks)."""
-    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
-
-    kind = output_format(path)
-    if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        table = pq.read_table(path)
-        records = list(table.to_pylist())
-        meta = (table.schema.metadata or {}).get(JSON_FIELDS.encode())
-        encoded = json.loads(meta) if meta else []
-        if encoded:
-            _decode_json_fields(records, encoded)
-        return records
-    with open(path, encoding="utf-8", newline="") as handle:
-        return [dict(r) for r in csv.DictReader(handle)]
-
-
-def _decode_json_fields(records: list[dict[str, Any]], encoded: Sequence[str]) -> None:
-    """Turn the JSON text of mixed-kind fields (``key.a``, ``vars.a``) back into values."""
-    keys = {f.split(".", 1)[1] for f in encoded if f.startswith("key.")}
-    attrs = {f.split(".", 1)[1] for f in encoded if f.startswith("vars.")}
-    for record in records:
-        key = record.get("key")
-        if isinstance(key, dict):
-            for name in keys & set(key):
-                if key[name] is not None:
-                    key[name] = json.loads(key[name])
-        vars_ = record.get("vars")
-        if isinstance(vars_, list):
-            for _, events in vars_:
-                for event in events:
-                    for name in attrs & set(event["attrs"]):
-                        if event["attrs"][name] is not None:
-                            event["attrs"][name] = json.loads(event["attrs"][name])
-
-
-def matches_from_table(records: Iterable[Mapping[str, Any]],
-                       partition_by: Sequence[str] | None = None) -> list[Match]:
-    """Complex events back from CSV records (``start, end, key, vars`` with JSON text)
-    or typed Parquet records (:class:`MatchLayout`)."""
-    out = []
-    for number, rec in enumerate(records, start=1):
-        key, vars_ = rec.get("key"), rec["vars"]
-        if isinstance(vars_, str):
-            obj = {
-                "start": rec["start"],
-                "end": rec["end"],
-                "key": json.loads(key) if key else None,
-                "vars": json.loads(vars_),
-            }
-        else:
-            obj = {
-                "start": rec["start"],
-                "end": rec["end"],
-                "key": key,
-                "vars": {
-                    var: [
-                        {"time": e["time"],
-                         "attrs": {a: v for a, v in e["attrs"].items() if v is not None}}
-                        for e in events
-                    ]
-                    for var, events in vars_
-                },
-            }
-        out.append(match_from_json(obj, partition_by, f"row {number}"))
-    return sort_results(out)
-
-
 # ----------------------------------------------------------------- typed Parquet
 
 _ARROW_OF_KIND = {"int": "int64", "float": "float64", "str": "string", "bool": "bool_"}
-JSON_FIELDS = "acel.json_fields"
-"""Parquet metadata: the fields of mixed kind, stored as their JSON text."""
 
 
 class MatchLayout:
