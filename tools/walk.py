@@ -24,7 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-OUTPUT_SIDE = ("results.py", "lines.py", "targets.py", "output_formats.py")
+OUTPUT_SIDE = ("results.py", "result_order.py", "result_reading.py", "lines.py", "targets.py", "output_formats.py")
 """Files of ``acel/io`` that write results: not on the input walk."""
 
 QUERY = "A AS a ; (B AS b)+ ; C AS c WITHIN 11 ON ts"
