@@ -28,6 +28,7 @@ from acel.acea.engine.cost import (
 from acel.acea.engine.indexed import Classes, Group, IndexPlan
 from acel.acea.engine.plan import index_plans
 from acel.acea.engine.trend import Vec, identity_vector, vector_ops
+from acel.acea.engine.unfold import events_needed
 from acel.acea.engine.windows import Row, WindowRule
 
 Config = tuple[int, tuple[Any, ...]]
@@ -76,6 +77,9 @@ class _Base:
         self.seeds: dict[int, Sequence[Any]] = dict(seeds or {})
         self.groups: dict[int, dict[tuple[Any, ...], Group]] = {q: {} for q in self.plans}
         self.local = 0
+        self.need: tuple[int, ...] | None = need_pruning(ca, rule)
+        """Per state, the events a run there still needs (:func:`need_pruning`); ``None``:
+        classes expire only when their window has passed."""
 
     def has_work(self) -> bool:
         """Some run is alive (a configuration, or an indexed group)."""
@@ -198,8 +202,15 @@ class _Base:
         plans = self.plans
         rows, merge = self.rows, self.merge
         targets = self.rule.targets if self.by_class else None
+        need = self.need if self.by_class else None
+        base = coord - self.rule.within.size if need is not None else 0  # type: ignore[union-attr]
         for key, value in new.items():
             state = key[0]
+            if need is not None and need[state]:  # drop the classes that cannot end in time
+                cut = base + need[state]
+                value = {c: vec for c, vec in value.items() if c > cut}
+                if not value:
+                    continue
             if state in finals:  # fold into the rows it counts in
                 if targets is None:
                     old = rows.get(only)
@@ -359,6 +370,22 @@ class TumblingPropagator(_Base):
         row = self.current if self.rule.windowed else None
         self._advance(sources, attrs, position, coord, row)
 
+
+
+def need_pruning(ca: CompiledAutomaton, rule: WindowRule) -> tuple[int, ...] | None:
+    """Per state, the fewest events a run there still reads before it accepts, when that
+    lets a class die before its window has passed: ``WITHIN w EVENTS`` (each later event is
+    one coordinate further) without SLIDE.  A run of class ``c`` in state ``q`` after the
+    event at ``coord`` ends at ``coord + need[q]`` or later, so it counts nowhere when
+    ``c ≤ coord + need[q] − w`` (issue 35: a counter needing more events than its window
+    has left).  ``None`` when nothing can be dropped that expiry does not drop."""
+    within = rule.within
+    if type(rule) is not WindowRule:  # leading/trailing NOT: classes are not coordinates
+        return None
+    if within is None or within.attr is not None or rule.slide is not None or not rule.monotone:
+        return None
+    need = events_needed(ca.automaton)
+    return need if max(need, default=0) > 1 else None
 
 
 def propagator_for(

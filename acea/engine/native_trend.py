@@ -23,10 +23,16 @@ import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from acel.acea.engine.aggregate import Propagator, TumblingPropagator, propagator_for
+from acel.acea.engine.aggregate import (
+    Propagator,
+    TumblingPropagator,
+    need_pruning,
+    propagator_for,
+)
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
 from acel.acea.engine.plan import index_plans
 from acel.acea.engine.trend import Vec
+from acel.acea.engine.unfold import UNFOLD_LIMIT
 from acel.acea.engine.windows import Row, WindowRule
 from acel.acea.model.automaton import Transition
 from acel.acea.model.expressions import (
@@ -129,8 +135,9 @@ def _contributions(t: Transition, items: Sequence[TrendItem], regs: dict[str, RE
 
 
 _REGISTERS = (
-    "registers carried between events (a filter relating events, or a repetition of "
-    "more than 16 copies, which is counted: compiler/counter.py)"
+    "registers carried between events that read the events (a filter relating events, "
+    f"AGG; a counted repetition runs here unless it has over {UNFOLD_LIMIT:,} configurations: "
+    "acea/engine/unfold.py)"
 )
 
 def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str] | None,
@@ -206,7 +213,7 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)), mode,
             0 if within is None else within.size, 0 if slide is None else slide.size,
             tuple(aggs), encoded, None if starts is None else (starts.start, starts.stop),
-            tuple(columns) if readable else None, tuple(sorted(types)))
+            tuple(columns) if readable else None, tuple(sorted(types)), need_pruning(ca, rule))
 
 
 # ------------------------------------------------------------------ columns

@@ -13,6 +13,7 @@ from functools import lru_cache
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem, compile_automaton
 from acel.acea.engine.indexed import IndexPlan, plan_indexes
 from acel.acea.engine.trend import needs_unambiguity, supported
+from acel.acea.engine.unfold import unfold
 from acel.acea.model.ambiguity import is_unambiguous
 from acel.acea.model.automaton import ACEA
 
@@ -27,6 +28,17 @@ def compiled_for(
     """The trimmed ACEA of a formula and its compiled closures (trend payloads for ``items``)."""
     automaton = automaton_for(formula, schema)
     return automaton, compile_automaton(automaton, items)
+
+
+@lru_cache(maxsize=512)
+def trend_compiled(
+    formula: Formula, schema: Schema, items: tuple[TrendItem, ...]
+) -> CompiledAutomaton:
+    """What trend counting runs: the compiled ACEA with its event-blind carried registers
+    (counters) unfolded into states (:mod:`acel.acea.engine.unfold`), else as compiled."""
+    automaton, ca = compiled_for(formula, schema, items)
+    flat = unfold(automaton)
+    return ca if flat is None else compile_automaton(flat, items)
 
 
 @lru_cache(maxsize=512)

@@ -59,7 +59,13 @@ from acel.acea.engine.native_trend import (
     type_names,
 )
 from acel.acea.engine.negation import Detector, blocked
-from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items, unambiguous
+from acel.acea.engine.plan import (
+    compiled_for,
+    propagation_applies,
+    trend_compiled,
+    trend_items,
+    unambiguous,
+)
 from acel.acea.engine.trend import Vec, identity_vector
 from acel.acea.engine.windows import Row, WindowRule
 
@@ -359,7 +365,7 @@ class Runner:
         ):
             self.mode = PROPAGATE
             self.items = trend_items(query)
-            _, ca = compiled_for(self.body, schema, self.items)
+            ca = trend_compiled(self.body, schema, self.items)  # counters unfolded (issue 35)
         elif trend_mode in ("auto", "enumerate"):
             self.mode = COLLECT
         else:

@@ -116,6 +116,8 @@ typedef struct {
     TV last;           /* the coordinate of the last event read (T_NONE: none; T_OBJ: Python's) */
     int touched;       /* scratch of the keyed feeds */
     int64_t work;      /* units of work since the last look at pending signals */
+    int *need;         /* per state: the events a run there still needs (NULL: no such pruning;
+                          native_trend.plan passes it for WITHIN n EVENTS without SLIDE) */
 } Core;
 
 /* Ctrl-C and SIGTERM reach a long native loop: every WORK_QUANTUM units of work (class
@@ -654,7 +656,9 @@ static int contribution(Core *s, Trans *t, const Ev *ev, Cell **out, unsigned ch
     return 1;
 }
 
-static int propagate(Core *s, int state, const Map *src, const Ev *ev) {
+static int propagate(Core *s, int state, const Map *src, const Ev *ev, double base) {
+    /* base: coord - w; with need, a class c entering state q is dead when c <= base + need[q]
+       (aggregate._Base._settle drops the same classes, after merging) */
     const int *js = NULL;
     int n = s->ntrans[state];
     if (ev->attrs == NULL && s->bycode != NULL) { /* only the transitions the type code can take */
@@ -676,7 +680,9 @@ static int propagate(Core *s, int state, const Map *src, const Ev *ev) {
             map_clear(m);
         }
         if (spend(s, src->len) < 0) return -1;
+        double cut = s->need != NULL && s->need[t->target] ? base + (double)s->need[t->target] : -INFINITY;
         for (Py_ssize_t k = 0; k < src->len; k++) {
+            if (src->cls[k].v <= cut) continue;
             r = map_extend_merge(s, m, src->cls[k], &src->cells[k * s->width], c, none);
             if (r <= 0) return r;
         }
@@ -840,7 +846,7 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         if (!has_min || c0.v < min_class.v) { min_class = c0; has_min = 1; }
     }
     for (int o = 0; o < s->norder; o++) {
-        int r = propagate(s, s->order[o], &s->active[s->order[o]], ev);
+        int r = propagate(s, s->order[o], &s->active[s->order[o]], ev, threshold);
         if (r <= 0) return r;
     }
     if (has_c0) {
@@ -848,7 +854,7 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         Cell unit[64];
         unit_vector(s, unit);
         start.len = 1; start.cap = 1; start.cls = &c0; start.cells = unit; start.unsorted = 0;
-        int r = propagate(s, s->initial, &start, ev);
+        int r = propagate(s, s->initial, &start, ev, threshold);
         if (r <= 0) return r;
     }
     /* settle: finals fold into the rows their classes count in, in order */
@@ -1319,6 +1325,7 @@ static void Core_dealloc(Core *s) {
         if (s->active) { PyMem_Free(s->active[q].cls); PyMem_Free(s->active[q].cells); }
         if (s->fresh) { PyMem_Free(s->fresh[q].cls); PyMem_Free(s->fresh[q].cells); }
     }
+    PyMem_Free(s->need);
     PyMem_Free(s->trans); PyMem_Free(s->ntrans); PyMem_Free(s->final); PyMem_Free(s->agg);
     PyMem_Free(s->offset); PyMem_Free(s->op); PyMem_Free(s->item_of); PyMem_Free(s->active); PyMem_Free(s->fresh);
     PyMem_Free(s->order); PyMem_Free(s->new_order); PyMem_Free(s->rseen);
@@ -1481,14 +1488,16 @@ static int flatten_contrib(Core *s, Trans *t) {
 
 static int Core_init(Core *s, PyObject *args, PyObject *kw) {
     /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state, starts,
-            columns, type_names): the last two for the columns path (the attributes its
-            operands' column indices refer to, "type" first; the type names its codes stand for) */
+            columns, type_names, need): columns and type names for the columns path (the
+            attributes its operands' column indices refer to, "type" first; the type names its
+            codes stand for); need (M_WITHIN, or None) per state the events a run still needs */
     int nstates, initial, mode;
     long long size, slide;
     PyObject *finals, *aggs, *by_state, *starts = Py_None, *columns = Py_None, *type_names = Py_None;
-    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!|OOO", &nstates, &initial, &PyTuple_Type, &finals, &mode,
+    PyObject *need = Py_None;
+    if (!PyArg_ParseTuple(args, "iiO!iLLO!O!|OOOO", &nstates, &initial, &PyTuple_Type, &finals, &mode,
                           &size, &slide, &PyTuple_Type, &aggs, &PyTuple_Type, &by_state, &starts,
-                          &columns, &type_names))
+                          &columns, &type_names, &need))
         return -1;
     if ((type_names != Py_None && !PyTuple_Check(type_names)) || (columns != Py_None && !PyTuple_Check(columns))) {
         PyErr_SetString(PyExc_TypeError, "native core: columns and type names must be tuples");
@@ -1541,6 +1550,18 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(finals); k++) {
         long q = PyLong_AsLong(PyTuple_GET_ITEM(finals, k));
         if (q >= 0 && q < nstates) s->final[q] = 1;
+    }
+    if (need != Py_None) { /* per state, the events a run there still needs (M_WITHIN only) */
+        if (!PyTuple_Check(need) || PyTuple_GET_SIZE(need) != nstates || mode != M_WITHIN) {
+            PyErr_SetString(PyExc_ValueError, "native core: bad events-needed table");
+            return -1;
+        }
+        if (!(s->need = zalloc(sizeof(int) * (size_t)nstates))) return -1;
+        for (int q = 0; q < nstates; q++) {
+            long v = PyLong_AsLong(PyTuple_GET_ITEM(need, q));
+            if (v == -1 && PyErr_Occurred()) return -1;
+            s->need[q] = v < 0 ? 0 : v > nstates ? nstates : (int)v;
+        }
     }
     int total = 0, ids = 0;
     for (int q = 0; q < nstates; q++) {
