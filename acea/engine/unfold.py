@@ -47,7 +47,7 @@ from acel.acea.model.expressions import (
     names_in_pred,
 )
 
-UNFOLD_LIMIT = 20_000
+UNFOLD_LIMIT = 10_000
 """At most this many configurations become states (``A{n}`` needs about ``n + 2``)."""
 
 Values = tuple[tuple[str, Any], ...]
