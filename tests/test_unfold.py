@@ -136,3 +136,19 @@ def test_caches_are_cleared_by_count_everything() -> None:
     """The fixture the properties use clears the unfolded automata too."""
     with count_everything():
         assert plan.trend_compiled.cache_info().currsize == 0
+
+
+@pytest.mark.parametrize("native", ["0", pytest.param("auto", marks=needs_core)])
+def test_a_saved_unfolded_run_restores_and_goes_on(native: str) -> None:
+    """A counted trend query saved mid-stream and restored (the state names the unfolded
+    automaton's states) gives the rows of the run in one go."""
+    query = "RETURN COUNT(*), SUM(A.v) PATTERN A{20} ; B PARTITION BY v WITHIN 30 EVENTS"
+    events = [{"type": "B" if k % 7 == 6 else "A", "v": k % 2} for k in range(200)]
+    whole, _ = _run(query, events, native)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ACEL_NATIVE", native)
+        first = Runner(parse_query(query), SCHEMA, monotone=None)
+        rows = first.push_batch([dict(e) for e in events[:90]])
+        second = Runner.restore(parse_query(query), SCHEMA, first.save())
+        rows += second.push_batch([dict(e) for e in events[90:]]) + second.finish()
+    assert rows == whole and whole

@@ -384,8 +384,16 @@ def need_pruning(ca: CompiledAutomaton, rule: WindowRule) -> tuple[int, ...] | N
         return None
     if within is None or within.attr is not None or rule.slide is not None or not rule.monotone:
         return None
-    need = events_needed(ca.automaton)
-    return need if max(need, default=0) > 1 else None
+    entry = _NEEDED.get(id(ca))
+    if entry is None or entry[0] is not ca:  # once per automaton, not per partition
+        if len(_NEEDED) > 256:
+            _NEEDED.clear()
+        need = events_needed(ca.automaton)
+        entry = _NEEDED[id(ca)] = (ca, need if max(need, default=0) > 1 else None)
+    return entry[1]
+
+
+_NEEDED: dict[int, tuple[CompiledAutomaton, tuple[int, ...] | None]] = {}
 
 
 def propagator_for(
