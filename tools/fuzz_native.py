@@ -126,10 +126,13 @@ def reader_round(rng: random.Random, folder: Path) -> str | None:
 
 SCHEMA = Schema.of({"A": ["ts", "v"], "B": ["ts", "v"], "C": ["ts", "v"]})
 PATTERNS = ["RETURN COUNT(*) PATTERN A ; B", "RETURN COUNT(*), SUM(b.v), MIN(b.v) PATTERN A AS a ; (B AS b)+",
-            "RETURN COUNT(*), AVG(c.v), MAX(c.v) PATTERN (A)+ ; C AS c"]
+            "RETURN COUNT(*), AVG(c.v), MAX(c.v) PATTERN (A)+ ; C AS c",
+            # counted repetitions (> 16 copies), unfolded into states (acea/engine/unfold.py)
+            "RETURN COUNT(*), SUM(a.v) PATTERN (A AS a){2,18} ; B",
+            "RETURN COUNT(*), SUM(b.v) PATTERN (A ; B AS b):{3,7}", "RETURN COUNT(*) PATTERN A{17,}"]
 WINDOWS = ["", "WITHIN 5 ON ts", "WITHIN 6 ON ts SLIDE 2 ON ts", "WITHIN 4 ON ts SLIDE 4 ON ts",
            "WITHIN 3 ON ts SLIDE 5 ON ts", "WITHIN 200 ON ts SLIDE 1 ON ts", "WITHIN 2.5 ON ts SLIDE 0.5 ON ts",
-           "WITHIN 7 EVENTS SLIDE 3 EVENTS", "WITHIN 4 EVENTS"]
+           "WITHIN 7 EVENTS SLIDE 3 EVENTS", "WITHIN 4 EVENTS", "WITHIN 9 EVENTS"]
 BASES = [0, -7, 2**52 - 9, 2**52, 2**53 - 9, 2**53, 2**60, 2**63 - 40, -(2**63), 0.5]
 VALUES = [1, -1, 0, 2**62, -(2**63), 2**63 - 1, 2**64, 1.5, -0.0, 1e308, None, "x", True]
 

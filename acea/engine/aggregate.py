@@ -97,6 +97,11 @@ class _Base:
         return group
 
 
+    def _base(self, coord: Any) -> Any:
+        """With :attr:`need`: a class ``c`` entering state ``q`` after the event at ``coord``
+        cannot end in time when ``c ≤ base + need[q]`` (else 0, unused)."""
+        return coord - self.rule.within.size if self.need is not None else 0  # type: ignore[union-attr]
+
     def _filters(
         self, coord: Any
     ) -> tuple[Callable[[Any], Any] | None, Callable[[Any], bool] | None]:
@@ -126,8 +131,17 @@ class _Base:
         ready = self.ca.ready
         merge, extend = self.merge, self.extend
         by_class = self.by_class
+        need = self.need if by_class else None
+        base = self._base(coord)
         for (state, tau), value in sources:
+            top = None
             for ct in ready(state, attrs, k, cache):
+                if need is not None and need[ct.target]:
+                    # every class would die there: not taken (core.c skips it alike)
+                    if top is None:
+                        top = max(value)
+                    if top <= base + need[ct.target]:
+                        continue
                 res = ct.fire(tau, attrs, k)
                 if res is None:
                     continue
@@ -203,7 +217,7 @@ class _Base:
         rows, merge = self.rows, self.merge
         targets = self.rule.targets if self.by_class else None
         need = self.need if self.by_class else None
-        base = coord - self.rule.within.size if need is not None else 0  # type: ignore[union-attr]
+        base = self._base(coord)
         for key, value in new.items():
             state = key[0]
             if need is not None and need[state]:  # drop the classes that cannot end in time

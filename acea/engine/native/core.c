@@ -666,8 +666,14 @@ static int propagate(Core *s, int state, const Map *src, const Ev *ev, double ba
         js = s->bycode[state] + code * (n + 1);
         n = *js++;
     }
+    double top = -INFINITY; /* with need: the newest class of src */
+    if (s->need != NULL)
+        for (Py_ssize_t k = 0; k < src->len; k++) if (src->cls[k].v > top) top = src->cls[k].v;
     for (int x = 0; x < n; x++) {
         Trans *t = &s->trans[state][js != NULL ? js[x] : x];
+        /* every class would die in the target: not taken, no verdict, no contribution
+           (aggregate._Base._advance skips it alike, so both read the same values) */
+        if (s->need != NULL && s->need[t->target] && top <= base + (double)s->need[t->target]) continue;
         int ok = js != NULL && t->guard == NULL ? 1 : verdict(s, t, ev); /* listed: the type holds */
         if (ok <= 0) { if (ok < 0) return -1; continue; }
         Cell *c; unsigned char *none = NULL;
