@@ -94,7 +94,7 @@ def sample(pool: Sequence[Case], size: int) -> list[Case]:
     """Up to ``size`` cases of ``pool``: first, greedily, the case that adds the most
     constructs (:func:`constructs`) the chosen ones lack (the earliest on a tie), until
     none adds one; then others spread over the pool (distinct queries, streams of
-    two events or more)."""
+    two events or more, a non-empty answer: an engine that drops results fails them)."""
     chosen: list[Case] = []
     seen: set[str] = set()
     while len(chosen) < size:
@@ -107,11 +107,21 @@ def sample(pool: Sequence[Case], size: int) -> list[Case]:
     texts = {case.text for case in chosen}
     rest = []
     for case in pool:
-        if case.text not in texts and len(case.stream) >= 2:
+        if case.text not in texts and len(case.stream) >= 2 and answered(case):
             texts.add(case.text)
             rest.append(case)
     step = max(1, len(rest) // max(1, size - len(chosen)))
     return chosen + rest[::step][: size - len(chosen)]
+
+
+def answered(case: Case) -> bool:
+    """Whether the oracle gives at least one result on the case."""
+    from acel.reference.oracle import OracleTooLarge, run
+
+    try:
+        return bool(run(case.query, list(case.stream), case.schema))
+    except (UnsupportedQuery, OracleTooLarge):
+        return False
 
 
 def runnable(case: Case) -> bool:
