@@ -410,7 +410,8 @@ class _Checker:
             if not (type(row) is tuple and len(row) == 3 and type(row[0]) is list):
                 raise _refuse(where, f"is {_show(row)}, not a DAG row (edges, best, rank)")
             self.number(row[1], f"{where} best")
-            self.count(row[2], f"{where} rank")
+            if not _is_int(row[2]) or row[2] < -1:  # SELECT MAX's code -1: no run took an event
+                raise _refuse(f"{where} rank", f"is {_show(row[2])}, not a rank (-1 or more)")
             for k, edge in enumerate(row[0]):
                 self.edge(edge, f"{where} edge {k}", n)
         self.mapping(saved["roots"], f"{path}.roots", self.config,
