@@ -13,6 +13,7 @@ are tagged); every other value is a one-key object naming its kind:
 ``b``     bytes (base64)
 ``i``     an int too large for 64 bits (hexadecimal text)
 ``f``     a float that is not finite: ``"inf"``, ``"-inf"`` or ``"nan"``
+``q``     an exact rational (STDDEV's sums of floats): ``"num/den"`` in hexadecimal
 ``r``     one of the engine's own records, by name, with its fields in order
 ``@``     the n-th mutable value (list, dict, set, held result, accumulator)
           written before: shared values stay shared, as in the running engine
@@ -159,6 +160,8 @@ class _Encoder:
             return {"fs": [self.encode(v) for v in value]}
         if kind is bytes:
             return {"b": base64.b64encode(value).decode("ascii")}
+        if kind.__name__ == "Fraction" and kind.__module__ == "fractions":  # STDDEV's exact sums
+            return {"q": f"{value.numerator:x}/{value.denominator:x}"}
         if kind in _MUTABLE:
             return self.shared(value) or self.container(value)
         record = _record(value)
@@ -246,7 +249,7 @@ class _Decoder:
             self.shared.append(members)
             members.update(_hashable(self.decode(v)) for v in _items(inner, "set"))
             return members
-        if tag in ("b", "i", "f") and isinstance(inner, str):
+        if tag in ("b", "i", "f", "q") and isinstance(inner, str):
             return _scalar(tag, inner)
         raise StateMismatch(f"not a saved runner state: unknown value kind {str(tag)[:40]!r}")
 
@@ -283,11 +286,26 @@ def _scalar(tag: str, text: str) -> Any:
             return base64.b64decode(text.encode("ascii"), validate=True)
         if tag == "i":
             return int(text, 16)
+        if tag == "q":
+            return _fraction(text)
     except ValueError:
         raise StateMismatch(f"not a saved runner state: a bad {tag!r} value") from None
     if text in ("inf", "-inf", "nan"):
         return float(text)
     raise StateMismatch("not a saved runner state: a bad float")
+
+
+def _fraction(text: str) -> Any:
+    """An exact rational ``num/den`` (hexadecimal), as STDDEV's accumulator keeps floats."""
+    from fractions import Fraction  # here: only states of STDDEV over floats hold one
+
+    num, slash, den = text.partition("/")
+    if not slash or not den or den.startswith("-") or "_" in text:
+        raise ValueError(text)
+    denominator = int(den, 16)
+    if denominator == 0:
+        raise ValueError(text)
+    return Fraction(int(num, 16), denominator)
 
 
 def _hashable(value: Any) -> Any:

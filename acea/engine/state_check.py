@@ -477,8 +477,8 @@ def _same_shape(value: Any, template: Any) -> bool:
     if type(template) is tuple:
         return (type(value) is tuple and len(value) == len(template)
                 and all(_same_shape(v, t) for v, t in zip(value, template)))
-    if type(template) in (int, float):
-        return type(value) in (int, float)
+    if type(template) in (int, float):  # a Fraction: STDDEV's exact sums of floats
+        return type(value) in (int, float) or type(value).__name__ == "Fraction"
     if template is None:  # MIN/MAX: NULL or an event's value
         return isinstance(value, _SCALAR)
     return _is_plain(value) or type(value) in (list, dict, set, frozenset)
