@@ -40,6 +40,7 @@ def run(
     session: SparkSession | None = None,
     partitions: int | None = None,
     vars: str = "struct",
+    counts: str = "long",
 ) -> DataFrame:
     """Run ``query`` on Spark; a lazy Spark DataFrame of its results (no Spark job runs
     until an action; without ``schema`` a DataFrame's schema is inferred by one job).
@@ -47,25 +48,31 @@ def run(
     ``data``: a Spark DataFrame (one event per row, its type in
     ``type_col``) or a path Spark can read (Parquet, JSON Lines, CSV).
     Complex events come as the PARTITION BY columns, ``start``, ``end`` and
-    ``vars``: a map from variable to its events, each a struct of ``time`` and
-    ``attrs`` (one typed field per attribute; ``vars="json"`` gives the §12
-    JSON text instead); RETURN rows as the PARTITION BY columns,
-    ``window_lo``/``window_hi`` with SLIDE, and one column per item named as
-    in spec §12.  Row order is not specified: :func:`collect` sorts.
+    ``vars``: a struct with one field per variable, the array of its events, each a
+    struct of ``time`` (the position) and that variable's attributes, typed
+    (``vars="json"`` gives the §12 JSON text instead).  RETURN rows come as the
+    PARTITION BY columns, ``window_lo``/``window_hi`` with SLIDE, and one column per
+    item named without backticks: ``count`` for ``COUNT(*)``, ``sum_b_v`` for
+    ``SUM(b.v)``; integer counts and sums are ``bigint`` (a value past 2^63 − 1 fails
+    the action; ``counts="decimal"`` gives exact DECIMAL(38,0)).  Row order is not
+    specified: :func:`collect` sorts (papers/spark.md, "Results shaped for people").
     """
+    from acel.lang.errors import AcelError
     from acel.spark_backend.run import plan
-    from acel.spark_backend.typed_vars import typed
+    from acel.spark_backend.shaped import shaped
 
     if vars not in ("struct", "json"):
-        from acel.lang.errors import AcelError
-
         raise AcelError(f"vars={vars!r}: choose 'struct' (typed) or 'json' (§12 text)")
+    if counts not in ("long", "decimal"):
+        raise AcelError(f"counts={counts!r}: choose 'long' (bigint) or 'decimal' (DECIMAL(38,0))")
     parsed, given = _checked(query, schema)
     planned = plan(
         parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
         session=session or _session_of(data), partitions=partitions, lazy=True,
     )
-    return typed(planned) if vars == "struct" else planned.frame
+    if vars == "json" and planned.layout.mode == "matches":
+        return planned.frame
+    return shaped(planned, "decimal" if counts == "decimal" else "long")
 
 
 def collect(

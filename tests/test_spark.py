@@ -108,39 +108,6 @@ def test_match_frame_columns(spark: Any) -> None:
     assert first["msft"] == [{"time": 0, "attrs": {"name": "MSFT", "price": 101, "type": "SELL"}}]
 
 
-def test_vars_are_typed_and_json_stays_an_option(spark: Any) -> None:
-    """``acel.spark.run``'s ``vars``: a map of variable to events with typed attributes,
-    the same content as the §12 JSON text that ``vars="json"`` keeps (issue 25 §4)."""
-    import acel
-
-    data = events_frame(spark, PAPER_EVENTS)
-    query = EXAMPLE_3_2 + " PARTITION BY type"
-    typed = acel.spark.run(query, data, schema=PAPER)
-    texts = acel.spark.run(query, data, schema=PAPER, vars="json")
-    assert typed.schema["vars"].dataType.simpleString() == (
-        "map<string,array<struct<time:bigint,attrs:struct<name:string,price:bigint,"
-        "type:string>>>>"
-    )
-    assert texts.schema["vars"].dataType.simpleString() == "string"
-
-    def plain(vars_: dict[str, Any]) -> dict[str, Any]:
-        return {
-            var: [{"time": e["time"],
-                   "attrs": {k: v for k, v in e["attrs"].asDict().items() if v is not None}}
-                  for e in events]
-            for var, events in vars_.items()
-        }
-
-    got = sorted((r["start"], r["end"], json.dumps(plain(r["vars"]), sort_keys=True))
-                 for r in typed.collect())
-    want = sorted((r["start"], r["end"], json.dumps(json.loads(r["vars"]), sort_keys=True))
-                  for r in texts.collect())
-    assert got == want and len(got) == 6
-    first = min(typed.collect(), key=lambda r: (r["end"], r["start"]))
-    assert first["vars"]["msft"][0]["attrs"]["price"] == 101
-    assert first["vars"]["msft"][0]["time"] == 0
-
-
 def test_no_pandas_future_warnings(spark: Any) -> None:
     """pandas is pinned below 3, which pyspark 4 supports without a FutureWarning on every
     Arrow conversion (issue 25); a run and a ``toPandas`` raise none."""
