@@ -75,8 +75,6 @@ def number(
     base = frame.withColumn(frames.IN, F.monotonically_increasing_id())
     if time_col is not None:
         base = base.withColumn(frames.TKEY, frames._time_key(base, time_col))
-    base = frames._persist(base)  # lazy: fixes the ids for every stage reading them
-    persisted = [base]
     if schema is None:
         schema = _inferred(base, columns, kinds, source)
     floats = [c for c in columns if kinds.get(c) == "float"]
@@ -87,11 +85,10 @@ def number(
     if time_col is None:
         ordered, id_col = base, frames.IN
     else:
-        ordered = frames._persist(
+        ordered = (
             base.orderBy(F.col(frames.TKEY), F.col(frames.IN))
             .withColumn(frames.ID, F.monotonically_increasing_id())
         )
-        persisted.append(ordered)
         id_col = frames.ID
     offsets = _offsets(ordered, id_col, conditions)
     failing = _failing(conditions, source, type_col, time_col, floats)
@@ -102,7 +99,7 @@ def number(
         .withColumn(POS, (F.col(OFFSET) + low).cast("long"))
         .select(*[F.col(f"`{c}`") for c in columns], F.col(POS), F.col(TOTAL))
     )
-    return frames.Stream(numbered, 0, columns, kinds, schema, source, tuple(persisted), {},
+    return frames.Stream(numbered, 0, columns, kinds, schema, source, (), {},
                          None, bool(keys), (), None, lazy=True)
 
 

@@ -89,6 +89,18 @@ class Planned:
     stream: frames.Stream
 
 
+def caller_level() -> int:
+    """The ``stacklevel`` of a warning raised here that names the first frame outside
+    acel: the user's line, however many of acel's calls lie between (a fixed count
+    named IPython's own code from ``acel.spark.run`` in a notebook, issue 37 §4)."""
+    import sys
+
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("acel"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 # ------------------------------------------------------------------ query
 
 
@@ -276,7 +288,7 @@ def _plan(
             span = (int(lo), int(hi)) if integral else (lo, hi)
     strategy = choose(parsed, attr_monotone=monotone)
     if strategy.kind == "single":
-        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=4 + lazy)
+        warnings.warn(strategy.reason, NotParallelWarning, stacklevel=caller_level())
     n_parts = partitions or spark.sparkContext.defaultParallelism
     fault = spark.conf.get(FAULT_CONF, "") or ""
 

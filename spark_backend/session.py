@@ -49,6 +49,10 @@ def default_settings(shuffle_partitions: int | None = None) -> dict[str, str]:
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         # Keep our explicit repartitioning: AQE must not fold the slices into one task.
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
+        # Adaptive execution runs each stage of a plan as its own job (an acel.spark.run
+        # action took 5-12 jobs with it, 2-4 without: papers/spark.md); the plans fix
+        # their own partitioning and broadcasts, so it has nothing to adapt.
+        "spark.sql.adaptive.enabled": "false",
         "spark.sql.session.timeZone": "UTC",
         # Event files are small on disk (a compressed million events is ~2 MB): split
         # them so the first stages already run on every core.
