@@ -25,12 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+import acel.spark_backend.frames as frames
 import pyarrow as pa
 
 from acel.lang.errors import DataError
 from acel.lang.schema import Schema
 
-from . import frames
 from .executor import POS
 
 if TYPE_CHECKING:

@@ -17,18 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import acel.spark_backend.frames as frames
 import pyarrow as pa
 
 from acel.io import native_switch
 from acel.io.results import match_from_json
-from acel.lang import aggregates
-from acel.lang.ast import CountStar, Query, ReturnAttr, ReturnItem
-from acel.lang.checker import attribute_kinds
+from acel.lang.ast import Query, ReturnAttr
 from acel.lang.clauses import Key, Match, TrendRow, item_name
 from acel.lang.errors import AcelError
 from acel.lang.schema import Schema
 
-from . import frames
 from .executor import (
     OWN,
     POS,
@@ -37,9 +35,7 @@ from .executor import (
     TRACE_ENV,
     WINDOW_HI,
     WINDOW_LO,
-    Mode,
     UnitSpec,
-    ValueKind,
     copy_task,
     evaluate_task,
     identity_row,
@@ -49,6 +45,7 @@ from .executor import (
     typed_value,
 )
 from .failures import spark_errors
+from .layout import _SPARK_OF, Layout, result_fields, result_layout
 from .lazy import AX_HI, AX_LO, AX_OK, TOTAL, drop_helpers, identity_unless_rows, with_axis
 from .partitioning import Strategy, balance, choose, slicing_for
 from .progress import Report, watch
@@ -68,17 +65,6 @@ class NotParallelWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class Layout:
-    """How results sit in the output DataFrame (to read them back exactly)."""
-
-    mode: Mode
-    key_names: tuple[str, ...]
-    items: tuple[ReturnItem, ...]
-    item_kinds: tuple[ValueKind, ...]
-    window_kind: ValueKind | None
-
-
-@dataclass(frozen=True)
 class Planned:
     """A planned run: the lazy result frame and what is needed to read it."""
 
@@ -94,8 +80,10 @@ def caller_level() -> int:
     acel: the user's line, however many of acel's calls lie between (a fixed count
     named IPython's own code from ``acel.spark.run`` in a notebook, issue 37 §4)."""
     import sys
+    from types import FrameType
 
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_globals.get("__name__", "").startswith("acel"):
         frame, level = frame.f_back, level + 1
     return level
@@ -126,51 +114,6 @@ def _query(query: Query | str, schema: Schema) -> Query:
         return parsed
     check_query(parsed, schema)
     return parsed
-
-
-# ------------------------------------------------------------------ column kinds
-
-_SPARK_OF = {
-    "decimal": "decimal(38,0)",
-    "double": "double",
-    "long": "bigint",
-    "string": "string",
-    "json": "string",
-    "bool": "boolean",
-}
-_VALUE_OF_KIND: dict[str | None, ValueKind] = {
-    "int": "long",
-    "float": "double",
-    "str": "string",
-    "bool": "bool",
-}
-
-
-def item_kind(item: ReturnItem, kinds: dict[str, str]) -> ValueKind:
-    """The DataFrame column kind of a RETURN item (exact for integers).
-
-    From the aggregate's ``result_kind``: an ``int`` result is DECIMAL(38,0)
-    (counts and sums outgrow 64 bits) unless the aggregate ``selects`` one
-    of its inputs (MIN/MAX keep the input's column); no kind or ``mixed``: JSON.
-    """
-    if isinstance(item, CountStar):
-        return "decimal"
-    if isinstance(item, ReturnAttr):
-        return _VALUE_OF_KIND.get(kinds.get(item.name), "json")
-    agg = aggregates.lookup(item.func)
-    if agg is None:
-        return "json"
-    kind = agg.result_kind(kinds.get(item.attr) if item.attr is not None else None)
-    if kind == "int" and not agg.selects:
-        return "decimal"
-    return _VALUE_OF_KIND.get(kind, "json")
-
-
-def _window_kind(query: Query) -> ValueKind | None:
-    if query.slide is None or query.within is None:
-        return None
-    sizes = (query.within.size, query.slide.size)
-    return "long" if all(isinstance(s, int) for s in sizes) else "double"
 
 
 def _struct(fields: list[tuple[str, str]]) -> Any:
@@ -292,33 +235,16 @@ def _plan(
     n_parts = partitions or spark.sparkContext.defaultParallelism
     fault = spark.conf.get(FAULT_CONF, "") or ""
 
-    key_fields = [
-        (k, stream.frame.schema[k].dataType.simpleString() if k in stream.columns else "string")
-        for k in keys
-    ]
-    mode: Mode = "matches" if parsed.returns is None else "rows"
-    items = tuple(parsed.returns or ())
-    shown = item_columns(items, keys)
-    kinds = attribute_kinds(parsed, stream.kinds)
-    item_kinds = tuple(item_kind(items[i], kinds) for i in shown)
-    window_kind = _window_kind(parsed)
-    if mode == "matches":
-        fields = key_fields + [("start", "bigint"), ("end", "bigint"), ("vars", "string")]
-    else:
-        fields = list(key_fields)
-        if window_kind is not None:
-            fields += [(WINDOW_LO, _SPARK_OF[window_kind]), (WINDOW_HI, _SPARK_OF[window_kind])]
-        fields += [(item_name(items[i]), _SPARK_OF[k]) for i, k in zip(shown, item_kinds)]
-    result_struct = _struct(fields)
-    layout = Layout(mode, keys, items, item_kinds, window_kind)
+    layout = result_layout(parsed, stream.kinds)
+    result_struct = _struct(result_fields(layout, stream))
     base = UnitSpec(
         query=parsed,
         schema=stream.schema,
-        mode=mode,
+        mode=layout.mode,
         attr_columns=stream.columns,
         key_names=keys,
-        item_kinds=item_kinds,
-        window_kind=window_kind,
+        item_kinds=layout.item_kinds,
+        window_kind=layout.window_kind,
         out_schema=_arrow(result_struct),
         fault="" if fault == "false" else fault,
         native=os.environ.get(native_switch.VARIABLE, ""),

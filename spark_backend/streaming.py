@@ -52,12 +52,12 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import acel.spark_backend.frames as frames
 from acel.acea.engine import codec
 
 from acel.lang.ast import Query
@@ -66,10 +66,23 @@ from acel.lang.clauses import Match, TrendRow, item_name
 from acel.lang.errors import AcelError, DataError
 from acel.lang.schema import Schema
 
-from . import frames
+from .event_time import (
+    END_MS,
+    ENDED_MS,
+    SHIFT,
+    TICK_EVERY,
+    TICK_POS,
+    TICK_TYPE,
+    IdleTicks,
+    TickClock,
+    Ticker,
+    data_rows,
+    progress_ms,
+)
 from .executor import UnitSpec, item_columns, match_columns, rows_columns
 from .failures import spark_errors
-from .run import _SPARK_OF, Layout, _arrow, _query, _struct, _window_kind, item_kind, results_of
+from .layout import _SPARK_OF, Layout, _window_kind, item_kind
+from .run import _arrow, _query, _struct, results_of
 from .session import prepare_session
 
 if TYPE_CHECKING:
@@ -78,29 +91,6 @@ if TYPE_CHECKING:
 
 END_TYPE = "#end"
 """The type of the row that ends a stream (not an ACEL name, so no query sees it)."""
-
-SHIFT = 2**30
-"""Event time: time ``v`` (in whole units of the time column) is Spark timestamp
-``⌊v⌋ + SHIFT`` milliseconds.  Spark's watermark starts at 0 and timeouts must be
-positive, so times down to ``-SHIFT`` work; Spark counts watermarks in whole
-milliseconds, so one unit is one millisecond and nothing is rounded."""
-
-END_MS = 8 * 10**12
-"""The event time (ms) of the end row: past every real event (and before pandas'
-last timestamp, as the column goes through pandas)."""
-
-ENDED_MS = 6 * 10**12
-"""A watermark at or past this (ms) means the end row has been read; real times
-must stay below ``ENDED_MS - SHIFT``."""
-
-TICK_TYPE = "#tick"
-"""The type of a row that only moves event time (not an ACEL name, so no query sees it)."""
-
-TICK_POS = -2
-"""The position a tick row is staged with: no event has it, so the keys skip it."""
-
-TICK_EVERY = 1.0
-"""Seconds of quiet between two ticks the driver writes (``idle_advance``)."""
 
 POS = "__acel_pos"
 ET_MS = "__acel_et_ms"
@@ -121,18 +111,6 @@ class StreamSpec:
     """``WITHIN … ON`` the event-time column: the watermark closes windows."""
     out_names: tuple[str, ...]
     pos_col: str = "pos"
-
-
-@dataclass(frozen=True)
-class IdleTicks:
-    """How the driver moves a quiet stream's event time (``idle_advance``): tick files
-    of ``{"ms": event time}`` in ``folder``, ``rate`` time units a second of quiet,
-    one each ``every`` seconds of quiet at most."""
-
-    rate: float
-    folder: str
-    delay_ms: int
-    every: float = TICK_EVERY
 
 
 @dataclass(frozen=True)
@@ -616,130 +594,6 @@ def checkpoint_watermark(checkpoint: str) -> int | None:
     return mark if isinstance(mark, int) and mark > 0 else None
 
 
-# ------------------------------------------------------------------ ticks on a quiet stream
-
-
-def progress_ms(progress: dict[str, Any], field: str) -> int | None:
-    """An event-time field (``max``, ``watermark``) of a micro-batch's progress, in ms."""
-    from datetime import datetime
-
-    text = (progress.get("eventTime") or {}).get(field)
-    if not text:
-        return None
-    return round(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
-
-
-def _started(progress: dict[str, Any]) -> float:
-    """When a micro-batch started (wall clock, seconds since the epoch)."""
-    from datetime import datetime
-
-    return datetime.fromisoformat(progress["timestamp"].replace("Z", "+00:00")).timestamp()
-
-
-class TickClock:
-    """The driver's view of a quiet stream: the largest event time the data brought
-    (``high``, ms), since when no data came (wall clock), and the tick that moves
-    event time on at ``rate`` units (ms) a second of quiet: ``high + rate·quiet``,
-    so Spark's watermark is ``high − delay + rate·quiet``, as the live reader's
-    (papers/streaming.md).  Pure: the tests drive it with made-up progress."""
-
-    def __init__(self, ticks: IdleTicks) -> None:
-        self.ticks = ticks
-        self.every = ticks.every
-        self.high: int | None = None
-        self.since = 0.0
-        self.last_tick = 0.0
-        self.ticked = -1
-        """The largest tick time written (ms)."""
-        self.written: set[int] = set()
-
-    def resume(self, watermark_ms: int | None, now: float) -> None:
-        """A query restarted from a checkpoint whose watermark is ``watermark_ms``: event
-        time moves on from there (it never moves back) once quiet from ``now``."""
-        if watermark_ms is not None and self.high is None and watermark_ms < ENDED_MS:
-            self.high = watermark_ms + self.ticks.delay_ms
-            self.since = now
-
-    def saw(self, progress: dict[str, Any]) -> None:
-        """A micro-batch completed: data in it starts the quiet again from its start."""
-        if not data_rows(progress, self.ticks):
-            return
-        self.since = max(self.since, _started(progress))
-        top = progress_ms(progress, "max")
-        if top is not None and top not in self.written and top < ENDED_MS:
-            self.high = top if self.high is None else max(self.high, top)  # a real event's time
-
-    def due(self, now: float) -> int | None:
-        """The tick to write now (its event time, ms), or ``None`` (no data yet, not
-        quiet long enough, no move, or past the range of real times)."""
-        if self.high is None or now - self.since < self.every or now - self.last_tick < self.every:
-            return None
-        tick = min(self.high + math.floor(self.ticks.rate * (now - self.since)), ENDED_MS - SHIFT - 1)
-        return tick if tick > max(self.ticked, self.high) else None
-
-    def wrote(self, tick: int, now: float) -> None:
-        """A tick with this event time was written at ``now``."""
-        self.ticked = max(self.ticked, tick)
-        self.written.add(tick)
-        self.last_tick = now
-
-
-def write_tick(folder: str, ms: int) -> None:
-    """One tick file (``{"ms": …}``), written beside and renamed in: never read half-written."""
-    import os
-    from pathlib import Path
-
-    name = f"tick-{time.time_ns()}-{ms}.json"
-    scratch = Path(folder) / f".{name}"
-    scratch.write_text(json.dumps({"ms": ms}) + "\n")
-    os.rename(scratch, Path(folder) / name)
-
-
-class Ticker(threading.Thread):
-    """The driver's side of ``idle_advance``: while the running query is active, it
-    follows its micro-batches and, when the stream has been quiet for ``every``
-    seconds (``TICK_EVERY``) and no micro-batch is under way, writes a tick (a daemon thread;
-    it stops with the query)."""
-
-    def __init__(self, ticks: IdleTicks, query: StreamingQuery) -> None:
-        super().__init__(name="acel-idle-ticks", daemon=True)
-        self.clock = TickClock(ticks)
-        self.query = query
-        self.seen = -1
-
-    def run(self) -> None:
-        import sys
-
-        try:
-            while self.query.isActive:
-                self.look()
-                time.sleep(0.1)
-        except Exception as error:
-            if self._active():  # else the query stopped under us: its error is its own to report
-                print(f"acel: the idle ticks stopped ({type(error).__name__}: {error}); event time "
-                      "now moves only with the data", file=sys.stderr)
-
-    def _active(self) -> bool:
-        try:
-            return bool(self.query.isActive)
-        except Exception:
-            return False
-
-    def look(self) -> None:
-        """Read the new micro-batches' progress; write a tick if one is due."""
-        for p in self.query.recentProgress:
-            if p["batchId"] > self.seen:
-                self.seen = p["batchId"]
-                self.clock.saw(p)
-        if self.query.status.get("isTriggerActive"):
-            return  # a micro-batch may be reading new data: wait for its progress
-        now = time.time()
-        tick = self.clock.due(now)
-        if tick is not None:
-            write_tick(self.clock.ticks.folder, tick)
-            self.clock.wrote(tick, now)
-
-
 def read_results(
     planned: PlannedStream, out: str, fmt: str = "parquet", session: SparkSession | None = None
 ) -> list[Match] | list[TrendRow]:
@@ -790,12 +644,6 @@ def await_end(query: StreamingQuery, timeout: float = 600.0) -> None:
             if time.monotonic() > deadline:
                 raise AcelError(f"the end row was not processed within {timeout:.0f} s")
             time.sleep(0.1)
-
-
-def data_rows(progress: dict[str, Any], ticks: IdleTicks | None = None) -> int:
-    """A micro-batch's input rows, the driver's ticks left out (they are not events)."""
-    return sum(int(s.get("numInputRows") or 0) for s in progress.get("sources") or []
-               if ticks is None or ticks.folder not in str(s.get("description", "")))
 
 
 def follow(query: StreamingQuery, report: Any, *, stop_at_end: bool = True,

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import acel.spark_backend.frames as frames
 import numpy as np
 import pyarrow as pa
 
@@ -35,7 +36,6 @@ from acel.lang.ast import Query
 from acel.lang.clauses import Match, TrendRow
 from acel.lang.schema import Schema
 
-from . import frames
 from .executor import POS, SLICE, _clean, inject_fault
 from .failures import spark_errors
 from .progress import Report, watch

@@ -162,7 +162,7 @@ def test_sum_of_an_agg_average_is_a_float_column(spark: Any) -> None:
 
 
 def test_attribute_kinds_follow_agg_outputs() -> None:
-    from acel.spark_backend.run import attribute_kinds, item_kind
+    from acel.spark_backend.layout import attribute_kinds, item_kind
 
     query = parse_query(
         "RETURN SUM(z.n), SUM(z.c), MAX(z.m), SUM(z.k) PATTERN "

@@ -23,7 +23,7 @@ pytestmark = [
 def test_return_stddev_merges_partial_states_across_slices(spark: Any) -> None:
     from acel.spark_backend import executor, run_to_results
     from acel.spark_backend.frames import events_frame
-    from acel.spark_backend.run import item_kind
+    from acel.spark_backend.layout import item_kind
 
     query = parse_query(
         "RETURN COUNT(*), STDDEV(a.x), STDDEV(b.x) PATTERN (A AS a)+ ; B AS b WITHIN 4 EVENTS"
