@@ -98,3 +98,18 @@ def test_a_count_past_a_long_fails_loudly_and_decimal_keeps_it(spark: Any) -> No
     exact = _run(query, data, counts="decimal")
     assert exact.schema.simpleString() == "struct<count:decimal(38,0)>"
     assert int(exact.collect()[0]["count"]) == 2**64 - 1
+
+
+def test_nothing_stays_cached_after_an_action(spark: Any) -> None:
+    """Neither the input nor the numbered stream stays in memory once the action is over
+    (issue 37: two cached inputs outlived every action)."""
+    context = spark.sparkContext
+    for rdd in list(context._jsc.getPersistentRDDs().values()):
+        rdd.unpersist(True)
+    data = events_frame(spark, SPEC_STOCK_EVENTS)
+    queries = ((EXAMPLE_3_2, {}), ("RETURN COUNT(*) PATTERN SELL AS a ; BUY AS b", {"time_col": "price"}))
+    for query, kw in queries:
+        frame = _run(query, data, schema=SPEC_STOCK_SCHEMA, **kw)
+        assert frame.count() > 0
+        assert context._jsc.getPersistentRDDs().size() == 0
+        assert not data.is_cached
