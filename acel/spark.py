@@ -11,9 +11,13 @@ optimized engine on each piece (``papers/spark.md``).  The implementation is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import functools
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from acel.api import QueryLike, SchemaLike, as_query, as_schema
+from acel.lang.errors import AcelError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -30,6 +34,38 @@ def session(master: str | None = None) -> SparkSession:
     return get_session(master)
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+_FLAG = re.compile(r"--(type-col|time-col|schema)\b")
+_NO_TYPE = re.compile(r"the type column '[^']*' is not in the (data|header)")
+
+
+def python_words(text: str) -> str:
+    """A message in the words of a Python call: the command line's ``--type-col`` is the
+    argument ``type_col=`` here (issue 37 §2), and a missing type column says so."""
+    text = _FLAG.sub(lambda m: m.group(1).replace("-", "_") + "=", text)
+    if _NO_TYPE.search(text) and "type_col=" not in text:
+        text += "; name it with type_col="
+    return text
+
+
+def _in_python_words(function: F) -> F:
+    """``function`` whose plain errors (an ``AcelError`` whose text is its argument) name
+    Python arguments, not command-line flags."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except AcelError as error:
+            text = str(error)
+            if type(error).__str__ is not Exception.__str__ or python_words(text) == text:
+                raise
+            raise type(error)(python_words(text)) from error.__cause__
+
+    return wrapper  # type: ignore[return-value]
+
+
+@_in_python_words
 def run(
     query: QueryLike,
     data: Any,
@@ -57,7 +93,6 @@ def run(
     the action; ``counts="decimal"`` gives exact DECIMAL(38,0)).  Row order is not
     specified: :func:`collect` sorts (papers/spark.md, "Results shaped for people").
     """
-    from acel.lang.errors import AcelError
     from acel.spark_backend.run import plan
     from acel.spark_backend.shaped import shaped
 
@@ -75,6 +110,7 @@ def run(
     return shaped(planned, "decimal" if counts == "decimal" else "long")
 
 
+@_in_python_words
 def collect(
     query: QueryLike,
     data: Any,
@@ -96,6 +132,7 @@ def collect(
     )
 
 
+@_in_python_words
 def stream(
     query: QueryLike,
     data: DataFrame,
@@ -117,14 +154,13 @@ def stream(
     parsed = as_query(query)
     given = as_schema(schema)
     if given is None:
-        from acel.lang.errors import AcelError
-
         raise AcelError("a streaming DataFrame needs its schema (schema=...): no data to infer it from")
     parsed.check(given)
     return spark_stream(parsed.ast, data, schema=given, pos_col=pos_col, type_col=type_col,
                         time_col=time_col, delay=delay)
 
 
+@_in_python_words
 def run_workload(
     queries: Any,
     data: Any,

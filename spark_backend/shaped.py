@@ -102,9 +102,10 @@ def _kinds(planned: Planned) -> dict[str, str]:
 
 
 def variables(planned: Planned) -> dict[str, tuple[str, ...]]:
-    """Each variable of the query with the attributes its events may carry, sorted."""
+    """Each variable of the query with the attributes its events may carry, sorted
+    (``type`` among them for stream events; an AGG variable's events carry its outputs)."""
     env = formula_env(planned.query.formula, planned.stream.schema)
-    return {var: tuple(sorted(attrs | {"type"})) for var, attrs in sorted(env.items())}
+    return {var: tuple(sorted(attrs)) for var, attrs in sorted(env.items())}
 
 
 def _vars_column(planned: Planned) -> Column:

@@ -113,3 +113,51 @@ def test_nothing_stays_cached_after_an_action(spark: Any) -> None:
         assert frame.count() > 0
         assert context._jsc.getPersistentRDDs().size() == 0
         assert not data.is_cached
+
+
+def test_python_messages_name_python_arguments(spark: Any, tmp_path: Any) -> None:
+    """From Python, a missing type column is named by ``type_col=``, not the command
+    line's ``--type-col`` (issue 37 §2), for a DataFrame and for a file."""
+    from acel.lang.errors import DataError
+
+    frame = spark.createDataFrame([{"kind": "A", "v": 1}])
+    with pytest.raises(DataError, match=r"the type column 'type' is not in the data .*; "
+                                        r"name it with type_col=$"):
+        _run("A AS a", frame)
+    path = tmp_path / "events.csv"
+    path.write_text("kind,v\nA,1\n")
+    with pytest.raises(DataError) as caught:
+        acel.spark.collect("A AS a", str(path), session=spark)
+    assert "type_col=" in str(caught.value) and "--type-col" not in str(caught.value)
+
+
+def test_python_words_keep_other_text() -> None:
+    from acel.spark import python_words
+
+    assert python_words("give --schema or --time-col") == "give schema= or time_col="
+    assert python_words("nothing to change") == "nothing to change"
+
+
+def test_the_demo_query_shows_per_variable_attributes(spark: Any) -> None:
+    """The demo's ``delay_propagation``: ``d`` holds a departure's attributes, ``m`` the
+    AGG outputs (integer counts as ``bigint``) and nothing else; ``show()`` has no NULL."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "flights"
+    events = [Event.make(i, {"type": "DEP", "ts": i * 60, "origin": "JFK", "carrier": "B6",
+                             "flight": i, "tailnum": "N1", "dest": "BOS", "dep_delay": 20 + 5 * i,
+                             "arr_delay": 1, "distance": 100}) for i in range(4)]
+    frame = _run((root / "delay_propagation.acel").read_text(), events_frame(spark, events),
+                 schema=str(root / "schema.json"), time_col="ts")
+    fields = {f.name: f.dataType.elementType.simpleString()
+              for f in frame.schema["vars"].dataType.fields}
+    assert sorted(fields) == ["DEP", "d", "m"]
+    assert fields["m"] == "struct<time:bigint,flights:bigint,total_delay:bigint,worst_delay:bigint>"
+    assert fields["d"] == (
+        "struct<time:bigint,arr_delay:bigint,carrier:string,dep_delay:bigint,dest:string,"
+        "distance:bigint,flight:bigint,origin:string,tailnum:string,ts:bigint,type:string>"
+    )
+    first = min(frame.collect(), key=lambda r: (r["end"], r["start"]))
+    assert first["vars"]["m"][0].asDict() == {"time": 2, "flights": 3, "total_delay": 75,
+                                              "worst_delay": 30}
+    assert "NULL" not in frame._jdf.showString(20, 0, False).upper()
