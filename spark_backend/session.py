@@ -156,13 +156,61 @@ def cds_options() -> str:
                 except OSError:
                     continue
                 break
+    writing = _tidy(folder, key)
     if archive.exists():
         return f"-XX:SharedArchiveFile={archive} {quiet}"
+    if writing:  # another run is writing this archive: start without one, write no second
+        return ""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return ""
     return f"-XX:ArchiveClassesAtExit={folder / f'spark-{key}.{os.getpid()}.jsa'} {quiet}"
+
+
+MAX_ARCHIVES = 3
+"""Class-data archives kept in the cache folder (each 170–190 MB): this Spark's, one being
+written, and one of another Java or Spark; older ones are removed (``_tidy``)."""
+
+
+def _tidy(folder: Path, key: str) -> bool:
+    """Remove the class-data archives no run will read, and say whether one of ``key`` is
+    being written now (by a live process).
+
+    Gone: a run's own archive (``spark-<key>.<pid>.jsa``) whose process has ended once
+    the finished archive exists (concurrent first runs each wrote one, and the
+    losers' stayed forever: 540 MB in three files were found), and beyond
+    ``MAX_ARCHIVES``, the oldest archives of other keys (another Java or Spark).  A
+    JVM that maps a removed file keeps reading it (Linux keeps it until unmapped).
+    """
+    try:
+        found = sorted(folder.glob("spark-*.jsa"), key=lambda f: f.stat().st_mtime, reverse=True)
+    except OSError:
+        return False
+    final = folder / f"spark-{key}.jsa"
+    writing, kept = False, []
+    for archive in found:
+        parts = archive.name.split(".")
+        pid = int(parts[-2]) if len(parts) == 3 and parts[-2].isdigit() else None
+        if pid is not None and _alive(pid):
+            writing = writing or archive.name.startswith(f"spark-{key}.")
+            continue  # being written
+        if pid is not None and archive.name.startswith(f"spark-{key}.") and final.exists():
+            _unlink(archive)
+            continue
+        kept.append(archive)
+    mine = [a for a in kept if a.name.startswith(f"spark-{key}.")]
+    others = [a for a in kept if not a.name.startswith(f"spark-{key}.")]
+    for archive in others[max(0, MAX_ARCHIVES - len(mine) - writing):]:
+        _unlink(archive)
+    return writing
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def _alive(pid: int) -> bool:
@@ -262,3 +310,59 @@ def use_configured_python(session: SparkSession) -> str:
         # packages: its executors are this machine's processes, so they run this one.
         context.pythonExec = sys.executable
     return str(context.pythonExec)
+
+
+JVM_EXIT_SECONDS = 60.0
+"""How long :func:`end_session` waits for the embedded JVM to exit (a first run writes its
+class-data archive then, a few seconds; ``cds_options``)."""
+
+
+def owns_no_session() -> bool:
+    """Whether no Spark session is active here (so a session got now is this caller's to end)."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() is None
+
+
+def end_session(session: SparkSession | None = None, *, wait: float = JVM_EXIT_SECONDS,
+                stop: bool = True) -> bool:
+    """Stop the session and, when this process started the JVM, end it and wait for it.
+
+    Without this the JVM outlived ``acel run --engine spark`` by a second or more
+    (it exits when it sees its standard input close, after the Python process has
+    gone), still holding memory and, on a first run, still writing its class-data
+    archive; its CPU was counted for no one.  Here its standard input is closed and
+    the run waits for its exit, so the run's time and CPU include the JVM's, and no
+    Java or Python worker process is left (issue 31).  Returns whether a JVM this
+    process started has exited (``False``: none was started here, or it outlived ``wait``).
+    ``stop=False`` (an interrupted run) skips stopping the context through py4j: the
+    JVM's own shutdown stops it.
+    """
+    from pyspark import SparkContext
+
+    if stop:
+        if session is not None:
+            session.stop()
+        else:
+            active = SparkContext._active_spark_context
+            if active is not None:
+                active.stop()
+    import subprocess
+
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if gateway is None or proc is None:
+        return False
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=wait)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return False  # left to end on its own
+    try:
+        gateway.shutdown()
+    except Exception:  # noqa: BLE001 - the JVM is gone; py4j may complain about the socket
+        pass
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    return True

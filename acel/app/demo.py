@@ -122,6 +122,9 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
 
     _say("\n4. Running it with the Spark backend (embedded local session) ...")
     started = time.perf_counter()
+    from acel.spark_backend.session import end_session, owns_no_session
+
+    started_here = owns_no_session()
     session = get_session(master)
     with watch(session, _every(10.0)):
         planned = plan(match_text, str(data_path), time_col="ts", session=session)
@@ -161,6 +164,8 @@ def run_demo(out_dir: Path, *, days: int | None = None, master: str | None = Non
     _say(f"   {len(rows_out):,} rows (carrier, origin, day) in {trend_seconds:.1f} s -> {out_dir / 'daily_delay_trends.jsonl'}\n")
     _say("   " + _trend_table(rows_out, top).replace("\n", "\n   "))
 
+    if started_here:  # no JVM outlives the demo (issue 31)
+        end_session()
     figures["total_seconds"] = time.perf_counter() - clock
     _say(f"\nDone: {figures['events']:,} events, {figures['complex_events']:,} complex events, "
          f"{figures['trend_rows']:,} trend rows, {figures['total_seconds']:.1f} s in all.")

@@ -67,8 +67,9 @@ def spark_session(master: str | None) -> Iterator[Any]:
     PySpark's own SIGINT handler cancels the jobs through py4j from inside the
     py4j call the main thread is waiting on, which fails ("reentrant call"), and
     py4j logs each failed call with its traceback on the root logger: 4 tracebacks,
-    55 lines.  Here Ctrl-C (and SIGTERM) raise in Python only, the JVM ending with
-    the process; py4j's log lines are dropped while the run lasts; and when the
+    55 lines.  Here Ctrl-C (and SIGTERM) raise in Python only; the JVM this run started
+    ends with it, waited for (``session.end_session``: no JVM outlives the run);
+    py4j's log lines are dropped while the run lasts; and when the
     clean-up of an interrupted call fails in turn ("Answer from Java side is
     empty"), the run still ends as interrupted (or terminated), not as a Spark error.
     """
@@ -88,6 +89,9 @@ def spark_session(master: str | None) -> Iterator[Any]:
     root.addHandler(quiet)
     main = threading.current_thread() is threading.main_thread()
     previous = [(sig, signal.getsignal(sig)) for sig in (signal.SIGINT, signal.SIGTERM)] if main else []
+    from acel.spark_backend.session import end_session, owns_no_session
+
+    started = owns_no_session()  # a caller's session (tests) stays theirs
     try:
         session = get_session(master)  # PySpark installs its SIGINT handler here
         for sig, _ in previous:
@@ -98,6 +102,11 @@ def spark_session(master: str | None) -> Iterator[Any]:
             raise caught[0]() from None  # an interrupted call's clean-up failed
         raise
     finally:
+        try:  # no JVM outlives the run (issue 31); an interrupted one skips py4j's stop
+            if started:
+                end_session(stop=not caught)
+        except Exception:  # noqa: BLE001 - ending is best effort; the run's own error wins
+            pass
         for sig, handler in previous:
             if handler is not None:
                 signal.signal(sig, handler)
