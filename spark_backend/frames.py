@@ -343,7 +343,9 @@ def prefetched_bytes() -> int | None:
     its compression against JSON Lines), ``None`` when none is: a hint for the JVM's
     start (``session.jit_options``)."""
     if not _PREFETCHED:
-        return None
+        from . import datasource
+
+        return datasource.pending_bytes()
     total = 0
     for key in _PREFETCHED:
         try:
@@ -373,6 +375,11 @@ def prefetch(
     arguments waits for it and takes it (its errors are raised there, unchanged)."""
     import threading
 
+    from . import datasource
+
+    if datasource.wanted(path):  # the executors read it: only the driver's check starts now
+        datasource.prefetch(path, type_col=type_col, time_col=time_col, schema=schema)
+        return
     key = _copy_key(path, type_col, time_col, schema, keys, axes)
     if path == "-" or key in _PREFETCHED:  # standard input is read where it is used
         return
@@ -939,12 +946,22 @@ def prepare(
     """
     from pyspark.sql import functions as F
 
+    from . import datasource
+
     folders: tuple[str, ...] = ()
-    if isinstance(data, (str, Path)):
+    path = str(data) if isinstance(data, (str, Path)) else None
+    sourced = None
+    if path is not None and datasource.wanted(path):  # executors read it (datasource)
+        sourced = datasource.frame(spark, path, type_col=type_col, time_col=time_col, schema=schema)
+    if sourced is not None:
+        data, schema = sourced
+        type_col = "type"
+    elif isinstance(data, (str, Path)):
         read = read_file(spark, str(data), type_col=type_col, time_col=time_col, schema=schema,
                          keys=keys, axes=axes)
         return _file_stream(read, keys)
     frame, source = load(spark, data)
+    source = path or source
     frame, time_col, columns, kinds = shaped(frame, source, type_col, time_col)
     frame = frame.withColumn(IN, F.monotonically_increasing_id())
     if time_col is not None:

@@ -22,6 +22,13 @@ from acel.lang.parser import parse_query
 
 pytestmark = SPARK_MARKS
 
+@pytest.fixture(autouse=True)
+def driver_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the driver's copy: JSON Lines goes through it here too (by
+    default the executors read JSON Lines and CSV, ``tests/test_spark_datasource.py``)."""
+    monkeypatch.setenv("ACEL_SPARK_FILE_READ", "copy")
+
+
 QUERY = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 3 ON ts"
 
 
