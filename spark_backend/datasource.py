@@ -3,8 +3,8 @@
 ``acel-jsonl`` and ``acel-csv`` read a JSON Lines or CSV file in an executor
 through :func:`acel.io.open_events` (the C scanner where it applies), so the
 events, their values and their order are the single process's, and hand Spark
-Arrow record batches (issue 31).  The driver no longer writes its own Parquet
-copy of the file (``frames.copy_file``, about 1 s CPU per 10^6 events); it runs
+Arrow record batches (issue 31).  The driver then writes no Parquet copy of the
+file (``frames.copy_file``, about 1 s CPU per 10^6 events); it runs
 only the reader's first pass (0.1–0.2 s per 10^6 events with the C scanner),
 which checks every row and infers the schema, so that a bad row is reported
 on the driver with the single process's message before any Spark job, and
@@ -13,7 +13,13 @@ Spark is given the schema instead of asking a Python worker for it.
 One split per file: the reader's kinds, its row numbers in messages and its
 stable sort by the time column are properties of the whole file, and a byte
 range read alone cannot reproduce them (papers/spark.md, "Files read by the
-executors").  ``ACEL_SPARK_FILE_READ=copy`` keeps the driver's copy.
+executors").
+
+Not the default: measured on W0 at 10^6 events with 8 keys (``bench/spark_file_read.py``),
+the whole process tree used about 1.6 times the CPU of the driver's copy (31 s against
+19 s): the copy needs no Spark job to plan (the driver counts keys and axes as it writes)
+and its engine tasks read it without a shuffle, while a data source's frame is scanned,
+cached and shuffled by Spark.  ``ACEL_SPARK_FILE_READ=source`` turns it on.
 """
 
 from __future__ import annotations
@@ -36,8 +42,8 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
 FILE_READ_ENV = "ACEL_SPARK_FILE_READ"
-"""``copy``: the driver copies a JSON Lines/CSV file to Parquet (the former path);
-anything else (default ``source``): the executors read it through these data sources."""
+"""``source``: the executors read a JSON Lines/CSV file through these data sources;
+anything else (default ``copy``): the driver copies it to Parquet (``frames.copy_file``)."""
 
 FORMATS = {".jsonl": "acel-jsonl", ".ndjson": "acel-jsonl", ".json": "acel-jsonl",
            ".csv": "acel-csv"}
@@ -48,7 +54,7 @@ _SPARK_TYPE = {"int": "bigint", "float": "double", "str": "string", "bool": "boo
 
 def wanted(path: str) -> bool:
     """Whether ``path`` is read by the executors (a JSON Lines or CSV file, not ``-``)."""
-    if os.environ.get(FILE_READ_ENV, "source") == "copy" or path == "-":
+    if os.environ.get(FILE_READ_ENV, "copy") != "source" or path == "-":
         return False
     return Path(path).suffix.lower() in FORMATS
 

@@ -30,6 +30,12 @@ ROWS = [{"type": "ABCB"[i % 4], "ts": (i * 7) % 23, "v": i * 3 % 7, "k": i % 3} 
 """Out of time order on purpose: the reader's stable sort decides the positions."""
 
 
+@pytest.fixture(autouse=True)
+def executors_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data sources are asked for (the driver's copy is the default)."""
+    monkeypatch.setenv("ACEL_SPARK_FILE_READ", "source")
+
+
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
@@ -85,7 +91,7 @@ def test_the_driver_copy_stays_available(spark: Any, tmp_path: Path, monkeypatch
 
     data = _jsonl(tmp_path / "e.jsonl", ROWS)
     sourced = run_to_results(QUERY, str(data), time_col="ts", session=spark)
-    monkeypatch.setenv(datasource.FILE_READ_ENV, "copy")
+    monkeypatch.delenv(datasource.FILE_READ_ENV)
     assert not datasource.wanted(str(data))
     assert run_to_results(QUERY, str(data), time_col="ts", session=spark) == sourced
 
