@@ -67,8 +67,8 @@ def spark_session(master: str | None) -> Iterator[Any]:
     PySpark's own SIGINT handler cancels the jobs through py4j from inside the
     py4j call the main thread is waiting on, which fails ("reentrant call"), and
     py4j logs each failed call with its traceback on the root logger: 4 tracebacks,
-    55 lines.  Here Ctrl-C (and SIGTERM) raise in Python only; the JVM this run started
-    ends with it, waited for (``session.end_session``: no JVM outlives the run);
+    55 lines.  Here Ctrl-C (and SIGTERM) raise in Python only, the JVM ending with the
+    process (a run that finishes waits for the JVM it started: ``session.end_session``);
     py4j's log lines are dropped while the run lasts; and when the
     clean-up of an interrupted call fails in turn ("Answer from Java side is
     empty"), the run still ends as interrupted (or terminated), not as a Spark error.
@@ -102,9 +102,10 @@ def spark_session(master: str | None) -> Iterator[Any]:
             raise caught[0]() from None  # an interrupted call's clean-up failed
         raise
     finally:
-        try:  # no JVM outlives the run (issue 31); an interrupted one skips py4j's stop
-            if started:
-                end_session(stop=not caught)
+        try:  # no JVM outlives the run (issue 31); an interrupted one's JVM ends with the
+            # process as before (ended early, it logged its tasks' failures after the one line)
+            if started and not caught:
+                end_session()
         except Exception:  # noqa: BLE001 - ending is best effort; the run's own error wins
             pass
         for sig, handler in previous:
