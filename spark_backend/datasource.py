@@ -29,7 +29,6 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -45,9 +44,8 @@ FILE_READ_ENV = "ACEL_SPARK_FILE_READ"
 """``source``: the executors read a JSON Lines/CSV file through these data sources;
 anything else (default ``copy``): the driver copies it to Parquet (``frames.copy_file``)."""
 
-FORMATS = {".jsonl": "acel-jsonl", ".ndjson": "acel-jsonl", ".json": "acel-jsonl",
-           ".csv": "acel-csv"}
-"""File suffix → data source name."""
+FORMATS = {"jsonl": "acel-jsonl", "csv": "acel-csv"}
+"""Input format (``acel.io.readers``' registered ``Reader.name``) → data source name."""
 
 _SPARK_TYPE = {"int": "bigint", "float": "double", "str": "string", "bool": "boolean"}
 
@@ -56,7 +54,17 @@ def wanted(path: str) -> bool:
     """Whether ``path`` is read by the executors (a JSON Lines or CSV file, not ``-``)."""
     if os.environ.get(FILE_READ_ENV, "copy") != "source" or path == "-":
         return False
-    return Path(path).suffix.lower() in FORMATS
+    return _format(path) in FORMATS
+
+
+def _format(path: str) -> str | None:
+    """The registered input format of ``path`` (``None``: none is)."""
+    from acel.io.readers import reader_for
+
+    try:
+        return str(reader_for(path).name)
+    except DataError:
+        return None
 
 
 def columns(schema: Schema) -> list[tuple[str, str]]:
@@ -214,7 +222,7 @@ def frame(spark: SparkSession, path: str, *, type_col: str, time_col: str | None
             "against (give a schema to run it on an empty stream)"
         )
     register(spark)
-    reader = (spark.read.format(FORMATS[Path(path).suffix.lower()]).schema(struct(found))
+    reader = (spark.read.format(FORMATS[str(_format(path))]).schema(struct(found))
               .option("type_col", type_col))
     if time_col is not None:
         reader = reader.option("time_col", time_col)
