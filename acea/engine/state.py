@@ -27,13 +27,12 @@ from acel.acea.engine.aggregate import Propagator, TumblingPropagator
 from acel.acea.engine.codec import Context, StateMismatch, dumps, loads
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
+from acel.acea.engine.run_context import RunContext
 from acel.acea.engine.state_check import check
 
 from acel.lang.selection import start_order_key
 
 if TYPE_CHECKING:
-    from acel.acea.engine.runner import Runner
-
     from acel.lang.ast import Query
 
 VERSION = 3
@@ -44,7 +43,7 @@ events a replaying runner keeps."""
 __all__ = ["VERSION", "StateMismatch", "decode", "fingerprint", "options_of", "restore", "save"]
 
 
-def fingerprint(runner: Runner) -> str:
+def fingerprint(runner: RunContext) -> str:
     """What a saved state is valid for: the query, the schema and its automata."""
     from acel.lang.printer import format_query
 
@@ -162,7 +161,7 @@ def _restore_evaluator(evaluator: Any, state: dict[str, Any]) -> None:
 # ------------------------------------------------------------------ runner
 
 
-def save(runner: Runner) -> bytes:
+def save(runner: RunContext) -> bytes:
     """The runner's state as bytes (see the module doc)."""
     partitions = []
     for part in runner.partitions.values():
@@ -239,7 +238,7 @@ def options_of(state: dict[str, Any]) -> dict[str, Any]:
 _OPTIONS = {"monotone", "start_positions", "trend_mode", "positions_given"}
 
 
-def restore(runner: Runner, state: dict[str, Any]) -> None:
+def restore(runner: RunContext, state: dict[str, Any]) -> None:
     """Load a decoded state (:func:`decode`) into a fresh runner of the same query and schema."""
     if state.get("fingerprint") != fingerprint(runner):
         raise StateMismatch(
@@ -253,7 +252,7 @@ def restore(runner: Runner, state: dict[str, Any]) -> None:
         raise StateMismatch(f"not a saved runner state: a damaged entry ({error!r})"[:200]) from None
 
 
-def _load(runner: Runner, state: dict[str, Any]) -> None:
+def _load(runner: RunContext, state: dict[str, Any]) -> None:
     runner.events = state["events"]
     runner.emitted = state["emitted"]
     runner.finished = state["finished"]
@@ -261,7 +260,7 @@ def _load(runner: Runner, state: dict[str, Any]) -> None:
     runner.replayed = list(state["replayed"])
     runner.partitions = {}
     for saved in state["partitions"]:
-        part = runner._partition(saved["key"])
+        part = runner.new_partition(saved["key"])
         part.local = saved["local"]
         part.last = saved["last"]
         part.open = saved["open"]

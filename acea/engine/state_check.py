@@ -17,18 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from acel.acea.engine.aggregate import TumblingPropagator
 from acel.acea.engine.codec import StateMismatch
 from acel.acea.engine.enumeration import Enumerator
 from acel.acea.engine.held import Held
+from acel.acea.engine.run_context import RunContext
 
 from acel.lang.clauses import Match, TrendAccumulator
 from acel.lang.events import ComplexEvent, Event
-
-if TYPE_CHECKING:
-    from acel.acea.engine.runner import Runner
 
 _SCALAR = (type(None), bool, int, float, str)
 _PARTITION_FIELDS = {"key", "local", "last", "open", "accs", "neg", "resume", "seen", "pending",
@@ -69,11 +67,11 @@ def _is_value(value: Any, depth: int = 0) -> bool:
 class _Checker:
     """Walks one decoded state (see the module doc); raises :class:`StateMismatch`."""
 
-    def __init__(self, runner: Runner, state: dict[str, Any]) -> None:
+    def __init__(self, runner: RunContext, state: dict[str, Any]) -> None:
         self.runner = runner
         self.state = state
         self.states = runner.ca.automaton.num_states
-        self.template = runner._empty  # the identity trend vector: the shape of every vector
+        self.template = runner.empty_vector  # the identity trend vector: the shape of every vector
         self.events = 0
         self.queued: set[int] = set()  # the undecided held results of the partitions
         self.negated_classes = runner.negated and runner.mode == "propagate"
@@ -390,7 +388,7 @@ class _Checker:
     # -------------------------------------------------------------- evaluators
 
     def evaluator(self, saved: Any, path: str, local: int) -> None:
-        probe = self.runner._partition(()).evaluator
+        probe = self.runner.new_partition(()).evaluator
         if isinstance(probe, Enumerator):
             self.enumerator(saved, path, local)
         elif isinstance(probe, TumblingPropagator):
@@ -465,7 +463,7 @@ class _Checker:
                                                lambda w, q: self.mapping(w, q, self.plain, item)))
 
 
-def check(runner: Runner, state: dict[str, Any]) -> None:
+def check(runner: RunContext, state: dict[str, Any]) -> None:
     """Refuse (:class:`StateMismatch`, one line naming the field) a decoded state that
     ``runner`` could not continue from; see the module doc."""
     _Checker(runner, state).check()
