@@ -53,6 +53,20 @@ def test_saved_and_restored_trend_runs_equal_the_batch_run(
     assert sorted(got, key=TrendRow.sort_key) == expected
 
 
+def test_select_max_state_with_a_node_whose_runs_emit_nothing_restores() -> None:
+    """Regression (Hypothesis): SELECT MAX codes a DAG node -1 when no run through it has
+    taken an event into a complex event (here the projection drops ``A``); the state
+    check refused that rank as negative."""
+    query = parse_query("SELECT MAX PROJECT[](A)")
+    stream = [Event.make(0, {"type": "A", "k": 0, "x": 0, "y": 0}),
+              Event.make(1, {"type": "A", "k": 1, "x": 0, "y": 0})]
+    expected = to_json_lines(engine.run(query, stream, TEST_SCHEMA))
+    assert expected
+    for cuts in ({1}, {0, 1, 2}):
+        _, got = _feed(Runner(query, TEST_SCHEMA), stream, cuts, query)
+        assert to_json_lines(got) == expected
+
+
 def test_a_long_run_saves_without_recursion() -> None:
     """A run through 20,000 contiguous emitting steps is a DAG 20,000 nodes deep: it is
     written as a flat table, not as nested pickles."""
