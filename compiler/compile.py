@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import singledispatch
 
+import acel.compiler.construct as c
+import acel.compiler.memo as memo
 from acel.acea.model.automaton import ACEA
 from acel.acea.model.graph import trim_parts
-from acel.compiler import construct as c
-from acel.compiler import memo
 from acel.compiler.automaton import Auto
 from acel.compiler.context import Context
 from acel.compiler.counter import counted, repetition

@@ -4,10 +4,7 @@ their cached affine powers over a burst (HAMLET's graphlets; :mod:`.shared`)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from acel.acea.engine.shared_plan import SharedPlan
+from typing import Any, Protocol
 
 START = -1
 """The pseudo-entry of a run starting at the event (its value is 1 in the current pane)."""
@@ -98,6 +95,21 @@ def _add(X: list[list[Any]], Y: list[list[Any]]) -> list[list[Any]]:
     return [[a + b for a, b in zip(rx, ry)] for rx, ry in zip(X, Y)]
 
 
+class ShapeBook(Protocol):
+    """What a structure needs of its shared plan (:class:`acel.acea.engine.shared_plan.SharedPlan`):
+    the plan's one copy of each shape and its cache of their powers."""
+
+    composites: dict[tuple[Any, ...], tuple[Any, ...]]
+
+    def shape(self, key: tuple[Any, ...]) -> Shape:
+        """The plan's shape of ``key`` (made once)."""
+        ...
+
+    def composite(self, shape: Shape, params: tuple[Any, ...], b: int) -> tuple[Any, ...]:
+        """``shape``'s power over a burst of ``b`` events with ``params`` (cached)."""
+        ...
+
+
 class Struct:
     """What one event signature does to the merged vector, as generated code.
 
@@ -109,7 +121,7 @@ class Struct:
 
     def __init__(
         self,
-        plan: SharedPlan,
+        plan: ShapeBook,
         ty: Any,
         bits: int,
         terms: dict[int, dict[int, list[Any]]],

@@ -14,7 +14,7 @@ equal tuples: configurations can be hashed and merged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
@@ -23,13 +23,13 @@ from typing import Any
 from acel.acea.model.expressions import (
     TIME,
     Cmp,
+    Configuration,
     Const,
     In,
     Lookup,
     PAnd,
     Reg,
-    RExpr,
-    RPred,
+    Registers,
     TrueP,
     eval_rexpr,
     eval_rpred,
@@ -38,82 +38,18 @@ from acel.acea.model.expressions import (
     names_in_pred,
 )
 from acel.acea.model.glossary import NO_WORDS, Glossary
+from acel.acea.model.transitions import Output as Output
+from acel.acea.model.transitions import Renaming as Renaming
+from acel.acea.model.transitions import Transition
+from acel.acea.model.transitions import make_output as make_output
 
 from acel.lang.events import Event
 
-Registers = tuple[tuple[str, Any], ...]
-"""A register valuation ``τ`` (after an assignment): sorted, NULLs left out."""
-
 EMPTY: Registers = ()
-
-Configuration = tuple[int, Registers]
-"""``(state, τ)``; inside a gap register, ``τ`` keeps only the registers live at the state."""
 
 
 class AutomatonError(ValueError):
     """An ill-formed automaton (unknown register, inconsistent renaming, ...)."""
-
-
-@dataclass(frozen=True)
-class Renaming:
-    """``ρ``: builds an event whose attribute ``attr`` is register ``reg``."""
-
-    items: tuple[tuple[str, str], ...]
-    """``(attribute, register)`` pairs, sorted by attribute."""
-
-    @staticmethod
-    def of(mapping: Mapping[str, str]) -> Renaming:
-        return Renaming(tuple(sorted(mapping.items())))
-
-    def registers(self) -> set[str]:
-        return {reg for _, reg in self.items}
-
-    def apply(self, time: int, tau: Mapping[str, Any]) -> Event:
-        """``ρ(τ')``: the emitted event, at the time of the event just read."""
-        return Event.make(time, {attr: tau.get(reg) for attr, reg in self.items})
-
-
-Output = tuple[tuple[str, tuple[Renaming, ...]], ...]
-"""``m``: variable ↦ bag of renamings, sorted by variable, no empty bags."""
-
-
-def make_output(mapping: Mapping[str, Sequence[Renaming]]) -> Output:
-    """A canonical ``m`` from any variable → renamings mapping."""
-    return tuple(
-        (var, tuple(sorted(renamings, key=lambda r: r.items)))
-        for var, renamings in sorted(mapping.items())
-        if renamings
-    )
-
-
-@dataclass(frozen=True)
-class Transition:
-    """``(source, α, P, m, target)``."""
-
-    source: int
-    assignment: tuple[tuple[str, RExpr], ...]
-    """``register := expression``, sorted by register."""
-    predicate: RPred
-    output: Output
-    target: int
-
-    @staticmethod
-    def make(
-        source: int,
-        assignment: Mapping[str, RExpr],
-        predicate: RPred,
-        output: Mapping[str, Sequence[Renaming]],
-        target: int,
-    ) -> Transition:
-        return Transition(
-            source, tuple(sorted(assignment.items())), predicate, make_output(output), target
-        )
-
-    def assigned(self) -> set[str]:
-        return {reg for reg, _ in self.assignment}
-
-    def emits(self) -> bool:
-        return bool(self.output)
 
 
 def lookup_in(tau: Registers, event: Event) -> dict[str, Any]:

@@ -11,15 +11,12 @@ negated formula's automaton (:class:`GapStep`, :class:`GapClear`, spec §3.1).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Protocol, Union
 
 from acel.lang import aggregates
 from acel.lang.predicates import Truth, arith, compare
-
-if TYPE_CHECKING:
-    from acel.acea.model.automaton import ACEA
 
 TIME = "@time"
 """The pseudo-attribute holding the time (position) of the event just read."""
@@ -91,6 +88,55 @@ class Identity:
     func: str
 
 
+Lookup = Callable[[str], Any]
+"""How an expression reads a name: an attribute of the event just read, or a register."""
+
+Registers = tuple[tuple[str, Any], ...]
+"""A register valuation ``τ`` (after an assignment): sorted, NULLs left out."""
+
+Configuration = tuple[int, Registers]
+"""``(state, τ)``; inside a gap register, ``τ`` keeps only the registers live at the state."""
+
+
+class AutomatonView(Protocol):
+    """An ACEA (:class:`acel.acea.model.automaton.ACEA`) as the modules it is built from
+    see it: ψ's automaton in a gap register, an automaton drawn or described.  A
+    protocol, so that expressions (which an ACEA holds) and pictures of an ACEA
+    (which an ACEA shows) do not import the automaton module."""
+
+    @property
+    def num_states(self) -> int: ...
+
+    @property
+    def initial(self) -> int: ...
+
+    @property
+    def finals(self) -> frozenset[int]: ...
+
+    @property
+    def transitions(self) -> tuple[Any, ...]:
+        """Its :class:`~acel.acea.model.transitions.Transition` records."""
+        ...
+
+    @property
+    def words(self) -> Any:
+        """The query's words for the compiler's registers (a ``Glossary``)."""
+        ...
+
+    @property
+    def event_names(self) -> frozenset[str]: ...
+
+    def states(self) -> range: ...
+
+    def size(self) -> dict[str, int]: ...
+
+    def step_configurations(
+        self, configurations: Iterable[Configuration] | None, event: Lookup
+    ) -> frozenset[Configuration]: ...
+
+    def accepting(self, configurations: Iterable[Configuration] | None) -> bool: ...
+
+
 @dataclass(frozen=True)
 class GapStep:
     """The update of the gap register of ``φ1 ; NOT ψ ; φ2`` (spec §3.1).
@@ -104,7 +150,7 @@ class GapStep:
     canonical text, for diagrams only.
     """
 
-    automaton: ACEA
+    automaton: AutomatonView
     operand: RExpr
     label: str = field(default="", compare=False)
 
@@ -172,14 +218,13 @@ class GapClear:
     """No configuration in ``operand`` (a set of ``automaton``'s configurations) is
     accepting: no match of ψ has ended in the gap so far (spec §3.1).  Two-valued."""
 
-    automaton: ACEA
+    automaton: AutomatonView
     operand: RExpr
     label: str = field(default="", compare=False)
 
 
 RPred = Union[TrueP, Cmp, In, IsNull, SameValue, PAnd, POr, PNot, GapClear]
 
-Lookup = Callable[[str], Any]
 
 
 def _agg(name: str) -> aggregates.Aggregate:

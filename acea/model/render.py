@@ -25,18 +25,18 @@ import shutil
 import subprocess
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import graphviz
 from acel.acea.model import expressions as ex
+from acel.acea.model.expressions import AutomatonView
 from acel.acea.model.glossary import Glossary
 from acel.acea.model.layout import collisions
+from acel.acea.model.transitions import Renaming, Transition
 from acel.acea.model.words import Names, Speaker, guard_lines
 
 _BOOKKEEPING = re.compile(r"^((inc|dec|same)_[a-z]+\d*|now|start)#")
 
-if TYPE_CHECKING:  # only named in annotations: the automaton imports this module to draw itself
-    from acel.acea.model.automaton import ACEA, Renaming, Transition
 
 
 def format_value(value: Any) -> str:
@@ -348,7 +348,7 @@ def edge_label(transitions: list[Transition], names: Names, legend: Legend, deta
     return "\n".join(lines)
 
 
-def to_graphviz(automaton: ACEA, name: str = "ACEA", detail: str = "short") -> graphviz.Digraph:
+def to_graphviz(automaton: AutomatonView, name: str = "ACEA", detail: str = "short") -> graphviz.Digraph:
     """One node per state (initial: bold, filled; final: double circle), one edge per
     pair of states (so self-loops never overlap); ``detail`` as in :data:`DETAILS`.
 
@@ -384,7 +384,7 @@ LAYOUT_CHECKED = 60
 (a layout takes about 0.1 s at 13 states and 290 transitions; larger ones, seconds)."""
 
 
-def _picture(automaton: ACEA, name: str, detail: str,
+def _picture(automaton: AutomatonView, name: str, detail: str,
              above: frozenset[str]) -> tuple[graphviz.Digraph, set[str]]:
     """The picture with the labelled loops ``above`` drawn above their state (the
     others below), and the ids of all labelled loops."""
@@ -449,7 +449,7 @@ def element_id(prefix: str, kind: str, *parts: int) -> str:
     return "-".join([head, kind] if head else [kind]) + "".join(f"-{p}" for p in parts)
 
 
-def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
+def _draw(dot: graphviz.Digraph, automaton: AutomatonView, prefix: str, detail: str,
           legend: Legend, words: Glossary | None = None) -> None:
     """States and transitions of ``automaton`` (node names prefixed), and the
     clusters of the negated automata its gap loops run (``words``: the outer
@@ -519,17 +519,17 @@ def _draw(dot: graphviz.Digraph, automaton: ACEA, prefix: str, detail: str,
         )
 
 
-def to_dot(automaton: ACEA, detail: str = "short") -> str:
+def to_dot(automaton: AutomatonView, detail: str = "short") -> str:
     """The DOT source of the automaton's picture (no ``dot`` program needed)."""
     return str(to_graphviz(automaton, detail=detail).source)
 
 
-def to_svg(automaton: ACEA, detail: str = "short") -> str:
+def to_svg(automaton: AutomatonView, detail: str = "short") -> str:
     """The picture as SVG text (needs the ``dot`` program)."""
     return to_graphviz(automaton, detail=detail).pipe(format="svg").decode("utf-8")
 
 
-def render(automaton: ACEA, path: str | Path, fmt: str | None = None,
+def render(automaton: AutomatonView, path: str | Path, fmt: str | None = None,
            detail: str = "short") -> Path:
     """Write the picture to ``path`` (format from ``fmt`` or the suffix: svg, png, pdf, dot)."""
     target = Path(path)
@@ -545,7 +545,7 @@ INSTALL_HINT = "install Graphviz (sudo apt-get install graphviz, or brew install
 """How to get pictures, for messages shown when ``dot`` is missing."""
 
 
-def render_or_dot(automaton: ACEA, path: str | Path, fmt: str | None = None,
+def render_or_dot(automaton: AutomatonView, path: str | Path, fmt: str | None = None,
                   detail: str = "short") -> tuple[Path, bool]:
     """Like :func:`render`, but without Graphviz write the DOT source instead.
 
@@ -568,7 +568,7 @@ def draw_command(dot_file: str | Path, picture: str | Path) -> str:
     return f"dot -T{kind} {dot_file} -o {picture}"
 
 
-def svg_or_none(automaton: ACEA) -> str | None:
+def svg_or_none(automaton: AutomatonView) -> str | None:
     """The SVG picture, or ``None`` when Graphviz's ``dot`` is not installed."""
     try:
         return to_svg(automaton)
@@ -580,7 +580,7 @@ SUMMARY_TRANSITIONS = 40
 """The most transitions :func:`summary` lists."""
 
 
-def transition_lines(automaton: ACEA, detail: str = "short") -> tuple[list[list[str]], Legend]:
+def transition_lines(automaton: AutomatonView, detail: str = "short") -> tuple[list[list[str]], Legend]:
     """Each transition's label as lines (``detail`` as in :data:`DETAILS`), and the
     legend of the register updates the short labels number."""
     names, legend = Names.of(automaton), Legend()
@@ -589,7 +589,7 @@ def transition_lines(automaton: ACEA, detail: str = "short") -> tuple[list[list[
     return [short_label(t, names, legend, 10**6) for t in automaton.transitions], legend
 
 
-def summary(automaton: ACEA, detail: str = "short") -> str:
+def summary(automaton: AutomatonView, detail: str = "short") -> str:
     """The automaton as plain text: its size, then one block per transition (the guard in
     the query's words, the updates numbered below; ``detail="full"``: the registers).
 
@@ -619,7 +619,7 @@ def summary(automaton: ACEA, detail: str = "short") -> str:
 class Diagram:
     """A Jupyter-friendly wrapper: displays an automaton as SVG, or as text without dot."""
 
-    def __init__(self, automaton: ACEA) -> None:
+    def __init__(self, automaton: AutomatonView) -> None:
         self.automaton = automaton
 
     def _repr_svg_(self) -> str | None:

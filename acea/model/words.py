@@ -15,14 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from acel.acea.model import expressions as ex
-from acel.acea.model.expressions import TIME, names_in_pred
+from acel.acea.model.expressions import TIME, AutomatonView, names_in_pred
 from acel.acea.model.glossary import NO_WORDS, Glossary
-
-if TYPE_CHECKING:  # only named in annotations: the automaton draws itself through render
-    from acel.acea.model.automaton import ACEA, Transition
+from acel.acea.model.transitions import Transition
 
 _BAG = re.compile(r"^(inc|dec|same)_(has|had|last\d*|prev\d*|ref)#")
 _STEM = re.compile(r"#\d*$")
@@ -43,7 +40,7 @@ class Names:
     """The compiler's words for its own guards and registers (relating filters, counters)."""
 
     @staticmethod
-    def of(automaton: ACEA, glossary: Glossary | None = None) -> Names:
+    def of(automaton: AutomatonView, glossary: Glossary | None = None) -> Names:
         """The names an automaton's outputs and type tests give its registers (and the
         compiler's glossary: the automaton's own, or ``glossary`` for a nested one)."""
         transitions = list(_all_transitions(automaton))
@@ -98,7 +95,7 @@ def _bag_variables(transitions: list[Transition], registers: dict[str, tuple[str
     return out
 
 
-def _all_transitions(automaton: ACEA) -> Iterable[Transition]:
+def _all_transitions(automaton: AutomatonView) -> Iterable[Transition]:
     for t in automaton.transitions:
         yield t
         for _, expr in t.assignment:
