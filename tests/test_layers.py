@@ -216,3 +216,52 @@ def test_package_imports_sees_one(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text("def f():\n    from acel import __version__, tables\n")
     assert package_imports(path) == ["from acel import __version__", "from acel import tables"]
+
+
+# ----------------------------------------------------------------- acea's two layers
+
+
+def _acel_imports(node: ast.AST) -> set[str]:
+    """The ``acel`` modules every import statement under ``node`` names (TYPE_CHECKING too)."""
+    names = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.ImportFrom) and inner.level == 0 and inner.module:
+            names.add(inner.module)
+        elif isinstance(inner, ast.Import):
+            names.update(alias.name for alias in inner.names)
+    return {name for name in names if name.startswith("acel.")}
+
+
+def test_acea_holds_two_layers_with_the_compiler_between() -> None:
+    """Issue 34 §5: the automaton model (``acea/model``) sits below the compiler and the
+    engine (``acea/engine``) above it; both stay in the ``acea`` folder."""
+    assert RANKS[FOLDERS["acea/model"]] < RANKS[FOLDERS["compiler"]] < RANKS[FOLDERS["acea/engine"]]
+    engine = [m for m, path in modules() if path.is_relative_to(ROOT / "acea" / "engine")]
+    model = [m for m, path in modules() if path.is_relative_to(ROOT / "acea" / "model")]
+    assert engine and model
+    assert {layer(m) for m in engine} == {"evaluators"} and {layer(m) for m in model} == {"model"}
+
+
+def test_the_model_imports_neither_the_compiler_nor_the_engine() -> None:
+    """Not even for the type checker: the model is what both of them read."""
+    found = []
+    for module, path in modules():
+        if not path.is_relative_to(ROOT / "acea" / "model"):
+            continue
+        for name in _acel_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if name.startswith(("acel.compiler", "acel.acea.engine")):
+                found.append(f"{module}: {name}")
+    assert not found, found
+
+
+def test_the_engine_imports_the_compiler_at_the_top() -> None:
+    """The engine depends on the compiler openly: no import of it hidden in a function."""
+    found = []
+    for module, path in modules():
+        if not path.is_relative_to(ROOT / "acea" / "engine"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.extend(f"{module}.{node.name}: {name}" for name in _acel_imports(node)
+                             if name.startswith("acel.compiler"))
+    assert not found, found

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from acel.acea.model.automaton import ACEA, Registers, Transition, emitted, fire
+from acel.compiler import compile_query
 
 from acel.lang.ast import Formula, Query, top_negation
 from acel.lang.clauses import Match, TrendRow, run_query
@@ -84,8 +85,6 @@ def run(query: Query, stream: Sequence[Event], schema: Schema) -> list[Match] | 
     negation's ``ψ`` runs on its own automaton (no WITHIN: its matches are
     placed in the window by ``run_query``, spec §3.1).
     """
-    from acel.compiler import compile_query
-
     compiled = compile_query(query, schema)
     top = top_negation(query.formula)
     negated = dict(zip(top.leading + top.trailing, compiled.leading + compiled.trailing))

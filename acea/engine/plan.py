@@ -16,6 +16,7 @@ from acel.acea.engine.trend import needs_unambiguity, supported
 from acel.acea.engine.unfold import unfold
 from acel.acea.model.ambiguity import is_unambiguous
 from acel.acea.model.automaton import ACEA
+from acel.compiler import compile_formula
 
 from acel.lang.ast import CountStar, Formula, Query, ReturnAgg
 from acel.lang.schema import Schema
@@ -45,8 +46,6 @@ def trend_compiled(
 def automaton_for(formula: Formula, schema: Schema) -> ACEA:
     """The trimmed ACEA of a formula, compiled once however many item sets ask for its
     closures (a trend query asks twice: to choose its mode, then with its items)."""
-    from acel.compiler import compile_formula
-
     return compile_formula(formula, schema)
 
 
