@@ -19,16 +19,23 @@ from acel.acea.engine.window_rows import WindowRows
 class PropagateMode:
     """Mode PROPAGATE: RETURN rows from trend vectors."""
 
-    __slots__ = ("settlement", "rows")
+    __slots__ = ("settlement", "rows", "windowed")
 
-    def __init__(self, settlement: Settlement, rows: WindowRows) -> None:
+    def __init__(self, settlement: Settlement, rows: WindowRows, windowed: bool) -> None:
         self.settlement = settlement
         self.rows = rows
+        self.windowed = windowed
+        """SLIDE: each event opens windows and may close some."""
 
     def step(self, part: Partition, attrs: dict[str, Any], position: int, local: int,
              coord: Any) -> list[Result]:
-        self.rows.open_windows(part, coord)
+        # the per-event path of the fastest mode: the window work is skipped when there is none
+        windowed = self.windowed
+        if windowed:
+            self.rows.open_windows(part, coord)
         part.evaluator.step(attrs, position, coord)
         if part.neg is not None:
             self.settlement.hold_vectors(part, local, coord)
+        elif not windowed:
+            return []
         return self.rows.after_step(part, attrs, position, local, coord)

@@ -161,9 +161,14 @@ class PartitionRouter:
               position: int) -> tuple[Partition, int, Any] | None:
         """Number the event in its partition: (partition, local index, coordinate), or
         ``None`` when it joins none."""
-        key = self.key_of(attrs)
-        if key is None:
-            return None
+        partition_by = self.partition_by
+        if partition_by:  # key_of, inlined: this runs once per event
+            values = tuple(attrs.get(a) for a in partition_by)
+            if None in values:
+                return None
+            key: Key = tuple(zip(partition_by, values))  # type: ignore[arg-type]
+        else:
+            key = ()
         part = partitions.get(key)
         if part is None:
             part = partitions[key] = self.make(key)

@@ -243,11 +243,14 @@ class Runner(RunContext):
         self.rows = WindowRows(self, self.settlement)
         self.strategy: ModeStrategy = (
             MatchesMode(self, self.skips, self.settlement) if self.mode == MATCHES
-            else PropagateMode(self.settlement, self.rows) if self.mode == PROPAGATE
+            else PropagateMode(self.settlement, self.rows, self.rule.slide is not None)
+            if self.mode == PROPAGATE
             else CollectMode(self, self.skips, self.settlement, self.rows)
         )
         """How this query's mode reads each event (:mod:`acel.acea.engine.mode_matches`,
         :mod:`~acel.acea.engine.mode_propagate`, :mod:`~acel.acea.engine.mode_collect`)."""
+        self.step = self.strategy.step
+        """The strategy's step, bound once (it runs for every event)."""
 
     # ------------------------------------------------------------------ feeding
 
@@ -265,7 +268,8 @@ class Runner(RunContext):
             self.events += 1
             self.replayed.append((attrs, position))
             return []
-        entered = self._enter(attrs, position)
+        self.events += 1
+        entered = self.router.route(self.partitions, attrs, position)
         if entered is None:
             return []
         part, local, coord = entered
@@ -276,7 +280,7 @@ class Runner(RunContext):
             neg.positions[position] = local
         if self.selection.strict_local:
             self.selection.see(part, position)
-        return self.strategy.step(part, attrs, position, local, coord)
+        return self.step(part, attrs, position, local, coord)
 
     def skip(self, attrs: dict[str, Any], position: int | None = None) -> list[Result]:
         """Count an event the automaton cannot use, without reading it (workloads).
