@@ -13,9 +13,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ALLOWED_PACKAGES: dict[str, str] = {
-    "acel.spark_backend": "issue 34, Spark opens data through the readers (spark_backend)",
-}
+ALLOWED_PACKAGES: dict[str, str] = {}
 """Packages (the package and every module under it) whose circles are not yet removed."""
 ALLOWED_MODULES: dict[str, str] = {}
 """Single modules whose circles are not yet removed."""
