@@ -3,6 +3,8 @@ syntax, checks, and every engine against the oracle (papers/semantics.md)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from acel.acea.engine import Runner
 from hypothesis import given, reject, settings
@@ -334,6 +336,35 @@ def test_next_last_and_max_do_not_list_the_candidates(strategy: str) -> None:
     assert time.perf_counter() - began < 30
     assert [e.time for e in match.event.bag("x")] == list(range(n))
     assert match.event.start == 0 and match.event.end == n
+
+
+def test_max_keeps_one_run_when_a_skip_state_holds_the_same_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 35: ``SELECT MAX (A AS x)+ ; B`` over ``AAAAB`` repeated: the automaton's two
+    loop states hold the same runs; sharing their node lets the skip into one be dropped
+    against the emission into the other, so each B lists one candidate (it listed ~4k
+    at the k-th B: 54 s at 1,000 events) and the answer is the oracle's."""
+    from acel.acea.engine import enumeration
+
+    text = "SELECT MAX (A AS x)+ ; B"
+    types = "AAAAB" * 3
+    assert outcome(text, types, "0" * len(types), "optimized") == outcome(
+        text, types, "0" * len(types), "oracle")
+    listed: list[int] = []
+    emit = enumeration.Enumerator._emit
+
+    def counting(self: Any, ends: list[Any], k: int, threshold: Any) -> list[Any]:
+        out = emit(self, ends, k, threshold)
+        listed.append(len(out))
+        return out
+
+    schema = Schema.of({"A": ["k"], "B": ["k"]})
+    events = [Event.make(i, {"type": t, "k": 0}) for i, t in enumerate("AAAAB" * 40)]
+    monkeypatch.setattr(enumeration.Enumerator, "_emit", counting)
+    matches = engine("optimized").batch(parse_query(text), events, schema)
+    assert listed == [1] * 40
+    assert [len(m.event.bag("x")) for m in matches] == [4 * (i + 1) for i in range(40)]
 
 
 @pytest.mark.parametrize("strategy", ["NEXT", "LAST", "STRICT", "MAX"])

@@ -188,28 +188,9 @@ class Enumerator:
                     pending[key] = [(node, emission)]
                 else:
                     edges.append((node, emission))
-        starts = self.starts
+        if self.starts is None or local in self.starts:
+            self._start(pending, attrs, k, coord, cache)
         coords = self.coords
-        prepare = self.prepare
-        if starts is None or local in starts:
-            started = False
-            for ct in ready(ca.automaton.initial, attrs, k, cache):
-                res = ct.fire((), attrs, k)
-                if res is None:
-                    continue
-                started = True
-                key = (ct.target, res[0])
-                emission = res[1]
-                if prepare is not None and emission is not None:
-                    emission = prepare(emission)
-                edges = pending.get(key)
-                if edges is None:
-                    pending[key] = [(k, emission)]
-                else:
-                    edges.append((k, emission))
-            if started and coords is not None:
-                coords[k] = coord
-                self.recent.append(k)
         if len(pending) > MAX_CONFIGURATIONS:
             check_configurations(len(pending), self.local)
         rule = self.rule
@@ -220,30 +201,11 @@ class Enumerator:
             recent = self.recent
             while recent and coords[recent[0]] <= threshold:
                 del coords[recent.popleft()]
-        finals = ca.automaton.finals
-        new_active: dict[Config, Node] = {}
-        ends: list[Node] = []
         prune = self.prune
         ranks: dict[Config, tuple[int, int]] | None = None
         if prune is not None:
             pending, ranks = self._pruned(pending, prune, self.rule.windowed)
-        for key, edges in pending.items():
-            if len(edges) == 1:
-                # make_node inlined for the common single edge
-                pred, emission = edges[0]
-                if isinstance(pred, Node):
-                    node = pred if emission is None else Node(edges, pred.best, pred.first)
-                else:
-                    node = Node(edges, coord, pred)
-            else:
-                # identical edges are two runs with one complex event: impossible when
-                # the automaton is unambiguous (then nothing needs deduplicating)
-                node = make_node(_dedupe(edges) if self.dedupe else edges, self.coord_of)
-            if monotone and node.best <= threshold:
-                continue
-            new_active[key] = node
-            if key[0] in finals:
-                ends.append(node)
+        new_active, ends = self._nodes(pending, coord, threshold if monotone else None)
         self.active = new_active
         if ranks is not None and prune is not None:
             self._rank(new_active, ranks, prune)
@@ -256,6 +218,71 @@ class Enumerator:
             if self.since_compaction >= self.period:
                 self._compact(threshold)
         return out
+
+    def _start(
+        self,
+        pending: dict[Config, list[Edge]],
+        attrs: dict[str, Any],
+        k: int,
+        coord: Any,
+        cache: dict[int, tuple[CompiledTransition, ...]],
+    ) -> None:
+        """The runs starting at position ``k`` (an ``int`` edge), added to ``pending``."""
+        ca = self.ca
+        coords = self.coords
+        prepare = self.prepare
+        started = False
+        for ct in ca.ready(ca.automaton.initial, attrs, k, cache):
+            res = ct.fire((), attrs, k)
+            if res is None:
+                continue
+            started = True
+            key = (ct.target, res[0])
+            emission = res[1]
+            if prepare is not None and emission is not None:
+                emission = prepare(emission)
+            edges = pending.get(key)
+            if edges is None:
+                pending[key] = [(k, emission)]
+            else:
+                edges.append((k, emission))
+        if started and coords is not None:
+            coords[k] = coord
+            self.recent.append(k)
+
+    def _nodes(
+        self, pending: dict[Config, list[Edge]], coord: Any, threshold: Any
+    ) -> tuple[dict[Config, Node], list[Node]]:
+        """This step's configurations and their nodes (dropping those whose every start
+        is at or below ``threshold``, a monotone window's), and the final ones' nodes."""
+        finals = self.ca.automaton.finals
+        new_active: dict[Config, Node] = {}
+        ends: list[Node] = []
+        shared: dict[Any, Node] | None = {} if self.prune == "MAX" else None
+        for key, edges in pending.items():
+            sig = _signature(edges) if shared is not None else None
+            node: Node | None = shared.get(sig) if shared is not None and sig is not None else None
+            if node is not None:
+                pass
+            elif len(edges) == 1:
+                # make_node inlined for the common single edge
+                pred, emission = edges[0]
+                if isinstance(pred, Node):
+                    node = pred if emission is None else Node(edges, pred.best, pred.first)
+                else:
+                    node = Node(edges, coord, pred)
+            else:
+                # identical edges are two runs with one complex event: impossible when
+                # the automaton is unambiguous (then nothing needs deduplicating)
+                node = make_node(_dedupe(edges) if self.dedupe else edges, self.coord_of)
+            if shared is not None and sig is not None:
+                shared[sig] = node
+            if threshold is not None and node.best <= threshold:
+                continue
+            new_active[key] = node
+            if key[0] in finals and (shared is None or not any(node is e for e in ends)):
+                ends.append(node)
+        return new_active, ends
 
     @staticmethod
     def _pruned(
@@ -411,6 +438,21 @@ def _max_edges(edges: list[Edge], windowed: bool) -> tuple[list[Edge], tuple[int
     starts = [f for f in (full(p, e) for p, e in kept) if f is not None]
     code = min(starts) + 1 if starts else (0 if taken else -1)
     return kept, (code, 0)
+
+
+def _signature(edges: list[Edge]) -> Any:
+    """SELECT MAX: configurations reached by the same edges share one node (the same
+    runs), so a run skipping into one is seen emitting into the other as the same
+    predecessor and dropped (:func:`_max_edges`); ``None`` when unhashable."""
+    sig = tuple(
+        ((True, id(pred)) if isinstance(pred, Node) else (False, pred), emission)
+        for pred, emission in edges
+    )
+    try:
+        hash(sig)
+    except TypeError:
+        return None
+    return sig
 
 
 def _above(threshold: Any) -> Callable[[Any], bool]:
