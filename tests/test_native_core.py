@@ -624,7 +624,7 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
 
     import acel
     from acel.engines import running
-    from acel.io import native_scan
+    from acel.io import native_scan, row_passes
 
     path = tmp_path / "w0.jsonl"
     with open(path, "w") as out:
@@ -640,7 +640,7 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
             out.write(json.dumps(record) + ("\n\n" if i % 500 == 0 else "\n"))
     results = []
     blocks: list[Any] = []
-    scan = native_scan.column_blocks
+    scan = row_passes.column_blocks
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         for block in scan(*args, **kwargs):
@@ -651,7 +651,7 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("ACEL_NATIVE", mode)
             mp.setattr(native_scan, "BATCH", 256)
-            mp.setattr(native_scan, "column_blocks", spy)
+            mp.setattr(row_passes, "column_blocks", spy)
             if not columns:
                 mp.setattr(running.Feed, "_source", lambda self, runner, stream: stream.batches())
             results.append(repr(list(acel.run(query, str(path), max_events=max_events))))

@@ -5,7 +5,8 @@ checks every record (all problems are reported before any event is handed out)
 and notes the order facts; the second pass converts and streams the events.
 With a given schema one pass checks as it streams.  The JSON Lines and CSV
 readers (and memory records) meet here, through Python or through the C scanner
-(:mod:`acel.io.native_scan`), which hands the lines it leaves back to Python.
+(:mod:`acel.io.native_scan`), whose loops are here, beside the checks they call for
+each line it leaves (issue 34: the walk of one event stays in few files).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import acel.io.native_scan as native_scan
-from acel.io.formats import BATCH, json_rows
+from acel.io.columns import ColumnBlock, ColumnSpec
+from acel.io.formats import BATCH, BOM, json_rows, line_row
 from acel.io.options import SourceOptions
 from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
 from acel.io.sorting import sort_by_time
@@ -385,7 +387,7 @@ def native_given_stream(
     options: SourceOptions,
     schema: Schema,
     *,
-    make_row: Callable[[int, int, bytes], Row] = native_scan.json_row,
+    make_row: Callable[[int, int, bytes], Row] = line_row,
     csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> EventStream:
     """A file with a schema (every kind given, type column ``type``) through the C
@@ -408,7 +410,7 @@ def native_given_stream(
             return (None if item is None else item[1]), item is not None and second.is_clean(row)
 
         column = time_col or "type"
-        for batch in native_scan.events(
+        for batch in events(
             native, path, second.floats, on_row, csv, shapes={}, drop_null=True, simple=csv is not None
         ):
             if second.problems:
@@ -426,7 +428,7 @@ def native_lines_stream(
     native: Any,
     options: SourceOptions,
     *,
-    make_row: Callable[[int, int, bytes], Row] = native_scan.json_row,
+    make_row: Callable[[int, int, bytes], Row] = line_row,
     pure_rows: Callable[[], Iterator[list[Row]]] | None = None,
     csv: tuple[tuple[bytes, ...], bytes] | None = None,
 ) -> EventStream:
@@ -446,7 +448,7 @@ def native_lines_stream(
             wide = True
         return first.row(row)
 
-    first.counted(native_scan.first_pass(native, path, type_col, time_col, watch, first.order, on_row, csv))
+    first.counted(first_pass(native, path, type_col, time_col, watch, first.order, on_row, csv))
     schema, facts = first.result()
     facts.int64 = not wide
     sort = time_col is not None and not facts.sorted_by_time
@@ -462,7 +464,7 @@ def native_lines_stream(
     def columns(spec: Any) -> Iterator[Any] | None:
         if not facts.plain or type_col != "type" or sort:
             return None
-        return native_scan.column_blocks(native, path, spec.with_floats(floats), event, csv)
+        return column_blocks(native, path, spec.with_floats(floats), event, csv)
 
     def batches() -> Iterator[list[Attrs]]:
         if not facts.plain or type_col != "type":
@@ -470,7 +472,7 @@ def native_lines_stream(
             checked = _checked(source, rows, type_col, time_col, schema, True, facts.plain)
             return ordered(checked, sort, chunk)
 
-        lines = native_scan.events(native, path, floats, event, csv)
+        lines = events(native, path, floats, event, csv)
         if not sort:
             return lines
         column = time_col or "type"
@@ -480,6 +482,181 @@ def native_lines_stream(
     return EventStream(
         source, schema, batches, facts, time_col=time_col, sort=sort, chunk=chunk, columns=columns
     )
+
+
+
+# ------------------------------------------------------------------ the C scanner's loops
+# The passes over a file the C scanner reads own their loops here, beside the per-record
+# checks they call for each new record shape (issue 34: one file for the walk).
+
+
+def csv_kinds(native: Any, path: Path, width: int) -> tuple[list[str], set[int]]:
+    """Each column's kind, as :class:`acel.io.readers.csv._ColumnKind` infers it over the whole
+    column, and the columns it calls mixed (text beside numbers or bools); ``NotSimple``
+    for a file the scanner does not read."""
+    flags = bytearray(b"\x01\x01\x01\x00\x00" * width)
+    for data in blocks(path, header=True):
+        if native.csv_kinds(data, width, flags):
+            raise native_scan.NotSimple(str(path))
+    kinds, mixed = [], set()
+    for i in range(width):
+        is_int, is_float, is_bool, numeric, typed = flags[5 * i : 5 * i + 5]
+        kinds.append("int" if is_int else "float" if is_float and numeric else "bool" if is_bool else "str")
+        if kinds[-1] == "str" and typed:
+            mixed.add(i)
+    return kinds, mixed
+
+
+def blocks(path: Path, header: bool = False) -> Iterator[bytes]:
+    """The file in blocks of whole lines (the last may lack its newline); a BOM dropped,
+    and with ``header`` the first line too."""
+    with open(path, "rb") as handle:
+        if header:
+            handle.readline()
+        rest = handle.read(native_scan.BLOCK)
+        if not header and rest.startswith(BOM):
+            rest = rest[3:]
+        while True:
+            chunk = handle.read(native_scan.BLOCK)
+            if not chunk:
+                if rest:
+                    yield rest
+                return
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield data[:cut]
+                data = data[cut:]
+            rest = data
+
+
+def first_pass(
+    native: Any,
+    path: Path,
+    type_col: str,
+    time_col: str | None,
+    watch: Sequence[str],
+    order: Any,
+    on_row: Callable[[int, int, bytes], bool],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
+) -> int:
+    """The schema pass: lines of a known shape are counted and their order noted in C
+    (into ``order``, an ``acel.io.row_passes.Order``); every other line goes to ``on_row``,
+    which says whether its shape is now known.  Returns how many lines C counted.  With
+    ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
+    shapes: dict[bytes, None] = {}
+    type_key = type_col.encode()
+    time_key = time_col.encode() if time_col is not None else None
+    watch_keys = tuple(w.encode() for w in watch)
+    names = tuple(watch)
+    facts = order.facts
+    index, number, counted = (2 if csv else 1), 0, 0
+    for data in blocks(path, header=csv is not None):
+        pos = 0
+        while True:
+            status, pos, after, index, number, n, order.last_key, facts.sorted_by_time, shape = (
+                native.first_pass(
+                    data, pos, index, number, type_key, time_key, watch_keys, names, shapes,
+                    order.last, facts.monotone, order.last_key, facts.sorted_by_time, csv,
+                )
+            )
+            counted += n
+            if status == 0:
+                break
+            if status == 3:
+                raise native_scan.NotSimple(f"{path}: line {index}")
+            if on_row(number, index, data[pos:after]) and shape is not None:
+                shapes[shape] = None
+            pos, index = after, index + 1
+    return counted
+
+
+def events(
+    native: Any,
+    path: Path,
+    floats: Sequence[str],
+    on_row: Callable[[int, int, bytes], tuple[dict[str, Any] | None, bool]],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
+    *,
+    shapes: dict[bytes, None] | None = None,
+    drop_null: bool = False,
+    simple: bool = False,
+) -> Iterator[list[dict[str, Any]]]:
+    """The event pass (a trusted, plain stream whose type column is ``type``): one dict per
+    line, ints of ``floats`` attributes as floats, in batches of :data:`native_scan.BATCH`; a line the
+    scanner leaves is turned into its event (``None``: none) by ``on_row``, which says too
+    whether later lines of its shape may be converted by the scanner alone.  With
+    ``shapes`` (a schema's single pass), only lines of such shapes are, their NULLs
+    dropped with ``drop_null``.  ``simple``: every CSV line is known to be simple, so one
+    whose cell is not of its column's kind goes to ``on_row`` too."""
+    float_keys = tuple(f.encode() for f in floats)
+    out: list[dict[str, Any]] = []
+    index, number = (2 if csv else 1), 0
+    for data in blocks(path, header=csv is not None):
+        pos = 0
+        while True:
+            status, pos, after, index, number, got, shape = native.emit(
+                data, pos, index, number, float_keys, native_scan.BATCH - len(out), csv, shapes, b"type", drop_null
+            )
+            if out:
+                out.extend(got)
+            else:
+                out = got
+            if status == 3 and not simple:
+                raise native_scan.NotSimple(f"{path}: line {index}")
+            if status in (1, 3):
+                event, known = on_row(number, index, data[pos:after])
+                if event is not None:
+                    out.append(event)
+                if known and shape is not None and shapes is not None:
+                    shapes[shape] = None
+                pos, index = after, index + 1
+            if len(out) >= native_scan.BATCH:
+                yield out
+                out = []
+            if status == 0:
+                break
+    if out:
+        yield out
+
+
+def column_blocks(
+    native: Any,
+    path: Path,
+    spec: ColumnSpec,
+    on_row: Callable[[int, int, bytes], tuple[dict[str, Any] | None, bool]],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
+) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
+    """The event pass of :func:`events` into typed columns (``papers/engine.md``, "Columns
+    into the core"): blocks of at most :data:`native_scan.BATCH` rows holding ``spec``'s attributes,
+    filled in C without a Python object per event; a line the scanner leaves (or whose
+    value no column holds: a string outside the type column) comes, in its place in the
+    stream, as a one-event list made by ``on_row``, exactly as :func:`events` gives it."""
+    keys = tuple(name.encode() for name in spec.names)
+    floats = bytes(1 if name in spec.floats else 0 for name in spec.names)
+    types = [name.encode() for name in spec.type_names]
+    block = ColumnBlock.empty(spec, types, native_scan.BATCH)
+    index, number = (2 if csv else 1), 0
+    for data in blocks(path, header=csv is not None):
+        pos = 0
+        while True:
+            status, pos, after, index, number, block.n = native.columns(
+                data, pos, index, number, keys, floats, types, block.kinds, block.vals, native_scan.BATCH, block.n, csv
+            )
+            if status == 3:
+                raise native_scan.NotSimple(f"{path}: line {index}")
+            if status == 0:
+                break
+            if block.n:
+                yield block
+                block = ColumnBlock.empty(spec, types, native_scan.BATCH)
+            if status == 1:
+                event, _known = on_row(number, index, data[pos:after])
+                if event is not None:
+                    yield [event]
+                pos, index = after, index + 1
+    if block.n:
+        yield block
 
 
 _KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}

@@ -17,6 +17,7 @@ from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
 from acel.io.records import Row, with_time_column
 from acel.io.row_passes import (
+    csv_kinds,
     native_given_stream,
     native_lines_stream,
     open_kinds,
@@ -239,7 +240,7 @@ def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> tuple[list[
             raise native_scan.NotSimple(str(path))  # a header over several lines
     except (UnicodeDecodeError, csv.Error, StopIteration):
         raise native_scan.NotSimple(str(path)) from None
-    return native_scan.csv_kinds(native, path, len(header))
+    return csv_kinds(native, path, len(header))
 
 
 def _simple_csv_row(header: list[str], kinds: list[str]) -> Callable[[int, int, bytes], Row]:
