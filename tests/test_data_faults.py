@@ -1131,3 +1131,20 @@ def test_a_large_run_under_the_bound_goes_on(
         "acel run: error: this query has 4,095 complex events (counted without listing them), "
         "more than any output can hold: aggregate them with RETURN (e.g. RETURN COUNT(*)) or "
         "bound them with WITHIN")
+
+
+@pytest.mark.parametrize("returns", ["MIN(b.v)", "MAX(b.v)"])
+def test_events_pushed_by_hand_with_mixed_kinds_stop_in_one_line(returns: str) -> None:
+    """A runner fed by hand (no reader checks the kinds) stops on a text value meeting a number
+    in an aggregate with one DataError line naming the event, never a TypeError traceback
+    (found by the native fuzzer with counted patterns)."""
+    import acel
+
+    runner = acel.runner(f"RETURN COUNT(*), {returns} PATTERN A AS a ; (B AS b)+",
+                         {"A": ["v"], "B": ["v"]})
+    runner.push({"type": "A", "v": 1})
+    runner.push({"type": "B", "v": 1.5})
+    with pytest.raises(acel.AcelError) as caught:
+        runner.push({"type": "B", "v": "x"})
+    assert str(caught.value).startswith("event 2: values of different kinds met")
+    assert "\n" not in str(caught.value)

@@ -97,7 +97,7 @@ from acel.acea.model.automaton import ACEA
 
 from acel.lang.ast import Query, top_negation
 from acel.lang.clauses import Key, Match
-from acel.lang.errors import AcelError
+from acel.lang.errors import AcelError, DataError
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 from acel.lang.selection import Skipper
@@ -280,7 +280,10 @@ class Runner(RunContext):
             neg.positions[position] = local
         if self.selection.strict_local:
             self.selection.see(part, position)
-        return self.step(part, attrs, position, local, coord)
+        try:
+            return self.step(part, attrs, position, local, coord)
+        except TypeError as error:  # the engines compare and add values of one kind (spec §9)
+            raise mixed_kinds(position, error) from None
 
     def skip(self, attrs: dict[str, Any], position: int | None = None) -> list[Result]:
         """Count an event the automaton cannot use, without reading it (workloads).
@@ -623,3 +626,13 @@ class Runner(RunContext):
             watch=self.watch,
             prune=self.selection.prune(),
         )
+
+
+def mixed_kinds(position: int, error: TypeError) -> DataError:
+    """Event ``position`` brought a value of another kind than an earlier one where the two
+    meet (MIN/MAX, SUM): a file is checked for this as it is read, events pushed by hand
+    are not, so the run stops here in one line rather than a traceback."""
+    return DataError(
+        f"event {position}: values of different kinds met ({error}): an attribute holds one "
+        "kind of value (int and float mix as float)"
+    )
