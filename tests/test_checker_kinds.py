@@ -94,8 +94,9 @@ def test_kinds_follow_agg_outputs() -> None:
 def test_spark_backend_uses_the_checker_rule() -> None:
     import importlib
 
-    spark_run = importlib.import_module("acel.spark_backend.run")  # the package's run() hides it
-    assert spark_run.attribute_kinds is attribute_kinds
+    layout = importlib.import_module("acel.spark_backend.layout")  # the result layout's kinds
+    shaped = importlib.import_module("acel.spark_backend.shaped")  # the typed vars' kinds
+    assert layout.attribute_kinds is attribute_kinds and shaped.attribute_kinds is attribute_kinds
 
 
 def test_cli_check_with_kinds_from_data(capsys: pytest.CaptureFixture[str]) -> None:
