@@ -16,14 +16,7 @@ def precedes(auto: Auto, others: set[str], var: str) -> bool:
     """Whether, in every run, every event of ``others`` is read before the first event of
     ``var``: no step emitting into ``others`` follows (or is) a step emitting into ``var``."""
     emitting = [t for t in auto.transitions if outputs_of(t).get(var)]
-    seen: set[int] = set()
-    stack = [t.target for t in emitting]
-    while stack:
-        state = stack.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        stack.extend(t.target for t in auto.transitions if t.source == state)
+    seen = _after(auto, emitting)
     after = [*emitting, *(t for t in auto.transitions if t.source in seen)]
     return not any(outputs_of(t).get(y) for t in after for y in others)
 
