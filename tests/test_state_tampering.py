@@ -32,7 +32,9 @@ QUERIES = [
     "(A AS a)+ ; B AS b AFTER MATCH SKIP TO NEXT ROW",  # held for start order (§6.3)
     "SELECT NEXT A AS a ; B AS b WITHIN 4 EVENTS SLIDE 2 EVENTS",  # held per window (§6.2)
     "SELECT MAX (A AS a)+ ; B AS b",
-    "SELECT MAX PROJECT[] (A)",  # a DAG rank -1 (MAX: no run took an event; Hypothesis)
+    "SELECT MAX PROJECT[] (A)",
+    "RETURN COUNT(*) PATTERN A AS a ; B AS b ; NOT C WITHIN 4 EVENTS SLIDE 2 EVENTS",  # k = -1
+    "(A AS a)+ ; B AS b FILTER a[v >= RUNNING STDDEV(v)]",  # Fractions in a register  # a DAG rank -1 (MAX: no run took an event; Hypothesis)
 ]
 STREAM = [{"type": t, "v": v} for t, v in zip("ABCABBACAB", [0, 1, 1, 2, 2, 3, 3, 4, 5, 5])]
 

@@ -60,6 +60,8 @@ def _is_value(value: Any, depth: int = 0) -> bool:
     """A register's value: scalars, events, and tuples or frozensets of them."""
     if isinstance(value, _SCALAR) or type(value) is Event:
         return True
+    if type(value).__name__ == "Fraction":  # STDDEV's exact sums in a RUNNING register
+        return True
     return (type(value) in (tuple, frozenset) and depth < 16
             and all(_is_value(v, depth + 1) for v in value))
 
@@ -84,6 +86,12 @@ class _Checker:
             raise _refuse(path, "is not the record a runner writes"
                           + (f" (no {', '.join(missing)})" if missing else ""))
         return value
+
+    def integer(self, value: Any, path: str) -> int:
+        """Any integer (a SLIDE window's k may be negative)."""
+        if not _is_int(value):
+            raise _refuse(path, f"is {_show(value)}, not an integer")
+        return int(value)
 
     def count(self, value: Any, path: str, top: int | None = None) -> int:
         """A count or position: an int in ``0..top``."""
@@ -214,8 +222,8 @@ class _Checker:
             self.complex_event(item, f"{path} item")
         else:
             self.vector(item, f"{path} item")
-        self.each(value.windows, f"{path} windows",
-                  lambda v, p: v is None or self.count(v, p))
+        self.each(value.windows, f"{path} windows",  # SLIDE's k: negative too (spec §6)
+                  lambda v, p: v is None or self.integer(v, p))
         self.kind(value.status, (type(None), bool), f"{path} status")
 
     def accumulator(self, value: Any, path: str) -> None:
@@ -284,7 +292,7 @@ class _Checker:
         if not (type(value) is tuple and len(value) == 3):
             raise _refuse(path, f"is {_show(value)}, not a held match (sequence, start, event)")
         self.count(value[0], f"{path} sequence", seq)
-        self.count(value[1], f"{path} start")
+        self.number(value[1], f"{path} start")  # a coordinate (ON attr: any number)
         self.complex_event(value[2], f"{path} match")
 
     def window_held(self, value: Any, path: str) -> None:
