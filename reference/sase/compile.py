@@ -237,8 +237,12 @@ def edge(query: SaseQuery, preds: Sequence[Pred], index: dict[str, int]) -> Edge
     return check
 
 
-def _negation_edge(query: SaseQuery, neg: NegationCheck, index: dict[str, int]) -> EdgePred:
-    """No event of the negated type between the neighbours satisfies the negation's conjuncts."""
+def _negated_event_test(
+    query: SaseQuery, neg: NegationCheck, index: dict[str, int]
+) -> Callable[[Event, Sequence[Event], Buffer], bool]:
+    """Whether a candidate event is a negated one: of the negated type, satisfying the
+    negation's conjuncts (its own attributes read from the candidate, the others from the
+    match's buffer)."""
     var, type_ = neg.component.var, neg.component.type
     names = {n for pred in neg.preds for n in ref_names(pred)}
     readers: dict[str, Resolver] = {}
@@ -250,23 +254,32 @@ def _negation_edge(query: SaseQuery, neg: NegationCheck, index: dict[str, int]) 
             own[name] = ref.attr
         else:
             readers[name] = resolver(ref, index[ref.var])
-    before, after = neg.before, neg.after
     preds = neg.preds
 
+    def negated(candidate: Event, events: Sequence[Event], buf: Buffer) -> bool:
+        if candidate.type != type_:
+            return False
+
+        def lookup(name: str) -> OptValue:
+            if name in own:
+                return candidate.get(own[name])
+            return readers[name](events, buf)
+
+        return all(holds(pred, lookup) for pred in preds)
+
+    return negated
+
+
+def _negation_edge(query: SaseQuery, neg: NegationCheck, index: dict[str, int]) -> EdgePred:
+    """No event of the negated type between the neighbours satisfies the negation's conjuncts."""
+    negated = _negated_event_test(query, neg, index)
+    before, after = neg.before, neg.after
+
     def check(events: Sequence[Event], buf: Buffer) -> bool:
-        for k in range(buf[before][-1] + 1, buf[after][0]):
-            candidate = events[k]
-            if candidate.type != type_:
-                continue
-
-            def lookup(name: str, candidate: Event = candidate) -> OptValue:
-                if name in own:
-                    return candidate.get(own[name])
-                return readers[name](events, buf)
-
-            if all(holds(pred, lookup) for pred in preds):
-                return False
-        return True
+        return not any(
+            negated(events[k], events, buf)
+            for k in range(buf[before][-1] + 1, buf[after][0])
+        )
 
     return check
 
@@ -277,40 +290,21 @@ def _boundary_check(query: SaseQuery, neg: NegationCheck, index: dict[str, int])
     with the span from it to the match's far end below WITHIN (spec §3.1)."""
     window = query.within
     assert window is not None, "the parser demands WITHIN for leading/trailing negation"
-    var, type_ = neg.component.var, neg.component.type
-    names = {n for pred in neg.preds for n in ref_names(pred)}
-    readers: dict[str, Resolver] = {}
-    own: dict[str, str] = {}
-    for name in names:
-        ref = query.reference(name)
-        if ref.var == var:
-            assert isinstance(ref, Ref)
-            own[name] = ref.attr
-        else:
-            readers[name] = resolver(ref, index[ref.var])
+    negated = _negated_event_test(query, neg, index)
+    type_ = neg.component.type
     leading = neg.before < 0
-    preds = neg.preds
 
     def check(events: Sequence[Event], buf: Buffer) -> bool:
         first, last = buf[0][0], buf[-1][-1]
         candidates = range(0, first) if leading else range(last + 1, len(events))
         far = window_value(window, events, last if leading else first)
         for k in candidates:
-            candidate = events[k]
-            if candidate.type != type_:
+            if events[k].type != type_:
                 continue
             span = far - window_value(window, events, k) if leading else (
                 window_value(window, events, k) - far
             )
-            if not span < window.size:
-                continue
-
-            def lookup(name: str, candidate: Event = candidate) -> OptValue:
-                if name in own:
-                    return candidate.get(own[name])
-                return readers[name](events, buf)
-
-            if all(holds(pred, lookup) for pred in preds):
+            if span < window.size and negated(events[k], events, buf):
                 return False
         return True
 
