@@ -84,14 +84,19 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------- check
 
 
-def _setup_check(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", nargs="+",
-                   help="a query file or the query text; several files, a folder or a file of "
-                        "'QUERY name:' sections: a workload")
+def _add_queries_and_schema(p: argparse.ArgumentParser, query_help: str) -> None:
+    """The arguments `check` and `compile` share: queries (one or a workload), where the
+    schema comes from, and the type column."""
+    p.add_argument("query", metavar="QUERY", nargs="+", help=query_help)
     source = p.add_mutually_exclusive_group()
     source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
     source.add_argument("--schema", metavar="FILE", help='schema JSON: {"types": {T: [a, ...]}}')
     add_type_col(p)
+
+
+def _setup_check(p: argparse.ArgumentParser) -> None:
+    _add_queries_and_schema(p, "a query file or the query text; several files, a folder or a "
+                               "file of 'QUERY name:' sections: a workload")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -115,13 +120,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _setup_compile(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="QUERY", nargs="+",
-                   help="a query file or the query text; a workload (several files, a folder, "
-                        "'QUERY name:' sections) draws its shared plan and each automaton")
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--schema", metavar="FILE", help="schema JSON")
-    source.add_argument("--data", metavar="FILE", help="events to infer the schema from")
-    add_type_col(p)
+    _add_queries_and_schema(p, "a query file or the query text; a workload (several files, a "
+                               "folder, 'QUERY name:' sections) draws its shared plan and each "
+                               "automaton")
     p.add_argument("--dot", metavar="FILE", help="write the automaton as Graphviz DOT")
     p.add_argument("--svg", metavar="FILE",
                    help="render the automaton to SVG (without Graphviz's dot: DOT source instead)")
