@@ -25,6 +25,7 @@ from typing import Any
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
 from acel.acea.engine.cost import MAX_CONFIGURATIONS, check_configurations
 from acel.acea.engine.dag import Builder, Edge, Node, compact, enumerate_within, make_node
+from acel.acea.engine.native_protocol import WATCH_EVERY
 from acel.acea.engine.windows import WindowRule
 
 from acel.io.native_switch import wanted
@@ -38,8 +39,7 @@ for a new run and for a node whose runs have taken nothing yet."""
 EXPIRED = float("-inf")
 """The coordinate of a start that has left the window (compares below every threshold)."""
 
-WATCH_EVERY = 1024
-"""How often (in complex events of one step) :attr:`Enumerator.watch` is called."""
+# WATCH_EVERY (native_protocol): how often, in complex events of one step, Enumerator.watch is called.
 WATCH_MASK = WATCH_EVERY - 1
 
 NativeLines = Callable[..., None]

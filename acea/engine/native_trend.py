@@ -30,6 +30,28 @@ from acel.acea.engine.aggregate import (
     propagator_for,
 )
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
+from acel.acea.engine.native_protocol import (
+    AGG_CODES,
+    CMP_CODES,
+    COORD_LIMIT,
+    MODE_NONE,
+    MODE_SLIDE,
+    MODE_TUMBLE,
+    MODE_WITHIN,
+    PLAN_COLUMNS,
+    PLAN_FIELDS,
+    PLAN_TYPE_NAMES,
+    PRED_AND,
+    PRED_COMPARE,
+    PRED_IN,
+    PRED_IS_NULL,
+    PRED_NOT,
+    PRED_OR,
+    PRED_TRUE,
+    SRC_ATTR,
+    SRC_CONST,
+    SRC_ONE,
+)
 from acel.acea.engine.plan import index_plans
 from acel.acea.engine.trend import Vec
 from acel.acea.engine.unfold import UNFOLD_LIMIT
@@ -60,11 +82,8 @@ try:  # the extension is optional: pure Python is the fallback
 except ImportError:  # pragma: no cover - exercised by monkeypatching in the tests
     _native_core = None
 
-_AGGS = {"COUNT": 0, "SUM": 1, "AVG": 2, "MIN": 3, "MAX": 4}
-_OPS = {"<": 0, "<=": 1, "=": 2, "!=": 3, ">": 4, ">=": 5}  # CPython's Py_LT … Py_GE
-
 Program = tuple[Any, ...]
-"""A guard or value source for the core, as nested tuples (see ``core.c``)."""
+"""A guard or value source for the core, as nested tuples (tags: :mod:`.native_protocol`)."""
 
 
 class OutsideFragment(Exception):
@@ -86,35 +105,35 @@ def native_module() -> Any:
 
 
 def _source(expr: RExpr, regs: dict[str, RExpr]) -> Program:
-    """A value the core reads: ``(0, attr)`` the event's attribute, ``(1, v)`` a constant."""
+    """A value the core reads: ``(SRC_ATTR, attr)`` the event's attribute, ``(SRC_CONST, v)`` a constant."""
     if isinstance(expr, Reg):
         if expr.name == TIME:
             raise OutsideFragment("a predicate reads the event's position")
         if is_register(expr.name):
             return _source(regs.get(expr.name, Const(None)), {})
-        return (0, expr.name)
+        return (SRC_ATTR, expr.name)
     if isinstance(expr, Const) and (expr.value is None or isinstance(expr.value, (bool, int, float, str))):
-        return (1, expr.value)
+        return (SRC_CONST, expr.value)
     raise OutsideFragment(f"an expression the native core does not evaluate ({type(expr).__name__})")
 
 
 def _program(pred: RPred, regs: dict[str, RExpr]) -> Program:
     """The three-valued predicate as a program of ``core.c``'s ``eval3``."""
     if isinstance(pred, TrueP):
-        return (0,)
+        return (PRED_TRUE,)
     if isinstance(pred, Cmp):
-        return (1, _OPS[pred.op], _source(pred.left, regs), _source(pred.right, regs))
+        return (PRED_COMPARE, CMP_CODES[pred.op], _source(pred.left, regs), _source(pred.right, regs))
     if isinstance(pred, In):
         values = tuple(pred.values)
         if not all(v is None or isinstance(v, (bool, int, float, str)) for v in values):
             raise OutsideFragment("an IN list of values the native core does not compare")
-        return (2, _source(pred.operand, regs), values, bool(pred.negated))
+        return (PRED_IN, _source(pred.operand, regs), values, bool(pred.negated))
     if isinstance(pred, IsNull):
-        return (3, _source(pred.operand, regs))
+        return (PRED_IS_NULL, _source(pred.operand, regs))
     if isinstance(pred, PNot):
-        return (4, _program(pred.operand, regs))
+        return (PRED_NOT, _program(pred.operand, regs))
     if isinstance(pred, (PAnd, POr)):
-        return (5 if isinstance(pred, PAnd) else 6, tuple(_program(o, regs) for o in pred.operands))
+        return (PRED_AND if isinstance(pred, PAnd) else PRED_OR, tuple(_program(o, regs) for o in pred.operands))
     raise OutsideFragment(f"a predicate the native core does not evaluate ({type(pred).__name__})")
 
 
@@ -126,10 +145,10 @@ def _contributions(t: Transition, items: Sequence[TrendItem], regs: dict[str, RE
         sources: list[Program] = []
         for renaming in by_var.get(item.var, ()):
             if item.attr is None:
-                sources.append((2,))
+                sources.append((SRC_ONE,))
                 continue
             reg = dict(renaming.items).get(item.attr)
-            sources.append((1, None) if reg is None else _source(Reg(reg), regs))
+            sources.append((SRC_CONST, None) if reg is None else _source(Reg(reg), regs))
         out.append(tuple(sources) if sources else None)
     return tuple(out) if any(s is not None for s in out) else None
 
@@ -153,7 +172,7 @@ def _transition(t: Transition, items: Sequence[TrendItem], types: frozenset[str]
     conjuncts = pred.operands if isinstance(pred, PAnd) else (pred,)
     kept = tuple(c for c in conjuncts if not _implied_by(c, types, regs))
     guard = None if not kept else _program(kept[0] if len(kept) == 1 else PAnd(kept), regs)
-    if guard == (0,):
+    if guard == (PRED_TRUE,):
         guard = None
     contributions = _contributions(t, items, regs)
     check = ids.setdefault(("check", types, guard), len(ids))
@@ -169,7 +188,7 @@ def _implied_by(conjunct: RPred, types: frozenset[str] | None, regs: dict[str, R
         sides = {_source(conjunct.left, regs), _source(conjunct.right, regs)}
     except OutsideFragment:
         return False
-    return sides == {(0, "type"), (1, next(iter(types)))}
+    return sides == {(SRC_ATTR, "type"), (SRC_CONST, next(iter(types)))}
 
 
 def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
@@ -180,7 +199,8 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     if starts is not None and starts.step != 1:
         raise OutsideFragment("start positions with a step")
     within, slide = rule.within, rule.slide
-    mode = 0 if within is None else 1 if slide is None else 2 if rule.single_class() else 3
+    mode = (MODE_NONE if within is None else MODE_WITHIN if slide is None
+            else MODE_TUMBLE if rule.single_class() else MODE_SLIDE)
     if within is None and slide is not None:
         raise OutsideFragment("SLIDE without WITHIN")
     for window in (within, slide):
@@ -188,14 +208,14 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
             continue
         if not rule.monotone:
             raise OutsideFragment("a WITHIN axis not known to be monotone")
-        if type(window.size) is not int or not 0 < window.size < 2**52:
+        if type(window.size) is not int or not 0 < window.size < COORD_LIMIT:
             raise OutsideFragment("a window size that is not a positive integer below 2^52")
     aggs = []
     for item in items:
         agg = aggregates.lookup(item.func)
-        if item.func not in _AGGS or agg is not getattr(aggregates, item.func):
+        if item.func not in AGG_CODES or agg is not getattr(aggregates, item.func):
             raise OutsideFragment(f"the aggregate {item.func}")
-        aggs.append(_AGGS[item.func])
+        aggs.append(AGG_CODES[item.func])
     if any(ca.live.values()):
         raise OutsideFragment(_REGISTERS)
     if index_plans(ca, tuple(items)):
@@ -210,35 +230,37 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     columns: dict[str, int] = {"type": 0}
     encoded = tuple(tuple(_column_transition(t, columns) for t in ts) for ts in by_state)
     readable = "type" not in _read_by(encoded)
-    return (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)), mode,
-            0 if within is None else within.size, 0 if slide is None else slide.size,
-            tuple(aggs), encoded, None if starts is None else (starts.start, starts.stop),
-            tuple(columns) if readable else None, tuple(sorted(types)), need_pruning(ca, rule))
+    arguments = (automaton.num_states, automaton.initial, tuple(sorted(automaton.finals)), mode,
+                 0 if within is None else within.size, 0 if slide is None else slide.size,
+                 tuple(aggs), encoded, None if starts is None else (starts.start, starts.stop),
+                 tuple(columns) if readable else None, tuple(sorted(types)), need_pruning(ca, rule))
+    assert len(arguments) == PLAN_FIELDS
+    return arguments
 
 
 # ------------------------------------------------------------------ columns
 
 
 def _column_source(src: Program, columns: dict[str, int]) -> Program:
-    """``(0, attr)`` as ``(0, attr, column)`` (the column path reads the cell; a new
-    attribute takes the next column)."""
-    if src[0] != 0:
+    """``(SRC_ATTR, attr)`` as ``(SRC_ATTR, attr, column)`` (the column path reads the cell;
+    a new attribute takes the next column)."""
+    if src[0] != SRC_ATTR:
         return src
-    return (0, src[1], columns.setdefault(src[1], len(columns)))
+    return (SRC_ATTR, src[1], columns.setdefault(src[1], len(columns)))
 
 
 def _column_program(node: Program, columns: dict[str, int]) -> Program:
     """A guard program whose attribute operands name their columns too."""
     tag = node[0]
-    if tag == 1:
-        return (1, node[1], _column_source(node[2], columns), _column_source(node[3], columns))
-    if tag == 2:
-        return (2, _column_source(node[1], columns), node[2], node[3])
-    if tag == 3:
-        return (3, _column_source(node[1], columns))
-    if tag == 4:
-        return (4, _column_program(node[1], columns))
-    if tag in (5, 6):
+    if tag == PRED_COMPARE:
+        return (tag, node[1], _column_source(node[2], columns), _column_source(node[3], columns))
+    if tag == PRED_IN:
+        return (tag, _column_source(node[1], columns), node[2], node[3])
+    if tag == PRED_IS_NULL:
+        return (tag, _column_source(node[1], columns))
+    if tag == PRED_NOT:
+        return (tag, _column_program(node[1], columns))
+    if tag in (PRED_AND, PRED_OR):
         return (tag, tuple(_column_program(o, columns) for o in node[1]))
     return node
 
@@ -261,7 +283,7 @@ def _read_by(by_state: tuple[tuple[Program, ...], ...]) -> set[str]:
 
     def walk(node: Any) -> None:
         if isinstance(node, tuple):
-            if len(node) == 3 and node[0] == 0 and isinstance(node[1], str) and isinstance(node[2], int):
+            if len(node) == 3 and node[0] == SRC_ATTR and isinstance(node[1], str) and isinstance(node[2], int):
                 out.add(node[1])
                 return
             for part in node:
@@ -277,13 +299,13 @@ def _read_by(by_state: tuple[tuple[Program, ...], ...]) -> set[str]:
 def column_names(arguments: tuple[Any, ...]) -> tuple[str, ...] | None:
     """The columns a core of this plan reads, ``type`` first (``None``: it reads the type
     as a value, so it takes attribute maps only)."""
-    names: tuple[str, ...] | None = arguments[9]
+    names: tuple[str, ...] | None = arguments[PLAN_COLUMNS]
     return names
 
 
 def type_names(arguments: tuple[Any, ...]) -> tuple[str, ...]:
     """The type names whose codes the core's columns path knows (the rest match nothing)."""
-    names: tuple[str, ...] = arguments[10]
+    names: tuple[str, ...] = arguments[PLAN_TYPE_NAMES]
     return names
 
 

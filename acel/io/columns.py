@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from acel.io.native_protocol import CELL_BOOL, CELL_FLOAT, CELL_INT, CELL_NULL
 from acel.lang.schema import Schema
 
 
@@ -60,8 +61,8 @@ def as_columns(batch: Any, type_col: str, schema: Any) -> Any:
 
 # ------------------------------------------------------------------ typed column blocks
 
-CELL_NULL, CELL_INT, CELL_FLOAT, CELL_BOOL = 0, 1, 2, 3
-"""A cell's kind in :class:`ColumnBlock` (``kinds``: one byte a cell)."""
+# A cell's kind in ColumnBlock (``kinds``: one byte a cell): CELL_NULL, CELL_INT,
+# CELL_FLOAT, CELL_BOOL of acel.io.native_protocol, which the C reader and core share.
 
 
 @dataclass(frozen=True)

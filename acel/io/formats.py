@@ -22,6 +22,7 @@ try:
 except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallback)
     import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
+from acel.io.native_protocol import BIG
 from acel.io.records import Row
 from acel.io.values import (
     MAX_ATTRIBUTES,
@@ -37,8 +38,9 @@ BATCH = 8192
 """Records per batch."""
 
 BOM = b"\xef\xbb\xbf"
-_BIG = 9.2e18
-"""Floats this large may be integers orjson read as floats (it has 64-bit ints only)."""
+_BIG = BIG
+"""Floats this large may be integers orjson read as floats (it has 64-bit ints only; the C
+reader leaves them to Python too: acel.io.native_protocol)."""
 
 
 def read_text_file(path: str | Path) -> str:

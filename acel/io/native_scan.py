@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from acel.io.formats import BATCH, BOM
+from acel.io.native_protocol import CSV_BOOL, CSV_FLOAT, CSV_INT, CSV_STR
 from acel.io.native_switch import wanted
 
 __all__ = ["BATCH", "BLOCK", "CSV_KINDS", "NotSimple", "csv_data_start", "csv_spec", "is_lines_file", "reader"]
@@ -26,7 +27,7 @@ __all__ = ["BATCH", "BLOCK", "CSV_KINDS", "NotSimple", "csv_data_start", "csv_sp
 BLOCK = 1 << 20
 """Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
 
-CSV_KINDS = {"str": "s", "int": "i", "float": "d", "bool": "b"}
+CSV_KINDS = {"str": CSV_STR, "int": CSV_INT, "float": CSV_FLOAT, "bool": CSV_BOOL}
 """A column kind as the scanner's code."""
 
 

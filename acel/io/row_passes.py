@@ -19,6 +19,17 @@ from typing import Any
 import acel.io.native_scan as native_scan
 from acel.io.columns import ColumnBlock, ColumnSpec
 from acel.io.formats import BATCH, BOM, json_rows, line_row
+from acel.io.native_protocol import (
+    CSV_FLAG_BOOL,
+    CSV_FLAG_FLOAT,
+    CSV_FLAG_INT,
+    CSV_FLAG_NUMERIC,
+    CSV_FLAG_TYPED,
+    CSV_FLAGS,
+    SCAN_END,
+    SCAN_NOT_SIMPLE,
+    SCAN_PYTHON,
+)
 from acel.io.options import SourceOptions
 from acel.io.records import Inference, Problem, Problems, RecordChecker, Row, with_time_column
 from acel.io.sorting import sort_by_time
@@ -494,13 +505,17 @@ def csv_kinds(native: Any, path: Path, width: int) -> tuple[list[str], set[int]]
     """Each column's kind, as :class:`acel.io.readers.csv._ColumnKind` infers it over the whole
     column, and the columns it calls mixed (text beside numbers or bools); ``NotSimple``
     for a file the scanner does not read."""
-    flags = bytearray(b"\x01\x01\x01\x00\x00" * width)
+    start = bytearray(CSV_FLAGS)  # every cell an int, a number, a bool, until one is not
+    start[CSV_FLAG_INT] = start[CSV_FLAG_FLOAT] = start[CSV_FLAG_BOOL] = 1
+    flags = start * width
     for data in blocks(path, header=True):
         if native.csv_kinds(data, width, flags):
             raise native_scan.NotSimple(str(path))
     kinds, mixed = [], set()
     for i in range(width):
-        is_int, is_float, is_bool, numeric, typed = flags[5 * i : 5 * i + 5]
+        column = flags[CSV_FLAGS * i : CSV_FLAGS * (i + 1)]
+        is_int, is_float, is_bool = column[CSV_FLAG_INT], column[CSV_FLAG_FLOAT], column[CSV_FLAG_BOOL]
+        numeric, typed = column[CSV_FLAG_NUMERIC], column[CSV_FLAG_TYPED]
         kinds.append("int" if is_int else "float" if is_float and numeric else "bool" if is_bool else "str")
         if kinds[-1] == "str" and typed:
             mixed.add(i)
@@ -561,9 +576,9 @@ def first_pass(
                 )
             )
             counted += n
-            if status == 0:
+            if status == SCAN_END:
                 break
-            if status == 3:
+            if status == SCAN_NOT_SIMPLE:
                 raise native_scan.NotSimple(f"{path}: line {index}")
             if on_row(number, index, data[pos:after]) and shape is not None:
                 shapes[shape] = None
@@ -602,9 +617,9 @@ def events(
                 out.extend(got)
             else:
                 out = got
-            if status == 3 and not simple:
+            if status == SCAN_NOT_SIMPLE and not simple:
                 raise native_scan.NotSimple(f"{path}: line {index}")
-            if status in (1, 3):
+            if status in (SCAN_PYTHON, SCAN_NOT_SIMPLE):
                 event, known = on_row(number, index, data[pos:after])
                 if event is not None:
                     out.append(event)
@@ -614,7 +629,7 @@ def events(
             if len(out) >= native_scan.BATCH:
                 yield out
                 out = []
-            if status == 0:
+            if status == SCAN_END:
                 break
     if out:
         yield out
@@ -643,14 +658,14 @@ def column_blocks(
             status, pos, after, index, number, block.n = native.columns(
                 data, pos, index, number, keys, floats, types, block.kinds, block.vals, native_scan.BATCH, block.n, csv
             )
-            if status == 3:
+            if status == SCAN_NOT_SIMPLE:
                 raise native_scan.NotSimple(f"{path}: line {index}")
-            if status == 0:
+            if status == SCAN_END:
                 break
             if block.n:
                 yield block
                 block = ColumnBlock.empty(spec, types, native_scan.BATCH)
-            if status == 1:
+            if status == SCAN_PYTHON:
                 event, _known = on_row(number, index, data[pos:after])
                 if event is not None:
                     yield [event]

@@ -20,16 +20,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "protocol.h" /* the numbers shared with Python: tools/native_protocol.py */
+#include "truth.h"
+
 enum { K_NONE = 0, K_INT = 1, K_FLOAT = 2 };
 typedef struct { int64_t i; double f; int kind; } Cell;
 
-enum { A_COUNT = 0, A_SUM = 1, A_AVG = 2, A_MIN = 3, A_MAX = 4 };
 enum { OP_ADD = 0, OP_MIN = 1, OP_MAX = 2 };
 
-/* A typed value of a column cell or a constant (columns path): T_OBJ is a constant the
-   typed comparison does not decide (a string, an int beyond int64): Python objects decide. */
-enum { T_NONE = 0, T_INT = 1, T_FLOAT = 2, T_BOOL = 3, T_OBJ = 4 };
-typedef struct { int kind; int64_t i; double f; PyObject *o; } TV;
+/* TV, a typed value of a column cell or a constant, and compare3 on two: truth.h */
 
 /* a value source of a contribution, flattened at construction: (2,) COUNT(*)'s 1,
    (1, value) a constant (obj; k typed), (0, name[, column]) the event's attribute (obj: the
@@ -93,7 +92,7 @@ typedef struct {
     Map *active, *fresh;
     int *order, norder, *new_order, nnew;
     Map rows, rows_tmp; /* window index (0: the one row) -> vector, in insertion order */
-    int has_current;    /* M_TUMBLE: TumblingPropagator.current (None when absent) */
+    int has_current;    /* MODE_TUMBLE: TumblingPropagator.current (None when absent) */
     int has_starts;     /* runs start only at partition indices start_lo <= local < start_hi */
     long long start_lo, start_hi;
     double current;
@@ -227,106 +226,7 @@ static int extend_merge(Core *s, Cell *t, const Cell *v, const Cell *c, const un
 
 /* ------------------------------------------------------------------ guards */
 
-enum { P_FALSE = 0, P_TRUE = 1, P_UNKNOWN = 2, P_ERROR = -1 };
-
-static PyObject *operand(PyObject *expr, PyObject *attrs) {
-    /* (0, name): the event's attribute (borrowed, None when absent); (1, value): a constant */
-    long tag = PyLong_AsLong(PyTuple_GET_ITEM(expr, 0));
-    PyObject *x = PyTuple_GET_ITEM(expr, 1);
-    if (tag == 1) return x;
-    PyObject *v = PyDict_GetItemWithError(attrs, x);
-    if (v == NULL) { if (PyErr_Occurred()) return NULL; return Py_None; }
-    return v;
-}
-
-static int is_number(PyObject *v) { return PyFloat_Check(v) || (PyLong_Check(v) && !PyBool_Check(v)); }
-
-/* acel.lang.predicates.compare: unknown for NULL or kinds that do not compare */
-static int compare3(int op, PyObject *l, PyObject *r) {
-    if (l == Py_None || r == Py_None) return P_UNKNOWN;
-    if (PyFloat_CheckExact(l) && PyFloat_CheckExact(r)) {
-        double a = PyFloat_AS_DOUBLE(l), b = PyFloat_AS_DOUBLE(r);
-        switch (op) {
-            case Py_LT: return a < b; case Py_LE: return a <= b; case Py_EQ: return a == b;
-            case Py_NE: return a != b; case Py_GT: return a > b; default: return a >= b;
-        }
-    }
-    int ok = (is_number(l) && is_number(r))
-        || (Py_TYPE(l) == Py_TYPE(r) && (PyUnicode_Check(l) || PyBool_Check(l)));
-    if (!ok) return P_UNKNOWN;
-    PyObject *res = PyObject_RichCompare(l, r, op);
-    if (res == NULL) return P_ERROR;
-    int t = PyObject_IsTrue(res);
-    Py_DECREF(res);
-    return t < 0 ? P_ERROR : t;
-}
-
-static int eval3(PyObject *node, PyObject *attrs) {
-    long tag = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
-    switch (tag) {
-    case 0: return P_TRUE;
-    case 1: { /* (1, op, left, right) */
-        PyObject *l = operand(PyTuple_GET_ITEM(node, 2), attrs);
-        PyObject *r = l ? operand(PyTuple_GET_ITEM(node, 3), attrs) : NULL;
-        if (r == NULL) return P_ERROR;
-        return compare3((int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1)), l, r);
-    }
-    case 2: { /* (2, operand, values, negated) */
-        PyObject *v = operand(PyTuple_GET_ITEM(node, 1), attrs);
-        if (v == NULL) return P_ERROR;
-        if (v == Py_None) return P_UNKNOWN;
-        PyObject *values = PyTuple_GET_ITEM(node, 2);
-        int found = 0;
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(values) && !found; k++) {
-            int c = compare3(Py_EQ, v, PyTuple_GET_ITEM(values, k));
-            if (c == P_ERROR) return P_ERROR;
-            found = c == P_TRUE;
-        }
-        return PyObject_IsTrue(PyTuple_GET_ITEM(node, 3)) ? !found : found;
-    }
-    case 3: { /* (3, operand): IS NULL */
-        PyObject *v = operand(PyTuple_GET_ITEM(node, 1), attrs);
-        if (v == NULL) return P_ERROR;
-        return v == Py_None;
-    }
-    case 4: { /* (4, operand): NOT */
-        int v = eval3(PyTuple_GET_ITEM(node, 1), attrs);
-        return v == P_ERROR || v == P_UNKNOWN ? v : !v;
-    }
-    case 5: case 6: { /* (5|6, operands): AND, OR (every operand evaluated, as _and3/_or3) */
-        PyObject *ops = PyTuple_GET_ITEM(node, 1);
-        int decided = 0, unknown = 0, stop = tag == 5 ? P_FALSE : P_TRUE;
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
-            int v = eval3(PyTuple_GET_ITEM(ops, k), attrs);
-            if (v == P_ERROR) return P_ERROR;
-            if (v == stop) decided = 1;
-            if (v == P_UNKNOWN) unknown = 1;
-        }
-        if (decided) return stop;
-        return unknown ? P_UNKNOWN : !stop;
-    }
-    }
-    PyErr_SetString(PyExc_ValueError, "native core: bad predicate program");
-    return P_ERROR;
-}
-
-/* ------------------------------------------------------------------ typed columns */
-
-static void tv_of_const(PyObject *x, TV *out) {
-    out->o = x;
-    if (x == Py_None) { out->kind = T_NONE; return; }
-    if (PyBool_Check(x)) { out->kind = T_BOOL; out->i = x == Py_True; return; }
-    if (PyFloat_Check(x)) { out->kind = T_FLOAT; out->f = PyFloat_AS_DOUBLE(x); return; }
-    if (PyLong_Check(x)) {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
-        if (!overflow && !(v == -1 && PyErr_Occurred())) { out->kind = T_INT; out->i = v; return; }
-        PyErr_Clear();
-    }
-    out->kind = T_OBJ;
-}
-
-/* a cell of the columns: kinds 0 NULL, 1 int64, 2 float64 (the bits in vals), 3 bool */
+/* a cell of the columns: kinds CELL_NULL, CELL_INT, CELL_FLOAT (the bits in vals), CELL_BOOL */
 static void tv_of_cell(const Ev *ev, long col, TV *out) {
     Py_ssize_t at = col * ev->cap + ev->row;
     out->kind = ev->kinds[at];
@@ -335,86 +235,55 @@ static void tv_of_cell(const Ev *ev, long col, TV *out) {
     else out->i = ev->vals[at];
 }
 
-static void operand_t(PyObject *expr, const Ev *ev, TV *out) {
-    /* (0, name, column) or (1, value) */
-    if (PyLong_AsLong(PyTuple_GET_ITEM(expr, 0)) == 1) tv_of_const(PyTuple_GET_ITEM(expr, 1), out);
-    else tv_of_cell(ev, PyLong_AsLong(PyTuple_GET_ITEM(expr, 2)), out);
+/* a value source of a program, (SRC_ATTR, name[, column]) or (SRC_CONST, value), on the
+   event: its attribute (absent: NULL) or its column's cell; 0, or -1 on error */
+static int operand(PyObject *expr, const Ev *ev, TV *out) {
+    PyObject *x = PyTuple_GET_ITEM(expr, 1);
+    if (PyLong_AsLong(PyTuple_GET_ITEM(expr, 0)) == SRC_CONST) { tv_of_const(x, out); return 0; }
+    if (ev->attrs == NULL) { tv_of_cell(ev, PyLong_AsLong(PyTuple_GET_ITEM(expr, 2)), out); return 0; }
+    PyObject *v = PyDict_GetItemWithError(ev->attrs, x);
+    if (v == NULL && PyErr_Occurred()) return -1;
+    tv_of_const(v == NULL ? Py_None : v, out);
+    return 0;
 }
 
-static PyObject *tv_obj(const TV *v) {
-    /* a new reference */
-    switch (v->kind) {
-    case T_INT: return PyLong_FromLongLong(v->i);
-    case T_FLOAT: return PyFloat_FromDouble(v->f);
-    case T_BOOL: return PyBool_FromLong((long)v->i);
-    case T_OBJ: Py_INCREF(v->o); return v->o;
-    default: Py_RETURN_NONE;
-    }
-}
-
-#define APPLY(op, a, b) ((op) == Py_LT ? (a) < (b) : (op) == Py_LE ? (a) <= (b) : (op) == Py_EQ ? (a) == (b) \
-    : (op) == Py_NE ? (a) != (b) : (op) == Py_GT ? (a) > (b) : (a) >= (b))
-
-/* compare3 on typed values: numbers exactly (int against float too, as Python), bools with bools */
-static int compare_t(int op, const TV *l, const TV *r) {
-    if (l->kind == T_NONE || r->kind == T_NONE) return P_UNKNOWN;
-    if (l->kind == T_OBJ || r->kind == T_OBJ) { /* a string or a big int: Python's rules */
-        PyObject *a = tv_obj(l), *b = tv_obj(r);
-        int v = (a && b) ? compare3(op, a, b) : P_ERROR;
-        Py_XDECREF(a); Py_XDECREF(b);
-        return v;
-    }
-    if (l->kind == T_BOOL || r->kind == T_BOOL) {
-        if (l->kind != r->kind) return P_UNKNOWN;
-        return APPLY(op, l->i, r->i);
-    }
-    if (l->kind == T_INT && r->kind == T_INT) return APPLY(op, l->i, r->i);
-    if (l->kind == T_FLOAT && r->kind == T_FLOAT) return APPLY(op, l->f, r->f);
-    long double x = l->kind == T_INT ? (long double)l->i : (long double)l->f;
-    long double y = r->kind == T_INT ? (long double)r->i : (long double)r->f;
-    return APPLY(op, x, y);
-}
-
-/* eval3 on a row of columns */
-static int eval3_t(PyObject *node, const Ev *ev) {
+/* the three-valued verdict of a predicate program on the event (its tuples walked) */
+static int eval3(PyObject *node, const Ev *ev) {
     long tag = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
     switch (tag) {
-    case 0: return P_TRUE;
-    case 1: {
+    case PRED_TRUE: return P_TRUE;
+    case PRED_COMPARE: { /* (PRED_COMPARE, op, left, right) */
         TV l, r;
-        operand_t(PyTuple_GET_ITEM(node, 2), ev, &l);
-        operand_t(PyTuple_GET_ITEM(node, 3), ev, &r);
-        return compare_t((int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1)), &l, &r);
+        if (operand(PyTuple_GET_ITEM(node, 2), ev, &l) < 0 || operand(PyTuple_GET_ITEM(node, 3), ev, &r) < 0)
+            return P_ERROR;
+        return compare3((int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1)), &l, &r);
     }
-    case 2: {
+    case PRED_IN: { /* (PRED_IN, operand, values, negated) */
         TV v;
-        operand_t(PyTuple_GET_ITEM(node, 1), ev, &v);
+        if (operand(PyTuple_GET_ITEM(node, 1), ev, &v) < 0) return P_ERROR;
         if (v.kind == T_NONE) return P_UNKNOWN;
         PyObject *values = PyTuple_GET_ITEM(node, 2);
         int found = 0;
         for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(values) && !found; k++) {
             TV c;
             tv_of_const(PyTuple_GET_ITEM(values, k), &c);
-            int x = compare_t(Py_EQ, &v, &c);
+            int x = compare3(CMP_EQ, &v, &c);
             if (x == P_ERROR) return P_ERROR;
             found = x == P_TRUE;
         }
         return PyObject_IsTrue(PyTuple_GET_ITEM(node, 3)) ? !found : found;
     }
-    case 3: {
+    case PRED_IS_NULL: { /* (PRED_IS_NULL, operand) */
         TV v;
-        operand_t(PyTuple_GET_ITEM(node, 1), ev, &v);
+        if (operand(PyTuple_GET_ITEM(node, 1), ev, &v) < 0) return P_ERROR;
         return v.kind == T_NONE;
     }
-    case 4: {
-        int v = eval3_t(PyTuple_GET_ITEM(node, 1), ev);
-        return v == P_ERROR || v == P_UNKNOWN ? v : !v;
-    }
-    case 5: case 6: {
+    case PRED_NOT: return not3(eval3(PyTuple_GET_ITEM(node, 1), ev));
+    case PRED_AND: case PRED_OR: { /* every operand evaluated, as _and3/_or3 */
         PyObject *ops = PyTuple_GET_ITEM(node, 1);
-        int decided = 0, unknown = 0, stop = tag == 5 ? P_FALSE : P_TRUE;
+        int decided = 0, unknown = 0, stop = tag == PRED_AND ? P_FALSE : P_TRUE;
         for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
-            int v = eval3_t(PyTuple_GET_ITEM(ops, k), ev);
+            int v = eval3(PyTuple_GET_ITEM(ops, k), ev);
             if (v == P_ERROR) return P_ERROR;
             if (v == stop) decided = 1;
             if (v == P_UNKNOWN) unknown = 1;
@@ -428,43 +297,40 @@ static int eval3_t(PyObject *node, const Ev *ev) {
 }
 
 static inline void src_tv(const Src *x, const Ev *ev, TV *out) {
-    if (x->tag == 1) *out = x->k;
+    if (x->tag == SRC_CONST) *out = x->k;
     else tv_of_cell(ev, x->col, out);
 }
 
-/* eval3_t on a flattened guard: the same verdicts, no Python object walked */
+/* eval3 on a flattened guard (columns): the same verdicts, no Python object walked */
 static int geval(const GNode *g, const Ev *ev) {
     switch (g->tag) {
-    case 0: return P_TRUE;
-    case 1: {
+    case PRED_TRUE: return P_TRUE;
+    case PRED_COMPARE: {
         TV l, r;
         src_tv(&g->x, ev, &l);
         src_tv(&g->y, ev, &r);
-        return compare_t(g->op, &l, &r);
+        return compare3(g->op, &l, &r);
     }
-    case 2: {
+    case PRED_IN: {
         TV v;
         src_tv(&g->x, ev, &v);
         if (v.kind == T_NONE) return P_UNKNOWN;
         int found = 0;
         for (int k = 0; k < g->n && !found; k++) {
-            int x = compare_t(Py_EQ, &v, &g->vals[k]);
+            int x = compare3(CMP_EQ, &v, &g->vals[k]);
             if (x == P_ERROR) return P_ERROR;
             found = x == P_TRUE;
         }
         return g->neg ? !found : found;
     }
-    case 3: {
+    case PRED_IS_NULL: {
         TV v;
         src_tv(&g->x, ev, &v);
         return v.kind == T_NONE;
     }
-    case 4: {
-        int v = geval(g + 1, ev);
-        return v == P_ERROR || v == P_UNKNOWN ? v : !v;
-    }
-    default: { /* 5, 6: AND, OR */
-        int decided = 0, unknown = 0, stop = g->tag == 5 ? P_FALSE : P_TRUE;
+    case PRED_NOT: return not3(geval(g + 1, ev));
+    default: { /* PRED_AND, PRED_OR */
+        int decided = 0, unknown = 0, stop = g->tag == PRED_AND ? P_FALSE : P_TRUE;
         const GNode *c = g + 1;
         for (int k = 0; k < g->n; k++, c += c->size) {
             int v = geval(c, ev);
@@ -479,8 +345,7 @@ static int geval(const GNode *g, const Ev *ev) {
 }
 
 static int eval_ev(const Trans *t, const Ev *ev) {
-    if (ev->attrs != NULL) return eval3(t->guard, ev->attrs);
-    return t->gflat != NULL ? geval(t->gflat, ev) : eval3_t(t->guard, ev);
+    return ev->attrs == NULL && t->gflat != NULL ? geval(t->gflat, ev) : eval3(t->guard, ev);
 }
 
 /* ------------------------------------------------------------------ contributions */
@@ -489,20 +354,20 @@ static int eval_ev(const Trans *t, const Ev *ev) {
 static int src_value(Core *s, int agg, const Src *src, const Ev *ev, Cell *x) {
     if (ev->attrs != NULL) {
         PyObject *v = src->obj;
-        if (src->tag == 0) {
+        if (src->tag == SRC_ATTR) {
             v = PyDict_GetItemWithError(ev->attrs, src->obj);
             if (v == NULL) { if (PyErr_Occurred()) return -1; v = Py_None; }
         }
         if (v == Py_None) return 2;
-        if (agg == A_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
+        if (agg == AGG_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
         if (!cell_of(v, x)) { s->why = "a value that is not an int64 or a float"; return 0; }
         return 1;
     }
     TV v;
-    if (src->tag == 1) v = src->k;
+    if (src->tag == SRC_CONST) v = src->k;
     else tv_of_cell(ev, src->col, &v);
     if (v.kind == T_NONE) return 2;
-    if (agg == A_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
+    if (agg == AGG_COUNT) { x->kind = K_INT; x->i = 1; return 1; }
     if (v.kind == T_INT) { x->kind = K_INT; x->i = v.i; return 1; }
     if (v.kind == T_FLOAT) { x->kind = K_FLOAT; x->f = v.f; return 1; }
     s->why = "a value that is not an int64 or a float";
@@ -515,7 +380,7 @@ static int fold_item(Core *s, int it, const Src *srcs, int nsrc, const Ev *ev, C
     *none = 1;
     for (int k = 0; k < nsrc; k++) {
         Cell x;
-        if (srcs[k].tag == 2) { x.kind = K_INT; x.i = 1; }
+        if (srcs[k].tag == SRC_ONE) { x.kind = K_INT; x.i = 1; }
         else {
             int r = src_value(s, agg, &srcs[k], ev, &x);
             if (r == 2) continue;
@@ -524,16 +389,16 @@ static int fold_item(Core *s, int it, const Src *srcs, int nsrc, const Ev *ev, C
         if (*none) {
             *none = 0;
             c[at] = x;
-            if (agg == A_AVG) { c[at + 1].kind = K_INT; c[at + 1].i = 1; }
+            if (agg == AGG_AVG) { c[at + 1].kind = K_INT; c[at + 1].i = 1; }
             continue;
         }
-        if (agg == A_MIN || agg == A_MAX) { /* _min: b if b < a else a */
-            int take = agg == A_MIN ? less(&x, &c[at]) : less(&c[at], &x);
+        if (agg == AGG_MIN || agg == AGG_MAX) { /* _min: b if b < a else a */
+            int take = agg == AGG_MIN ? less(&x, &c[at]) : less(&c[at], &x);
             if (take) c[at] = x;
             continue;
         }
         if (!add(&c[at], &c[at], &x)) { s->why = "int64 overflow"; return 0; }
-        if (agg == A_AVG) { Cell one = {1, 0.0, K_INT}; if (!add(&c[at + 1], &c[at + 1], &one)) return 0; }
+        if (agg == AGG_AVG) { Cell one = {1, 0.0, K_INT}; if (!add(&c[at + 1], &c[at + 1], &one)) return 0; }
     }
     return 1;
 }
@@ -700,17 +565,14 @@ static void unit_vector(Core *s, Cell *v) {
     v[0].kind = K_INT; v[0].i = 1;
     for (int it = 0; it < s->nitems; it++) {
         int at = s->offset[it];
-        if (s->agg[it] == A_MIN || s->agg[it] == A_MAX) { v[at].kind = K_NONE; continue; }
+        if (s->agg[it] == AGG_MIN || s->agg[it] == AGG_MAX) { v[at].kind = K_NONE; continue; }
         v[at].kind = K_INT; v[at].i = 0;
-        if (s->agg[it] == A_AVG) { v[at + 1].kind = K_INT; v[at + 1].i = 0; }
+        if (s->agg[it] == AGG_AVG) { v[at + 1].kind = K_INT; v[at + 1].i = 0; }
     }
 }
 
-/* the window modes of acel.acea.engine.windows.WindowRule the core follows */
-enum { M_NONE = 0, M_WITHIN = 1, M_TUMBLE = 2, M_SLIDE = 3 };
-
-/* coordinates and window indices the core holds exactly (doubles, int64): |x| < 2^52 */
-#define COORD_LIMIT 4503599627370496.0
+/* the window modes (MODE_*) are acel.acea.engine.windows.WindowRule's; coordinates and
+   window indices the core holds exactly (doubles, int64): |x| < COORD_LIMIT (2^52) */
 
 static int rows_copy(Core *s) {
     /* the rows, copied aside (a step commits them only if it ends) */
@@ -726,21 +588,21 @@ static int rows_copy(Core *s) {
 
 static int alive(Core *s, Cls c, double threshold, double kmin) {
     /* WindowRule.class_alive on a monotone axis */
-    if (s->mode == M_WITHIN) return c.v > threshold;
-    if (s->mode == M_SLIDE) return c.v >= kmin;
+    if (s->mode == MODE_WITHIN) return c.v > threshold;
+    if (s->mode == MODE_SLIDE) return c.v >= kmin;
     return 1;
 }
 
 /* the coordinate as a start class: 1, or 0 (bail: the core cannot hold it exactly) */
 static int coord_of_tv(Core *s, const TV *v, Cls *coord) {
     coord->v = 0.0; coord->isint = 1;
-    if (s->mode == M_NONE) return 1;
+    if (s->mode == MODE_NONE) return 1;
     if (v->kind == T_FLOAT) {
         coord->v = v->f; coord->isint = 0;
         if (!isfinite(coord->v)) { s->why = "a coordinate that is not finite"; return 0; }
         /* SLIDE window indices (floor(coord / s), kmin) are int64 here and Python ints there:
            exact only while the coordinate is below 2^52 (above, doubles are 2 apart or more) */
-        if ((s->mode == M_SLIDE || s->mode == M_TUMBLE) && fabs(coord->v) >= COORD_LIMIT) {
+        if ((s->mode == MODE_SLIDE || s->mode == MODE_TUMBLE) && fabs(coord->v) >= COORD_LIMIT) {
             s->why = "a coordinate beyond 2^52"; return 0;
         }
         return 1;
@@ -781,13 +643,13 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
     double w = (double)s->size, sl = (double)s->slide;
     double threshold = coord.v - w;
     double kmin = 0.0;
-    if (s->mode == M_SLIDE) kmin = floor((coord.v - w) / sl) + 1.0; /* negative k too (spec §6) */
+    if (s->mode == MODE_SLIDE) kmin = floor((coord.v - w) / sl) + 1.0; /* negative k too (spec §6) */
     Cls c0 = {0.0, 1};
     int has_c0 = !s->has_starts || (s->local >= s->start_lo && s->local < s->start_hi);
     if (!has_c0) {}
-    else if (s->mode == M_WITHIN) c0 = coord;
-    else if (s->mode == M_SLIDE) c0.v = floor(coord.v / sl);
-    else if (s->mode == M_TUMBLE) {
+    else if (s->mode == MODE_WITHIN) c0 = coord;
+    else if (s->mode == MODE_SLIDE) c0.v = floor(coord.v / sl);
+    else if (s->mode == MODE_TUMBLE) {
         /* TumblingPropagator: the one window holding the coordinate, state reset on entering another */
         double window = floor(coord.v / sl);
         int has_window = coord.v - window * sl < w;
@@ -805,7 +667,7 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         s->epoch = 1;
     }
     s->nnew = 0;
-    int prune = s->mode == M_WITHIN || s->mode == M_SLIDE;
+    int prune = s->mode == MODE_WITHIN || s->mode == MODE_SLIDE;
     int has_min = s->has_min;
     Cls min_class = s->min_class;
     /* classes only expire when the oldest one does: drop them (in place: they are dead) */
@@ -872,13 +734,13 @@ static int step_ev(Core *s, const Ev *ev, Cls coord) {
         if (!copied) { if (rows_copy(s) < 0) return -1; copied = 1; }
         for (Py_ssize_t k = 0; k < m->len; k++) {
             Cell *v = &m->cells[k * s->width];
-            /* row keys lo..hi (0: the one row of M_NONE/M_WITHIN), window indices below
+            /* row keys lo..hi (0: the one row of MODE_NONE/MODE_WITHIN), window indices below
                2^52 (coord_of_tv), so int64 counts them exactly; the checker bounds hi - lo
                (acel.lang.checker: MAX_WINDOWS_PER_EVENT) */
             int64_t lo = 0, hi = 0;
-            if (s->mode == M_WITHIN && !(coord.v - m->cls[k].v < w)) continue;
-            if (s->mode == M_TUMBLE) lo = hi = (int64_t)s->current;
-            if (s->mode == M_SLIDE) { lo = (int64_t)kmin; hi = (int64_t)m->cls[k].v; }
+            if (s->mode == MODE_WITHIN && !(coord.v - m->cls[k].v < w)) continue;
+            if (s->mode == MODE_TUMBLE) lo = hi = (int64_t)s->current;
+            if (s->mode == MODE_SLIDE) { lo = (int64_t)kmin; hi = (int64_t)m->cls[k].v; }
             for (int64_t row = lo; row <= hi; row++) {
                 Cls key = {(double)row, 1};
                 if (spend(s, 1) < 0) return -1; /* rows_tmp is scratch: nothing committed */
@@ -994,7 +856,7 @@ static int row_coord(const Ev *ev, int col, long long index, int check, const TV
     if (c->kind != T_INT && c->kind != T_FLOAT) return 0;
     if (check && last->kind != T_NONE) {
         if (last->kind == T_OBJ) return 0;
-        if (compare_t(Py_LT, c, last) != P_FALSE) return 0;
+        if (compare3(CMP_LT, c, last) != P_FALSE) return 0;
     }
     return 1;
 }
@@ -1131,7 +993,7 @@ static PyObject *feed_keyed(PyObject *self, PyObject *args) {
             tv_of_const(v, &cv);
             if (cv.kind == T_OBJ) break;
             if (check && c->last.kind != T_NONE
-                && (c->last.kind == T_OBJ || compare_t(Py_LT, &cv, &c->last) != P_FALSE)) break;
+                && (c->last.kind == T_OBJ || compare3(CMP_LT, &cv, &c->last) != P_FALSE)) break;
         }
         Ev ev = {0};
         ev.attrs = attrs;
@@ -1224,7 +1086,7 @@ static PyObject *vector_obj(Core *s, const Cell *v) {
     for (int it = 0; it < s->nitems; it++) {
         int at = s->offset[it];
         PyObject *x;
-        if (s->agg[it] == A_AVG) {
+        if (s->agg[it] == AGG_AVG) {
             PyObject *a = cell_obj(&v[at]), *b = cell_obj(&v[at + 1]);
             x = (a && b) ? PyTuple_Pack(2, a, b) : NULL;
             Py_XDECREF(a); Py_XDECREF(b);
@@ -1263,7 +1125,7 @@ static PyObject *Core_export(Core *s, PyObject *noargs) {
     if (rows == NULL) { Py_DECREF(configs); return NULL; }
     for (Py_ssize_t k = 0; k < s->rows.len; k++) {
         PyObject *vec = vector_obj(s, &s->rows.cells[k * s->width]);
-        PyObject *key = s->mode == M_TUMBLE || s->mode == M_SLIDE
+        PyObject *key = s->mode == MODE_TUMBLE || s->mode == MODE_SLIDE
             ? PyLong_FromLongLong((long long)s->rows.cls[k].v) : (Py_INCREF(Py_None), Py_None);
         PyObject *pair = (vec && key) ? Py_BuildValue("(NN)", key, vec) : NULL;
         if (pair == NULL || PyList_Append(rows, pair) < 0) {
@@ -1349,15 +1211,15 @@ static void *zalloc(size_t n) {
     return p;
 }
 
-/* an operand (0, name, column) or (1, value) of a guard as a Src: 1, or 0 (not flattened) */
+/* an operand (SRC_ATTR, name, column) or (SRC_CONST, value) of a guard as a Src: 1, or 0 (not flattened) */
 static int guard_src(const Core *s, PyObject *expr, Src *out) {
     if (!PyTuple_Check(expr) || PyTuple_GET_SIZE(expr) < 2) return 0;
     long tag = PyLong_AsLong(PyTuple_GET_ITEM(expr, 0));
     out->tag = (int)tag;
     out->obj = PyTuple_GET_ITEM(expr, 1);
     out->col = -1;
-    if (tag == 1) { tv_of_const(out->obj, &out->k); return 1; }
-    if (tag != 0 || PyTuple_GET_SIZE(expr) < 3) return 0;
+    if (tag == SRC_CONST) { tv_of_const(out->obj, &out->k); return 1; }
+    if (tag != SRC_ATTR || PyTuple_GET_SIZE(expr) < 3) return 0;
     out->col = PyLong_AsLong(PyTuple_GET_ITEM(expr, 2));
     return out->col >= 0 && out->col < s->ncols;
 }
@@ -1366,11 +1228,12 @@ static int guard_src(const Core *s, PyObject *expr, Src *out) {
 static int guard_count(PyObject *node) {
     if (!PyTuple_Check(node) || PyTuple_GET_SIZE(node) < 1) return -1;
     long tag = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
-    Py_ssize_t need[] = {1, 4, 4, 2, 2, 2, 2};
-    if (tag < 0 || tag > 6 || PyTuple_GET_SIZE(node) < need[tag]) return -1;
-    if (tag == 4) { int n = guard_count(PyTuple_GET_ITEM(node, 1)); return n < 0 ? -1 : n + 1; }
-    if (tag == 2 && !PyTuple_Check(PyTuple_GET_ITEM(node, 2))) return -1;
-    if (tag != 5 && tag != 6) return 1;
+    static const Py_ssize_t need[] = {[PRED_TRUE] = 1, [PRED_COMPARE] = 4, [PRED_IN] = 4, [PRED_IS_NULL] = 2,
+                                      [PRED_NOT] = 2, [PRED_AND] = 2, [PRED_OR] = 2};
+    if (tag < 0 || tag >= (long)(sizeof need / sizeof need[0]) || PyTuple_GET_SIZE(node) < need[tag]) return -1;
+    if (tag == PRED_NOT) { int n = guard_count(PyTuple_GET_ITEM(node, 1)); return n < 0 ? -1 : n + 1; }
+    if (tag == PRED_IN && !PyTuple_Check(PyTuple_GET_ITEM(node, 2))) return -1;
+    if (tag != PRED_AND && tag != PRED_OR) return 1;
     PyObject *ops = PyTuple_GET_ITEM(node, 1);
     if (!PyTuple_Check(ops)) return -1;
     int total = 1;
@@ -1387,12 +1250,12 @@ static int guard_fill(const Core *s, PyObject *node, GNode *g) {
     g->tag = (int)PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
     g->size = 1;
     switch (g->tag) {
-    case 0: return 1;
-    case 1:
+    case PRED_TRUE: return 1;
+    case PRED_COMPARE:
         g->op = (int)PyLong_AsLong(PyTuple_GET_ITEM(node, 1));
-        return g->op >= Py_LT && g->op <= Py_GE && guard_src(s, PyTuple_GET_ITEM(node, 2), &g->x)
+        return g->op >= CMP_LT && g->op <= CMP_GE && guard_src(s, PyTuple_GET_ITEM(node, 2), &g->x)
             && guard_src(s, PyTuple_GET_ITEM(node, 3), &g->y);
-    case 2: {
+    case PRED_IN: {
         PyObject *values = PyTuple_GET_ITEM(node, 2);
         if (!guard_src(s, PyTuple_GET_ITEM(node, 1), &g->x)) return 0;
         int neg = PyObject_IsTrue(PyTuple_GET_ITEM(node, 3));
@@ -1403,13 +1266,13 @@ static int guard_fill(const Core *s, PyObject *node, GNode *g) {
         for (int k = 0; k < g->n; k++) tv_of_const(PyTuple_GET_ITEM(values, k), &g->vals[k]);
         return 1;
     }
-    case 3: return guard_src(s, PyTuple_GET_ITEM(node, 1), &g->x);
-    case 4: {
+    case PRED_IS_NULL: return guard_src(s, PyTuple_GET_ITEM(node, 1), &g->x);
+    case PRED_NOT: {
         int r = guard_fill(s, PyTuple_GET_ITEM(node, 1), g + 1);
         g->size += g[1].size;
         return r;
     }
-    default: {
+    default: { /* PRED_AND, PRED_OR */
         PyObject *ops = PyTuple_GET_ITEM(node, 1);
         g->n = (int)PyTuple_GET_SIZE(ops);
         for (int k = 0; k < g->n; k++) {
@@ -1472,13 +1335,13 @@ static int flatten_contrib(Core *s, Trans *t) {
             }
             out->tag = (int)PyLong_AsLong(PyTuple_GET_ITEM(src, 0));
             out->col = -1;
-            if (out->tag == 2) continue;
-            if ((out->tag != 0 && out->tag != 1) || PyTuple_GET_SIZE(src) < 2) {
+            if (out->tag == SRC_ONE) continue;
+            if ((out->tag != SRC_ATTR && out->tag != SRC_CONST) || PyTuple_GET_SIZE(src) < 2) {
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "native core: bad value source");
                 return -1;
             }
             out->obj = PyTuple_GET_ITEM(src, 1);
-            if (out->tag == 1) tv_of_const(out->obj, &out->k);
+            if (out->tag == SRC_CONST) tv_of_const(out->obj, &out->k);
             else if (PyTuple_GET_SIZE(src) >= 3) {
                 out->col = PyLong_AsLong(PyTuple_GET_ITEM(src, 2));
                 if (out->col < 0 || (s->ncols > 0 && out->col >= s->ncols)) {
@@ -1496,7 +1359,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
     /* Core(nstates, initial, finals, mode, size, slide, aggs, transitions_by_state, starts,
             columns, type_names, need): columns and type names for the columns path (the
             attributes its operands' column indices refer to, "type" first; the type names its
-            codes stand for); need (M_WITHIN, or None) per state the events a run still needs */
+            codes stand for); need (MODE_WITHIN, or None) per state the events a run still needs */
     int nstates, initial, mode;
     long long size, slide;
     PyObject *finals, *aggs, *by_state, *starts = Py_None, *columns = Py_None, *type_names = Py_None;
@@ -1519,12 +1382,12 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "native core: bad automaton");
         return -1;
     }
-    if (size >= ((long long)1 << 52) || size <= -((long long)1 << 52)) {
+    if (size >= COORD_LIMIT || size <= -COORD_LIMIT) {
         PyErr_SetString(PyExc_ValueError, "native core: window size beyond 2^52");
         return -1;
     }
-    if (mode < M_NONE || mode > M_SLIDE || ((mode == M_TUMBLE || mode == M_SLIDE) && slide <= 0)
-        || slide >= ((long long)1 << 52)) {
+    if (mode < MODE_NONE || mode > MODE_SLIDE || ((mode == MODE_TUMBLE || mode == MODE_SLIDE) && slide <= 0)
+        || slide >= COORD_LIMIT) {
         PyErr_SetString(PyExc_ValueError, "native core: bad window");
         return -1;
     }
@@ -1537,7 +1400,7 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
     for (int it = 0; it < s->nitems; it++) {
         s->agg[it] = (int)PyLong_AsLong(PyTuple_GET_ITEM(aggs, it));
         s->offset[it] = width;
-        width += s->agg[it] == A_AVG ? 2 : 1;
+        width += s->agg[it] == AGG_AVG ? 2 : 1;
     }
     if (width > 64) { PyErr_SetString(PyExc_ValueError, "native core: too many items"); return -1; }
     s->width = width;
@@ -1545,10 +1408,10 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         return -1;
     s->item_of[0] = -1;
     for (int it = 0; it < s->nitems; it++) {
-        int o = s->agg[it] == A_MIN ? OP_MIN : s->agg[it] == A_MAX ? OP_MAX : OP_ADD;
+        int o = s->agg[it] == AGG_MIN ? OP_MIN : s->agg[it] == AGG_MAX ? OP_MAX : OP_ADD;
         s->op[s->offset[it]] = o;
         s->item_of[s->offset[it]] = it;
-        if (s->agg[it] == A_AVG) { s->op[s->offset[it] + 1] = OP_ADD; s->item_of[s->offset[it] + 1] = it; }
+        if (s->agg[it] == AGG_AVG) { s->op[s->offset[it] + 1] = OP_ADD; s->item_of[s->offset[it] + 1] = it; }
     }
     if (!(s->final = zalloc((size_t)nstates)) || !(s->ntrans = zalloc(sizeof(int) * (size_t)nstates))
         || !(s->trans = zalloc(sizeof(Trans *) * (size_t)nstates)) || !(s->tindex = zalloc(sizeof(int) * (size_t)nstates)))
@@ -1557,8 +1420,8 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         long q = PyLong_AsLong(PyTuple_GET_ITEM(finals, k));
         if (q >= 0 && q < nstates) s->final[q] = 1;
     }
-    if (need != Py_None) { /* per state, the events a run there still needs (M_WITHIN only) */
-        if (!PyTuple_Check(need) || PyTuple_GET_SIZE(need) != nstates || mode != M_WITHIN) {
+    if (need != Py_None) { /* per state, the events a run there still needs (MODE_WITHIN only) */
+        if (!PyTuple_Check(need) || PyTuple_GET_SIZE(need) != nstates || mode != MODE_WITHIN) {
             PyErr_SetString(PyExc_ValueError, "native core: bad events-needed table");
             return -1;
         }
@@ -1578,16 +1441,22 @@ static int Core_init(Core *s, PyObject *args, PyObject *kw) {
         if (!(s->trans[q] = zalloc(sizeof(Trans) * (size_t)n))) return -1;
         for (int j = 0; j < n; j++) {
             PyObject *t = PyTuple_GET_ITEM(ts, j);
-            int target = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != TRANS_FIELDS) {
+                PyErr_SetString(PyExc_TypeError, "native core: bad transition");
+                return -1;
+            }
+            int target = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, TRANS_TARGET));
             if (target < 0 || target >= nstates) { PyErr_SetString(PyExc_ValueError, "native core: bad target"); return -1; }
             s->trans[q][j].target = target;
-            int check = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 4)), emits = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 5));
+            int check = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, TRANS_CHECK));
+            int emits = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, TRANS_EMITS));
             if (check < 0 || emits < 0) { PyErr_SetString(PyExc_ValueError, "native core: bad ids"); return -1; }
             s->trans[q][j].check = check;
             s->trans[q][j].emits = emits;
             if (check + 1 > ids) ids = check + 1;
             if (emits + 1 > ids) ids = emits + 1;
-            PyObject *parts[3] = {PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), PyTuple_GET_ITEM(t, 3)};
+            PyObject *parts[3] = {PyTuple_GET_ITEM(t, TRANS_TYPES), PyTuple_GET_ITEM(t, TRANS_GUARD),
+                                  PyTuple_GET_ITEM(t, TRANS_CONTRIB)};
             PyObject **slots[3] = {&s->trans[q][j].types, &s->trans[q][j].guard, &s->trans[q][j].contrib};
             for (int p = 0; p < 3; p++) {
                 if (parts[p] != Py_None) { Py_INCREF(parts[p]); *slots[p] = parts[p]; }
@@ -1682,5 +1551,11 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     if (m == NULL) return NULL;
     Py_INCREF(&CoreType);
     if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) { Py_DECREF(&CoreType); Py_DECREF(m); return NULL; }
+    PyObject *protocol = protocol_dict(); /* the numbers it speaks: tests/test_native_protocol.py */
+    if (protocol == NULL || PyModule_AddObject(m, "PROTOCOL", protocol) < 0) {
+        Py_XDECREF(protocol);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

@@ -19,7 +19,7 @@
 #include <Python.h>
 #include <string.h>
 
-#define WATCH_EVERY 1024
+#include "protocol.h" /* WATCH_EVERY, shared with acel.acea.engine.enumeration: tools/native_protocol.py */
 
 static PyObject *s_edges, *s_best, *s_entries, *s_tied, *s_load;
 static PyObject *node_type;   /* acel.acea.engine.dag.Node, set by init() */
@@ -351,5 +351,13 @@ PyMODINIT_FUNC PyInit__native_enum(void) {
     s_load = PyUnicode_InternFromString("_load");
     expired = PyFloat_FromDouble(-Py_HUGE_VAL);
     if (!s_edges || !s_best || !s_entries || !s_tied || !s_load || !expired) return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    PyObject *protocol = protocol_dict(); /* the numbers it speaks: tests/test_native_protocol.py */
+    if (protocol == NULL || PyModule_AddObject(m, "PROTOCOL", protocol) < 0) {
+        Py_XDECREF(protocol);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -17,9 +17,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "protocol.h" /* the numbers shared with Python: tools/native_protocol.py */
+
 #define MAXF 64     /* more keys than this: the Python reader */
 #define MAXNUM 64   /* a longer number literal: the Python reader */
-#define BIG 9.2e18  /* floats this large may be integers (see formats._BIG) */
+/* BIG (protocol.h): floats this large may be integers (see acel.io.formats) */
 
 typedef struct {
     const char *k;
@@ -325,7 +327,7 @@ static int parse_csv(const char *s, const char *e, Field *f, const Csv *csv) {
         char kind = csv->kinds[i];
         f[n].k = csv->keys[i];
         f[n].klen = csv->klens[i];
-        if (kind == 's') {
+        if (kind == CSV_STR) {
             f[n].kind = 's';
             f[n].v = p;
             f[n].vlen = q - p;
@@ -335,7 +337,7 @@ static int parse_csv(const char *s, const char *e, Field *f, const Csv *csv) {
         for (const char *r = p; r < q; r++)
             if ((unsigned char)*r >= 0x80) return -1;
         strip(&p, &q);
-        if (kind == 'i') {
+        if (kind == CSV_INT) {
             if (!int_text(p, q)) return -1;
             int neg = *p == '-';
             if (*p == '+' || *p == '-') p++;
@@ -344,7 +346,7 @@ static int parse_csv(const char *s, const char *e, Field *f, const Csv *csv) {
             for (; p < q; p++) v = v * 10 + (*p - '0');
             f[n].kind = 'i';
             f[n].ival = neg ? -v : v;
-        } else if (kind == 'd') {
+        } else if (kind == CSV_FLOAT) {
             if (!float_text(p, q) || q - p >= MAXNUM) return -1;
             char buf[MAXNUM];
             memcpy(buf, p, (size_t)(q - p));
@@ -355,7 +357,7 @@ static int parse_csv(const char *s, const char *e, Field *f, const Csv *csv) {
             if (end != buf + (q - p) || !isfinite(d)) return -1;
             f[n].kind = 'd';
             f[n].fval = d;
-        } else if (kind == 'b') {
+        } else if (kind == CSV_BOOL) {
             if (lower_is(p, q, "true")) f[n].kind = 't';
             else if (lower_is(p, q, "false")) f[n].kind = 'f';
             else return -1;
@@ -389,9 +391,10 @@ static int csv_spec(PyObject *spec, Csv *csv) {
     return 0;
 }
 
-/* csv_kinds(data, ncols, flags) -> 0, or 3 when a line is not simple.  ``flags`` holds
- * 5 bytes a column (is_int, is_float, is_bool, numeric, typed: acel.io.source._ColumnKind;
- * typed: some cell reads as a number or a bool, whatever the column's kind). */
+/* csv_kinds(data, ncols, flags) -> SCAN_END, or SCAN_NOT_SIMPLE when a line is not simple.
+ * ``flags`` holds CSV_FLAGS bytes a column (CSV_FLAG_INT, _FLOAT, _BOOL, _NUMERIC, _TYPED:
+ * acel.io.source._ColumnKind; typed: some cell reads as a number or a bool, whatever the
+ * column's kind). */
 static PyObject *csv_kinds(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data, flags;
@@ -399,39 +402,42 @@ static PyObject *csv_kinds(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*nw*", &data, &ncols, &flags)) return NULL;
     const char *p = (const char *)data.buf, *e = p + data.len, *next;
     unsigned char *fl = (unsigned char *)flags.buf;
-    int status = 0;
-    if (ncols > MAXF || flags.len != 5 * ncols) status = 3;
+    int status = SCAN_END;
+    if (ncols > MAXF || flags.len != CSV_FLAGS * ncols) status = SCAN_NOT_SIMPLE;
     const char *cs[MAXF], *ce[MAXF];
-    while (status == 0 && p < e) {
+    while (status == SCAN_END && p < e) {
         const char *le = line_end(p, e, &next);
         if (csv_blank(p, le)) { p = next; continue; }
         int high = 0;
         const char *be = csv_body_end(p, le);
         if (split_cells(p, be, ncols, cs, ce, &high) < 0 ||
             (high && !utf8_ok((const unsigned char *)p, be - p))) {
-            status = 3;
+            status = SCAN_NOT_SIMPLE;
             break;
         }
         for (Py_ssize_t i = 0; i < ncols; i++) {
             const char *a = cs[i], *b = ce[i];
             if (a == b) continue;
-            unsigned char *c = fl + 5 * i;
+            unsigned char *c = fl + CSV_FLAGS * i;
             int ascii = 1;
             for (const char *r = a; r < b; r++)
                 if ((unsigned char)*r >= 0x80) ascii = 0;
             if (!ascii) {
-                if (c[0] || c[1] || c[2]) { status = 3; break; } /* Unicode spaces and digits: Python's */
+                if (c[CSV_FLAG_INT] || c[CSV_FLAG_FLOAT] || c[CSV_FLAG_BOOL]) { /* Unicode spaces and digits: Python's */
+                    status = SCAN_NOT_SIMPLE;
+                    break;
+                }
                 continue;
             }
             strip(&a, &b);
             int number = float_text(a, b), truth = lower_is(a, b, "true") || lower_is(a, b, "false");
-            if (number || truth) c[4] = 1;
-            if (c[0] && !int_text(a, b)) c[0] = 0;
-            if (c[1]) {
-                if (number) c[3] = 1;
-                else if (!special_text(a, b)) c[1] = 0;
+            if (number || truth) c[CSV_FLAG_TYPED] = 1;
+            if (c[CSV_FLAG_INT] && !int_text(a, b)) c[CSV_FLAG_INT] = 0;
+            if (c[CSV_FLAG_FLOAT]) {
+                if (number) c[CSV_FLAG_NUMERIC] = 1;
+                else if (!special_text(a, b)) c[CSV_FLAG_FLOAT] = 0;
             }
-            if (c[2] && !truth) c[2] = 0;
+            if (c[CSV_FLAG_BOOL] && !truth) c[CSV_FLAG_BOOL] = 0;
         }
         p = next;
     }
@@ -605,8 +611,8 @@ static int note_watch(PyObject *name, PyObject *v, PyObject *last, PyObject *mon
 /* first_pass(data, pos, index, number, type_key, time_key|None, watch_keys, watch_names,
  *            shapes, last, monotone, last_key, sorted)
  * -> (status, pos, next, index, number, counted, last_key, sorted, shape|None)
- * status 0: every line up to the end of data is read (pos = end);
- * status 1: the line [pos, next) (number ``number``, line ``index``) is the Python reader's:
+ * status SCAN_END: every line up to the end of data is read (pos = end);
+ * status SCAN_PYTHON: the line [pos, next) (number ``number``, line ``index``) is the Python reader's:
  *           not a plain flat object, or of a shape not yet in ``shapes`` (then ``shape`` is
  *           its key, to be added when the Python pass finds it well-formed). */
 static PyObject *first_pass(PyObject *self, PyObject *args) {
@@ -641,7 +647,7 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
     Py_INCREF(last_key);
     Field f[MAXF];
     Py_ssize_t counted = 0;
-    int status = 0;
+    int status = SCAN_END;
     const char *next = e;
     PyObject *shape_obj = Py_None;
     Py_INCREF(shape_obj);
@@ -664,20 +670,20 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
         if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
         number++;
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
-        if (n < 0) { status = is_csv ? 3 : 1; break; }
+        if (n < 0) { status = is_csv ? SCAN_NOT_SIMPLE : SCAN_PYTHON; break; }
         PyObject *key;
         int known = known_shape(f, n, tkey, tlen, shapes, &key, &cache);
         if (known < 0) goto fail;
         if (!known) {
             if (key != NULL) Py_SETREF(shape_obj, key);
-            status = 1;
+            status = SCAN_PYTHON;
             break;
         }
         if (timed) {
             const Field *tf = &zero_field;
             if (timekey != NULL) {
                 int t = find(f, n, timekey, timelen);
-                if (t < 0 || (f[t].kind != 'i' && f[t].kind != 'd')) { status = 1; break; }
+                if (t < 0 || (f[t].kind != 'i' && f[t].kind != 'd')) { status = SCAN_PYTHON; break; }
                 tf = &f[t];
             }
             if (tl.slow) { /* a last key C does not hold: Python's comparison */
@@ -727,7 +733,7 @@ static PyObject *first_pass(PyObject *self, PyObject *args) {
         if (r < 0) goto fail;
     }
     PyBuffer_Release(&data);
-    if (status == 0) next = e;
+    if (status == SCAN_END) next = e;
     PyObject *out = Py_BuildValue("(innnnnNON)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base),
                                   index, number, counted, last_key, sorted ? Py_True : Py_False, shape_obj);
     return out;
@@ -752,9 +758,9 @@ typedef struct {
 /* emit(data, pos, index, number, float_keys, limit, csv=None, shapes=None, type_key=b"type",
  *      drop_null=False) -> (status, pos, next, index, number, events, shape|None)
  * With ``shapes``, only lines of a known shape become events here (NULLs dropped with
- * ``drop_null``); another is the Python reader's (status 1, its ``shape`` given back). 
- * status 0: end of data; 1: the line [pos, next) is the Python reader's; 2: ``limit`` events;
- * 3 (CSV): the line [pos, next) is not simple.  With ``csv`` (first_pass too), lines are CSV. */
+ * ``drop_null``); another is the Python reader's (SCAN_PYTHON, its ``shape`` given back).
+ * status SCAN_END: end of data; SCAN_PYTHON: the line [pos, next) is the Python reader's;
+ * SCAN_FULL: ``limit`` events; SCAN_NOT_SIMPLE (CSV): the line [pos, next) is not simple.  With ``csv`` (first_pass too), lines are CSV. */
 static PyObject *emit(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data;
@@ -784,21 +790,21 @@ static PyObject *emit(PyObject *self, PyObject *args) {
     Key keys[MAXKEYS];
     int nkeys = 0;
     Field f[MAXF];
-    int status = 0;
+    int status = SCAN_END;
     PyObject *events = PyList_New(0);
     ShapeCache cache;
     cache.n = cache.next = 0;
     if (events == NULL) goto fail;
     while (p < e) {
-        if (PyList_GET_SIZE(events) >= limit) { status = 2; break; }
+        if (PyList_GET_SIZE(events) >= limit) { status = SCAN_FULL; break; }
         const char *le = line_end(p, e, &next);
         if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
-        if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
+        if (n < 0) { status = is_csv ? SCAN_NOT_SIMPLE : SCAN_PYTHON; number++; break; }
         if (shapes != Py_None) {
             int known = known_shape(f, n, tkey, tlen, shapes, &shape_obj, &cache);
             if (known < 0) goto fail;
-            if (!known) { status = 1; number++; break; }
+            if (!known) { status = SCAN_PYTHON; number++; break; }
         }
         PyObject *d = _PyDict_NewPresized(n);
         if (d == NULL) goto fail;
@@ -846,7 +852,7 @@ static PyObject *emit(PyObject *self, PyObject *args) {
     }
     for (int j = 0; j < nkeys; j++) Py_DECREF(keys[j].name);
     PyBuffer_Release(&data);
-    if (status != 1 && status != 3) next = p;
+    if (status != SCAN_PYTHON && status != SCAN_NOT_SIMPLE) next = p;
     if (shape_obj == NULL) {
         shape_obj = Py_None;
         Py_INCREF(shape_obj);
@@ -877,7 +883,7 @@ static long type_code(PyObject *types, const char *v, Py_ssize_t len) {
     return r < 0 ? -2 : (long)n;
 }
 
-enum { C_NULL = 0, C_INT = 1, C_FLOAT = 2, C_BOOL = 3 };
+/* a cell's kind: CELL_NULL, CELL_INT, CELL_FLOAT, CELL_BOOL (protocol.h) */
 
 /* One record into row ``row`` of the columns: 1 done, 0 a value a column cannot hold
  * (a string outside the type column, a type that is not a string), -1 error. */
@@ -889,7 +895,7 @@ static int fill_row(const Field *f, int n, PyObject *keys, const char *floats, P
         PyObject *k = PyTuple_GET_ITEM(keys, c);
         int i = find(f, n, PyBytes_AS_STRING(k), PyBytes_GET_SIZE(k));
         Py_ssize_t at = c * cap + row;
-        unsigned char kind = C_NULL;
+        unsigned char kind = CELL_NULL;
         int64_t bits = 0;
         if (i >= 0) {
             const Field *x = &f[i];
@@ -898,7 +904,7 @@ static int fill_row(const Field *f, int n, PyObject *keys, const char *floats, P
                     long code = type_code(types, x->v, x->vlen);
                     if (code == -2) return -1;
                     if (code < 0) return 0;
-                    kind = C_INT;
+                    kind = CELL_INT;
                     bits = code;
                 } else if (x->kind != 'n') {
                     return 0;
@@ -906,17 +912,17 @@ static int fill_row(const Field *f, int n, PyObject *keys, const char *floats, P
             } else if (x->kind == 'i') {
                 if (floats[c]) {
                     double d = (double)x->ival;
-                    kind = C_FLOAT;
+                    kind = CELL_FLOAT;
                     memcpy(&bits, &d, sizeof d);
                 } else {
-                    kind = C_INT;
+                    kind = CELL_INT;
                     bits = x->ival;
                 }
             } else if (x->kind == 'd') {
-                kind = C_FLOAT;
+                kind = CELL_FLOAT;
                 memcpy(&bits, &x->fval, sizeof bits);
             } else if (x->kind == 't' || x->kind == 'f') {
-                kind = C_BOOL;
+                kind = CELL_BOOL;
                 bits = x->kind == 't';
             } else if (x->kind != 'n') {
                 return 0;
@@ -931,12 +937,12 @@ static int fill_row(const Field *f, int n, PyObject *keys, const char *floats, P
 /* columns(data, pos, index, number, keys, floats, types, kinds, vals, cap, n, csv=None)
  *   -> (status, pos, next, index, number, n)
  * The event pass into typed columns (acel/io/columns.py): each line becomes row ``n`` of
- * the column-major buffers ``kinds`` (a byte a cell: 0 NULL, 1 int64, 2 float64, 3 bool)
+ * the column-major buffers ``kinds`` (a byte a cell: CELL_NULL, _INT, _FLOAT, _BOOL)
  * and ``vals`` (8 bytes a cell); column c holds attribute ``keys[c]`` (ints as floats
  * where ``floats[c]``), column 0 the type as its code in ``types``.  No Python object
- * per event.  status 0: end of data; 1: the line [pos, next) is the dict path's (not a
- * plain flat object, or a value no column holds); 2: the block holds ``cap`` rows;
- * 3 (CSV): the line is not simple. */
+ * per event.  status SCAN_END: end of data; SCAN_PYTHON: the line [pos, next) is the dict
+ * path's (not a plain flat object, or a value no column holds); SCAN_FULL: the block holds
+ * ``cap`` rows; SCAN_NOT_SIMPLE (CSV): the line is not simple. */
 static PyObject *columns(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data, kb, vb;
@@ -962,16 +968,16 @@ static PyObject *columns(PyObject *self, PyObject *args) {
     unsigned char *kinds = (unsigned char *)kb.buf;
     int64_t *vals = (int64_t *)vb.buf;
     Field f[MAXF];
-    int status = 0;
+    int status = SCAN_END;
     while (p < e) {
-        if (row >= cap) { status = 2; break; }
+        if (row >= cap) { status = SCAN_FULL; break; }
         const char *le = line_end(p, e, &next);
         if (is_csv ? csv_blank(p, le) : blank(p, le)) { p = next; index++; continue; }
         int n = is_csv ? parse_csv(p, le, f, &csv) : parse_line(p, le, f);
-        if (n < 0) { status = is_csv ? 3 : 1; number++; break; }
+        if (n < 0) { status = is_csv ? SCAN_NOT_SIMPLE : SCAN_PYTHON; number++; break; }
         int r = fill_row(f, n, keys, floats, types, kinds, vals, cap, row);
         if (r < 0) { PyBuffer_Release(&data); PyBuffer_Release(&kb); PyBuffer_Release(&vb); return NULL; }
-        if (r == 0) { status = 1; number++; break; }
+        if (r == 0) { status = SCAN_PYTHON; number++; break; }
         row++;
         number++;
         p = next;
@@ -980,7 +986,7 @@ static PyObject *columns(PyObject *self, PyObject *args) {
     PyBuffer_Release(&data);
     PyBuffer_Release(&kb);
     PyBuffer_Release(&vb);
-    if (status != 1 && status != 3) next = p;
+    if (status != SCAN_PYTHON && status != SCAN_NOT_SIMPLE) next = p;
     return Py_BuildValue("(innnnn)", status, (Py_ssize_t)(p - base), (Py_ssize_t)(next - base), index, number, row);
 }
 
@@ -998,4 +1004,14 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__native_reader(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native_reader(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    PyObject *protocol = protocol_dict(); /* the numbers it speaks: tests/test_native_protocol.py */
+    if (protocol == NULL || PyModule_AddObject(m, "PROTOCOL", protocol) < 0) {
+        Py_XDECREF(protocol);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
