@@ -46,7 +46,7 @@ ONE_PATH = frozenset({
     "test_real_engines.py",
     # these compare both paths inside each example (they set ACEL_NATIVE themselves)
     "test_native_core.py", "test_native_enum.py", "test_native_reader.py",
-    "test_native_writer.py",
+    "test_native_writer.py", "test_native_truth.py",
 })
 """Test files whose Hypothesis properties CI runs once (on the default path)."""
 
