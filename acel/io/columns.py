@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from acel.io.native_protocol import CELL_BOOL, CELL_FLOAT, CELL_INT, CELL_NULL
+from acel.io.native_protocol import CELL_BOOL, CELL_FLOAT, CELL_INT, CELL_NULL, MAX_TYPE_CODES
 from acel.lang.schema import Schema
 
 
@@ -195,7 +195,7 @@ def _row_cells(spec: ColumnSpec, attrs: dict[str, Any], types: list[bytes],
     if type(kind) is str:
         name = kind.encode()
         if name not in types:
-            if len(types) >= 256:
+            if len(types) >= MAX_TYPE_CODES:
                 return None
             types.append(name)
         cells[0] = (CELL_INT, struct.pack("=q", types.index(name)))

@@ -15,6 +15,9 @@ CELL_INT = 1
 CELL_FLOAT = 2
 CELL_BOOL = 3
 
+MAX_TYPE_CODES = 256
+"""Type names a block's code list holds; an event of another new type goes as its attribute map."""
+
 BIG = 9.2e18
 """Floats this large in magnitude may be integers: the reader leaves them to Python
 (``acel.io.formats``)."""
@@ -49,8 +52,8 @@ CSV_FLAG_TYPED = 4
 CSV_FLAGS = 5
 
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("cell kinds of typed column blocks (acel/io/columns.py)",
-     ("CELL_NULL", "CELL_INT", "CELL_FLOAT", "CELL_BOOL")),
+    ("typed column blocks (acel/io/columns.py): cell kinds, type codes",
+     ("CELL_NULL", "CELL_INT", "CELL_FLOAT", "CELL_BOOL", "MAX_TYPE_CODES")),
     ("floats this large may be integers (acel/io/formats.py)", ("BIG",)),
     ("the scanner's status", ("SCAN_END", "SCAN_PYTHON", "SCAN_FULL", "SCAN_NOT_SIMPLE")),
     ("CSV column kinds", ("CSV_STR", "CSV_INT", "CSV_FLOAT", "CSV_BOOL")),

@@ -4,11 +4,12 @@
 #ifndef ACEL_IO_NATIVE_PROTOCOL_H
 #define ACEL_IO_NATIVE_PROTOCOL_H
 
-/* cell kinds of typed column blocks (acel/io/columns.py) */
+/* typed column blocks (acel/io/columns.py): cell kinds, type codes */
 #define CELL_NULL 0
 #define CELL_INT 1
 #define CELL_FLOAT 2
 #define CELL_BOOL 3
+#define MAX_TYPE_CODES 256
 
 /* floats this large may be integers (acel/io/formats.py) */
 #define BIG 9.2e+18
@@ -49,6 +50,7 @@ static inline PyObject *protocol_dict(void) {
         || protocol_put(d, "CELL_INT", PyLong_FromLongLong(CELL_INT)) < 0
         || protocol_put(d, "CELL_FLOAT", PyLong_FromLongLong(CELL_FLOAT)) < 0
         || protocol_put(d, "CELL_BOOL", PyLong_FromLongLong(CELL_BOOL)) < 0
+        || protocol_put(d, "MAX_TYPE_CODES", PyLong_FromLongLong(MAX_TYPE_CODES)) < 0
         || protocol_put(d, "BIG", PyFloat_FromDouble(BIG)) < 0
         || protocol_put(d, "SCAN_END", PyLong_FromLongLong(SCAN_END)) < 0
         || protocol_put(d, "SCAN_PYTHON", PyLong_FromLongLong(SCAN_PYTHON)) < 0

@@ -875,7 +875,7 @@ static long type_code(PyObject *types, const char *v, Py_ssize_t len) {
         PyObject *t = PyList_GET_ITEM(types, j);
         if (PyBytes_GET_SIZE(t) == len && memcmp(PyBytes_AS_STRING(t), v, (size_t)len) == 0) return (long)j;
     }
-    if (n >= 256) return -1;
+    if (n >= MAX_TYPE_CODES) return -1;
     PyObject *name = PyBytes_FromStringAndSize(v, len);
     if (name == NULL) return -2;
     int r = PyList_Append(types, name);
