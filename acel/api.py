@@ -11,7 +11,7 @@ command line prints (queries: line, column and a caret).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from acel.acea.engine import Runner
     from acel.acea.model.automaton import ACEA
+    from acel.io.options import SourceOptions
     from acel.io.source import EventStream
     from acel.lang.parser import Locations
 
@@ -425,25 +426,21 @@ class EmptyData(DataError):
 def open_stream(
     data: Any,
     check: Callable[[Schema], object],
-    *,
-    schema: Schema | None = None,
-    watch: Sequence[str] = (),
-    type_col: str = "type",
-    time_col: str | None = None,
-    max_delay: float | None = None,
-    idle_advance: float | None = None,
+    options: SourceOptions | None = None,
 ) -> EventStream:
     """The event stream of ``data``, with ``check(schema)`` called on the schema the run
-    will use (given, or inferred from the data) before any event is run; ``watch``: the
-    attributes of ``WITHIN … ON attr`` windows; ``max_delay``, ``idle_advance``: standard
-    input's reorder bound and quiet-time advance (:func:`acel.io.open_events`).  One query: :func:`open_checked`; a
-    workload (:mod:`acel.workload`) checks each of its queries."""
-    from acel.io import open_events
+    will use (``options.schema``, or inferred from the data) before any event is run;
+    ``options`` (:class:`acel.io.SourceOptions`): the type and time columns, the
+    attributes of ``WITHIN … ON attr`` windows (``watch``), standard input's reorder
+    bound and quiet-time advance.  One query: :func:`open_checked`; a workload
+    (:mod:`acel.workload`) checks each of its queries."""
+    from acel.io import SourceOptions, open_events
 
+    options = options if options is not None else SourceOptions()
+    schema = options.schema
     if schema is not None:
         check(schema)  # names checked before any data is read
-    stream = open_events(data, type_col=type_col, time_col=time_col, schema=schema,
-                         watch=list(watch), max_delay=max_delay, idle_advance=idle_advance)
+    stream = open_events(data, options=options)
     if schema is None:
         if stream.facts is not None and stream.facts.count == 0:
             raise EmptyData(stream.source)
@@ -453,21 +450,16 @@ def open_stream(
     return stream
 
 
-def open_checked(
-    query: Query,
-    data: Any,
-    *,
-    schema: Schema | None = None,
-    type_col: str = "type",
-    time_col: str | None = None,
-    max_delay: float | None = None,
-    idle_advance: float | None = None,
-) -> EventStream:
-    """The event stream of ``data``, and ``query`` checked against its schema (given, or
-    inferred from the data); nothing is run yet."""
-    return open_stream(data, query.check, schema=schema, watch=_watch(query.ast),
-                       type_col=type_col, time_col=time_col, max_delay=max_delay,
-                       idle_advance=idle_advance)
+def open_checked(query: Query, data: Any, options: SourceOptions | None = None) -> EventStream:
+    """The event stream of ``data``, and ``query`` checked against its schema (given in
+    ``options``, or inferred from the data); the query's ``WITHIN … ON`` attribute is
+    watched.  Nothing is run yet."""
+    from dataclasses import replace
+
+    from acel.io import SourceOptions
+
+    options = replace(options if options is not None else SourceOptions(), watch=tuple(_watch(query.ast)))
+    return open_stream(data, query.check, options)
 
 
 def run(
@@ -482,10 +474,11 @@ def run(
 ) -> Results:
     """Run ``query`` on ``data`` (a file, ``"-"``, dicts, pandas or pyarrow): lazy :class:`Results`;
     events sorted by ``time_col`` if given, the query checked against ``schema`` or the data's."""
+    from acel.io import SourceOptions
+
     parsed = as_query(query)
     chosen = resolve(engine)
-    stream = open_checked(parsed, data, schema=as_schema(schema), type_col=type_col,
-                          time_col=time_col)
+    stream = open_checked(parsed, data, SourceOptions(type_col=type_col, time_col=time_col, schema=as_schema(schema)))
     return Results(parsed, stream, chosen, max_events)
 
 

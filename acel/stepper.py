@@ -22,6 +22,7 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from acel.acea.engine.trace import MAX_EVENTS, Run, trace, why_not
@@ -29,6 +30,7 @@ from acel.acea.model.automaton import ACEA, Registers
 from acel.acea.model.expressions import Combine, Const, Finish, Identity, eval_rexpr
 from acel.acea.model.words import Names, Speaker
 from acel.api import QueryLike, SchemaLike, as_query, as_schema, open_checked
+from acel.io.options import SourceOptions
 from acel.lang.errors import AcelError
 
 
@@ -68,15 +70,15 @@ def _finished(func: str | None, value: Any) -> Any:
 
 
 def trace_json(query: QueryLike, events: Any, schema: SchemaLike = None, *,
-               expect: Sequence[int] | None = None, type_col: str = "type",
-               time_col: str | None = None) -> dict[str, Any]:
-    """The data of the page: the query, events, picture, steps and the "why not"."""
+               expect: Sequence[int] | None = None, source: SourceOptions | None = None) -> dict[str, Any]:
+    """The data of the page: the query, events, picture, steps and the "why not"
+    (``source``: the type and time columns; ``schema`` replaces its schema)."""
     from acel.acea.model.render import summary, svg_or_none
     from acel.api import compile as compile_query
 
     parsed = as_query(query)
-    stream = open_checked(parsed, events, schema=as_schema(schema), type_col=type_col,
-                          time_col=time_col)
+    options = replace(source if source is not None else SourceOptions(), schema=as_schema(schema))
+    stream = open_checked(parsed, events, options)
     read = stream.events(limit=MAX_EVENTS + 1)
     if len(read) > MAX_EVENTS:
         raise AcelError(f"the step-through view is for short streams: at most {MAX_EVENTS} "
@@ -147,8 +149,8 @@ def step_through(query: QueryLike, events: Any, schema: SchemaLike = None, *,
     """A standalone HTML page stepping through ``query`` on ``events`` (at most
     :data:`MAX_EVENTS`); ``expect``: positions of a match to explain if it is missing.
     The text is the page (write it to a ``.html`` file); Jupyter shows it in a frame."""
-    data = trace_json(query, events, schema, expect=expect, type_col=type_col,
-                      time_col=time_col)
+    data = trace_json(query, events, schema, expect=expect,
+                      source=SourceOptions(type_col=type_col, time_col=time_col))
     return Page(page(data))
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acel.io.formats import could_be_path
+from acel.io.options import SourceOptions
 from acel.lang.errors import AcelError, DataError
 from acel.lang.schema import Schema
 
@@ -68,20 +69,18 @@ def load_schema(args: argparse.Namespace) -> Schema | None:
     """The schema from ``--schema``, else inferred from ``--data``: one pass that keeps no
     event (issue 37: ``acel check`` on the demo's Parquet file held all 362,891 events,
     16 s and 630 MB, to learn a schema; now 3 s and 150 MB)."""
-    from acel.io import read_events
     from acel.io.source import STDIN, open_events
 
     schema = read_given_schema(args)
     data = getattr(args, "data", None)
     if not data or schema is not None:
         return schema
-    time_col = getattr(args, "time_col", None)
+    options = SourceOptions(type_col=args.type_col, time_col=getattr(args, "time_col", None))
+    stream = open_events(data, options=options)
     if data == STDIN:
-        events, schema = read_events(data, type_col=args.type_col, time_col=time_col)
-        if not events:
+        if not stream.events():
             raise no_events(data)
-        return schema
-    stream = open_events(data, type_col=args.type_col, time_col=time_col)
+        return stream.schema
     if (stream.facts.count == 0 if stream.facts is not None else not stream.schema.type_names()):
         raise no_events(data)
     return stream.schema
@@ -122,6 +121,15 @@ def describe(query: Any) -> str:
     if query.slide is not None:
         parts.append(f"SLIDE {format_window(query.slide)}")
     return "; ".join(parts)
+
+
+def source_options(args: argparse.Namespace, schema: Schema | None = None) -> SourceOptions:
+    """The command line's source options (``--type-col``, ``--time-col``, ``--max-delay``,
+    ``--idle-advance``, where the command has them) as the one record the readers take."""
+    return SourceOptions(
+        type_col=getattr(args, "type_col", "type"), time_col=getattr(args, "time_col", None), schema=schema,
+        max_delay=getattr(args, "max_delay", None), idle_advance=getattr(args, "idle_advance", None),
+    )
 
 
 def add_type_col(parser: argparse.ArgumentParser) -> None:

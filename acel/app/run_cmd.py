@@ -27,6 +27,7 @@ from acel.app.options import (
     positive,
     positive_rate,
     read_given_schema,
+    source_options,
 )
 from acel.app.reporting import (
     MemoryGuard,
@@ -147,9 +148,7 @@ def open_data(args: argparse.Namespace, query: Query, given: Schema | None) -> A
     """The event stream of ``--data``, and the query checked against its schema
     (:func:`acel.api.open_checked`, its errors in the command line's words)."""
     try:
-        return open_checked(query, args.data, schema=given, type_col=args.type_col,
-                            time_col=args.time_col, max_delay=args.max_delay,
-                            idle_advance=args.idle_advance)
+        return open_checked(query, args.data, source_options(args, given))
     except EmptyData:
         raise no_events(args.data) from None
 

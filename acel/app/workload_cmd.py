@@ -12,10 +12,18 @@ once.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acel.app.options import UsageError, describe, load_schema, no_events, read_given_schema
+from acel.app.options import (
+    UsageError,
+    describe,
+    load_schema,
+    no_events,
+    read_given_schema,
+    source_options,
+)
 from acel.app.reporting import (
     MemoryGuard,
     Progress,
@@ -208,11 +216,8 @@ def _open(args: argparse.Namespace, workload: list[NamedQuery], given: Schema | 
         {q.query.within.attr for q in workload if q.query.within is not None and q.query.within.attr}
     )
     try:
-        return open_stream(
-            args.data, lambda schema: check_workload(workload, schema), schema=given,
-            watch=watch, type_col=args.type_col, time_col=args.time_col, max_delay=args.max_delay,
-            idle_advance=args.idle_advance,
-        )
+        options = replace(source_options(args, given), watch=tuple(watch))
+        return open_stream(args.data, lambda schema: check_workload(workload, schema), options)
     except EmptyData:
         raise no_events(args.data, "workload") from None
 

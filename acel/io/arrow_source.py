@@ -24,12 +24,12 @@ def arrow_stream(
     source: str, batches: Callable[[], Iterator[Any]], names: list[str], options: SourceOptions
 ) -> EventStream:
     """Parquet files, pyarrow Tables, DataFrames: column-wise where the data allows."""
-    type_col, time_col, schema = options.type_col, options.time_col, options.schema
+    time_col, schema = options.time_col, options.schema
     if not names:  # not even a column (``pd.DataFrame()``): no events
         return EventStream(
             source, schema or Schema.of({}), lambda: iter(()), Facts(), time_col=time_col, sort=False
         )
-    _check_names(source, names, type_col, time_col)
+    _check_names(source, names, options)
 
     def rows() -> Iterator[list[Row]]:  # the row-wise fallback
         return arrow_rows(batches)
@@ -37,7 +37,7 @@ def arrow_stream(
     if not all(_plain_type(f.type) for f in _first_schema(batches, names)):
         return rows_stream(source, rows, options)
     try:
-        inferred, facts = _infer_columns(source, batches, names, type_col, time_col, options.watch)
+        inferred, facts = _infer_columns(source, batches, names, options)
     except DataError:
         if schema is None:
             raise
@@ -54,9 +54,9 @@ def arrow_stream(
                        chunk=options.chunk, arrow=events.arrow)
 
 
-def _check_names(source: str, names: list[str], type_col: str, time_col: str | None) -> None:
+def _check_names(source: str, names: list[str], options: SourceOptions) -> None:
     """The type and time columns present, not too many columns, no name twice."""
-    require_columns(source, names, type_col, time_col)
+    require_columns(source, names, options)
     if len(names) > MAX_ATTRIBUTES + 1:
         raise DataError(f"{source}: {too_many_attributes(len(names) - 1, 'the table')}")
     duplicate = first_duplicate(names)
@@ -82,6 +82,7 @@ class _ArrowEvents:
                  columns: dict[str, Any], *, sort: bool) -> None:
         self.source_batches = batches
         self.schema = schema
+        self.options = options
         self.type_col, self.time_col, self.chunk = options.type_col, options.time_col, options.chunk
         self.sort = sort
         # ints become floats where the attribute is float but its column holds integers
@@ -119,7 +120,7 @@ class _ArrowEvents:
         target = arrow_schema(self.schema)
         if self.sort:
             return as_record_batches(self.converted(), target)
-        return (as_columns(_normalised(batch), self.type_col, target) for batch in self.source_batches())
+        return (as_columns(_normalised(batch), self.options, target) for batch in self.source_batches())
 
 
 def _fits_int64(arrow_type: Any) -> bool:
@@ -201,15 +202,14 @@ def _infer_columns(
     source: str,
     batches: Callable[[], Iterator[Any]],
     names: list[str],
-    type_col: str,
-    time_col: str | None,
-    watch: Sequence[str],
+    options: SourceOptions,
 ) -> tuple[Schema, Facts]:
     """The first pass over clean Arrow batches, column by column: per batch, the type
     column's problems, the time column's order, the watched attributes' order, each
     column's kind and which attributes each type mentions."""
+    time_col, watch = options.time_col, options.watch
     problems = Problems(source)
-    inference = Inference(type_col=type_col, time_col=time_col)
+    inference = Inference(options)
     facts = Facts(monotone={a: True for a in watch})
     last: dict[str, Any] = {}
     number = 0
@@ -217,14 +217,14 @@ def _infer_columns(
     for batch in batches():
         batch = _normalised(batch)
         n = batch.num_rows
-        if not _check_types(batch, type_col, number, problems):
+        if not _check_types(batch, options, number, problems):
             number += n
             continue
         if time_col is not None:
             _check_times(batch, time_col, number, problems, facts, last)
         _watch_order(batch, watch, facts, last)
-        _column_kinds(batch, names, type_col, number, problems, kinds)
-        _mentions(batch, names, type_col, inference)
+        _column_kinds(batch, names, options, number, problems, kinds)
+        _mentions(batch, names, options, inference)
         number += n
         facts.count += n
     problems.raise_if_any()
@@ -236,11 +236,13 @@ def _infer_columns(
     return schema, facts
 
 
-def _check_types(batch: Any, type_col: str, number: int, problems: Problems) -> bool:
+def _check_types(batch: Any, options: SourceOptions, number: int, problems: Problems) -> bool:
     """Problems of the type column (NULL, empty, not text; a clashing ``type`` column);
     False when the column is not text at all (the batch tells nothing more)."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    type_col = options.type_col
 
     types = batch.column(type_col)
     if not (pa.types.is_string(types.type) or pa.types.is_large_string(types.type)):
@@ -323,13 +325,13 @@ def _arrow_kind(t: Any) -> str | None:
     return None
 
 
-def _column_kinds(batch: Any, names: list[str], type_col: str, number: int, problems: Problems,
+def _column_kinds(batch: Any, names: list[str], options: SourceOptions, number: int, problems: Problems,
                   kinds: dict[str, str]) -> None:
     """Each non-empty column's kind (into ``kinds``); ±infinity in float columns reported."""
     import pyarrow as pa
 
     for name in names:
-        if name == type_col:
+        if name == options.type_col:
             continue
         t = batch.schema.field(name).type
         if pa.types.is_floating(t):
@@ -339,11 +341,12 @@ def _column_kinds(batch: Any, names: list[str], type_col: str, number: int, prob
             kinds[name] = kind
 
 
-def _mentions(batch: Any, names: list[str], type_col: str, inference: Inference) -> None:
+def _mentions(batch: Any, names: list[str], options: SourceOptions, inference: Inference) -> None:
     """Which attributes each type mentions (a non-NULL value in some row of that type)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    type_col = options.type_col
     n = batch.num_rows
     valid = [n_ for n_ in names if n_ != type_col]
     if valid and n:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acel.io.native_protocol import CELL_BOOL, CELL_FLOAT, CELL_INT, CELL_NULL, MAX_TYPE_CODES
+from acel.io.options import SourceOptions
 from acel.lang.schema import Schema
 
 
@@ -39,11 +40,13 @@ def as_record_batches(batches: Iterable[list[dict[str, Any]]], schema: Any) -> I
         yield pa.RecordBatch.from_pylist(batch, schema=schema)
 
 
-def as_columns(batch: Any, type_col: str, schema: Any) -> Any:
-    """A clean Arrow batch (NaN already NULL) laid out as ``schema``: the type column as
-    ``type``, absent attributes NULL, each column cast to its kind (ints to float64 with
-    round-to-nearest, as Python's ``float(int)``)."""
+def as_columns(batch: Any, options: SourceOptions, schema: Any) -> Any:
+    """A clean Arrow batch (NaN already NULL) laid out as ``schema``: the type column
+    (``options.type_col``) as ``type``, absent attributes NULL, each column cast to its
+    kind (ints to float64 with round-to-nearest, as Python's ``float(int)``)."""
     import pyarrow as pa
+
+    type_col = options.type_col
 
     names = batch.schema.names
     arrays = []

@@ -26,14 +26,14 @@ def stdin_stream(handle: IO[bytes], options: SourceOptions) -> EventStream:
     stream must not wait for a thousand events before its first result).
     """
     source = "<stdin>"
-    type_col, time_col, schema = options.type_col, options.time_col, options.schema
+    time_col, schema = options.time_col, options.schema
     max_delay, infer_lines, idle_advance = options.max_delay, options.infer_lines, options.idle_advance
     lines = _LiveLines(handle)
     head: list[Row] = []
     if schema is None:
         problems = Problems(source)
-        checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
-        inference = Inference(type_col=type_col, time_col=time_col)
+        checker = RecordChecker(options, problems=problems)
+        inference = Inference(options)
         for row in lines.rows(pause=0.5):
             head.append(row)
             checked = checker.check(row)
@@ -50,7 +50,7 @@ def stdin_stream(handle: IO[bytes], options: SourceOptions) -> EventStream:
 
     def batches() -> Iterator[list[Attrs]]:
         problems = Problems(source)
-        checker = RecordChecker(type_col=type_col, time_col=time_col, schema=final, problems=problems)
+        checker = RecordChecker(options, schema=final, problems=problems)
         reorder = _Reorder(max_delay, source) if time_col is not None else None
         clock = IdleClock(idle_advance) if idle_advance is not None and reorder is not None else None
         for row in _chain(head, lines.ticking(None, TICK if clock is not None else None)):

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from acel.io.options import SourceOptions
 from acel.io.values import (
     MAX_ATTRIBUTES,
     BadValue,
@@ -172,22 +173,22 @@ def plain_values(row: Row, errors: list[tuple[str | None, str]]) -> dict[str, Op
 class RecordChecker:
     """Checks records and builds attribute maps (``type`` included) with time keys.
 
-    With a ``schema``: an unknown type, an attribute its type does not declare
-    (with a non-NULL value) or a value of a kind other than the schema's is a
-    problem; ints of a ``float`` attribute become floats.  Without: every
-    record is accepted but for a missing type or time, or a nested value.
+    The type and time columns are the source's ``options``.  With a ``schema`` (the
+    one checked against: given, or inferred by a first pass): an unknown type, an
+    attribute its type does not declare (with a non-NULL value) or a value of a kind
+    other than the schema's is a problem; ints of a ``float`` attribute become floats.
+    Without: every record is accepted but for a missing type or time, or a nested value.
     """
 
     def __init__(
         self,
+        options: SourceOptions,
         *,
-        type_col: str = "type",
-        time_col: str | None = None,
         schema: Schema | None = None,
         problems: Problems,
     ) -> None:
-        self.type_col = type_col
-        self.time_col = time_col
+        self.type_col = options.type_col
+        self.time_col = options.time_col
         self.schema = schema
         self.problems = problems
         self.kinds = dict(schema.kinds) if schema is not None else {}
@@ -300,9 +301,9 @@ class Inference:
     attribute, as a columnar engine does (spec §9, ``papers/io.md``).
     """
 
-    def __init__(self, *, type_col: str = "type", time_col: str | None = None) -> None:
-        self.type_col = type_col
-        self.time_col = time_col
+    def __init__(self, options: SourceOptions) -> None:
+        self.type_col = options.type_col
+        self.time_col = options.time_col
         self.mentioned: dict[str, dict[str, None]] = {}
         self.layouts: set[tuple[str, tuple[str, ...]]] = set()
         self.first_of_kind: dict[str, dict[str, Row]] = {}

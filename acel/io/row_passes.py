@@ -39,8 +39,9 @@ from acel.lang.errors import DataError
 from acel.lang.schema import Schema
 
 
-def require_columns(source: str, header: Sequence[str], type_col: str, time_col: str | None) -> None:
-    for column, what in ((type_col, "type"), (time_col, "time")):
+def require_columns(source: str, header: Sequence[str], options: SourceOptions) -> None:
+    """The type column, and the time column if one is named, in ``header``."""
+    for column, what in ((options.type_col, "type"), (options.time_col, "time")):
         if column is not None and column not in header:
             raise DataError(
                 f"{source}: the {what} column {column!r} is not in the header "
@@ -53,17 +54,16 @@ def require_columns(source: str, header: Sequence[str], type_col: str, time_col:
 
 def rows_stream(source: str, rows: Callable[[], Iterator[list[Row]]], options: SourceOptions) -> EventStream:
     """Row-wise records (JSON, CSV, in-memory dictionaries): two passes without a schema."""
-    type_col, time_col, schema = options.type_col, options.time_col, options.schema
-    watch, chunk = options.watch, options.chunk
+    time_col, schema, chunk = options.time_col, options.schema, options.chunk
     facts: Facts | None = None
     trusted = False
     if schema is None:
-        schema, facts = _infer(source, rows(), type_col, time_col, watch)
+        schema, facts = _infer(source, rows(), options)
         trusted = True
     else:
         kindless = open_kinds(schema)
         if kindless:
-            schema = _with_data_kinds(source, rows(), type_col, time_col, schema, kindless)
+            schema = _with_data_kinds(source, rows(), options, schema, kindless)
         if time_col is not None:
             schema = with_time_column(schema, time_col, schema.type_names(), [])
     final = schema
@@ -72,7 +72,7 @@ def rows_stream(source: str, rows: Callable[[], Iterator[list[Row]]], options: S
     plain = facts is not None and facts.plain
 
     def batches() -> Iterator[list[Attrs]]:
-        checked = _checked(source, rows(), type_col, time_col, final, trusted, plain)
+        checked = _checked(source, rows(), options, final, trusted, plain)
         return ordered(checked, sort, chunk)
 
     return EventStream(source, final, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
@@ -90,8 +90,7 @@ def open_kinds(schema: Schema) -> set[str]:
 def _with_data_kinds(
     source: str,
     batches: Iterable[list[Row]],
-    type_col: str,
-    time_col: str | None,
+    options: SourceOptions,
     schema: Schema,
     open_kinds: set[str],
 ) -> Schema:
@@ -103,8 +102,8 @@ def _with_data_kinds(
     handed out.
     """
     problems = Problems(source)
-    checker = RecordChecker(type_col=type_col, time_col=time_col, problems=problems)
-    inference = Inference(type_col=type_col, time_col=time_col)
+    checker = RecordChecker(options, problems=problems)
+    inference = Inference(options)
     for batch in batches:
         for row in batch:
             checked = checker.check(row)
@@ -118,15 +117,9 @@ def _with_data_kinds(
     return Schema.of({t: list(schema.attributes(t)[1:]) for t in schema.type_names()}, kinds)
 
 
-def _infer(
-    source: str,
-    batches: Iterable[list[Row]],
-    type_col: str,
-    time_col: str | None,
-    watch: Sequence[str],
-) -> tuple[Schema, Facts]:
+def _infer(source: str, batches: Iterable[list[Row]], options: SourceOptions) -> tuple[Schema, Facts]:
     """The first pass: schema, problems (raised), order facts (see :class:`_FirstPass`)."""
-    first = _FirstPass(source, type_col, time_col, watch)
+    first = _FirstPass(source, options)
     for batch in batches:
         for row in batch:
             first.row(row)
@@ -168,16 +161,16 @@ class _FirstPass:
     plain JSON value (so the second pass can skip the conversions).
     """
 
-    def __init__(self, source: str, type_col: str, time_col: str | None, watch: Sequence[str]) -> None:
+    def __init__(self, source: str, options: SourceOptions) -> None:
         self.problems = Problems(source)
-        self.checker = RecordChecker(type_col=type_col, time_col=time_col, problems=self.problems)
-        self.inference = Inference(type_col=type_col, time_col=time_col)
-        self.order = Order(watch)
+        self.checker = RecordChecker(options, problems=self.problems)
+        self.inference = Inference(options)
+        self.order = Order(options.watch)
         self.known: set[tuple[Any, ...]] = set()
         self.plain = True
-        self.type_col = type_col
-        self.time_col = time_col
-        self.timed = time_col is not None or bool(watch)
+        self.type_col = options.type_col
+        self.time_col = options.time_col
+        self.timed = options.time_col is not None or bool(options.watch)
 
     def row(self, row: Row) -> bool:
         """Note one record; whether its signature is now known (a later record of the same
@@ -243,8 +236,7 @@ def _infinite(values: Mapping[str, Any]) -> bool:
 def _checked(
     source: str,
     batches: Iterable[list[Row]],
-    type_col: str,
-    time_col: str | None,
+    options: SourceOptions,
     schema: Schema,
     trusted: bool,
     plain: bool = False,
@@ -258,19 +250,20 @@ def _checked(
     read for the count, and one DataError reports them all.
     """
     floats = tuple(a for a, k in schema.kinds if k == "float")
+    time_col = options.time_col
     if trusted and plain:
         for batch in batches:
             out: list[tuple[Any, Attrs]] = []
             for row in batch:
                 try:
-                    attrs = _plain_event(row.values, type_col, floats)
+                    attrs = _plain_event(row.values, options, floats)
                 except OverflowError:
                     raise _beyond_floats(source, row, floats) from None
                 out.append((time_key(attrs.get(time_col)) if time_col is not None else 0, attrs))
             if out:
                 yield out
         return
-    second = _SecondPass(source, type_col, time_col, schema, trusted)
+    second = _SecondPass(source, options, schema, trusted)
     for batch in batches:
         out = []
         for row in batch:
@@ -292,16 +285,14 @@ class _SecondPass:
     has its attribute's kind) needs only the conversions.
     """
 
-    def __init__(self, source: str, type_col: str, time_col: str | None, schema: Schema, trusted: bool) -> None:
+    def __init__(self, source: str, options: SourceOptions, schema: Schema, trusted: bool) -> None:
         self.problems = Problems(source)
-        self.checker = RecordChecker(
-            type_col=type_col, time_col=time_col, schema=None if trusted else schema, problems=self.problems
-        )
+        self.checker = RecordChecker(options, schema=None if trusted else schema, problems=self.problems)
         self.kinds = dict(schema.kinds)
         self.floats = tuple(a for a, k in schema.kinds if k == "float")
         self.clean: set[tuple[Any, ...]] = set()
-        self.type_col = type_col
-        self.time_col = time_col
+        self.type_col = options.type_col
+        self.time_col = options.time_col
         self.trusted = trusted
 
     def row(self, row: Row) -> tuple[Any, Attrs] | None:
@@ -342,9 +333,26 @@ class _SecondPass:
             for column in floats:
                 if type(attrs.get(column)) is int:
                     attrs[column] = float(attrs[column])
-        if signature is not None and _kinds_only(signature, self.kinds, type_col):
+        if signature is not None and self._kinds_only(signature):
             self.clean.add(signature)
         return key, attrs
+
+    def _kinds_only(self, signature: tuple[Any, ...]) -> bool:
+        """Whether every record with this signature passes the checks a good one passed,
+        with no conversion but int to float: each value's kind is its attribute's kind
+        (or an int for a float attribute), so the verdict depends on the signature alone."""
+        for column, value_type in zip(signature[1], signature[2]):
+            if value_type is type(None):
+                continue
+            have = _KIND_NAMES.get(value_type)
+            if have is None:
+                return False
+            if column == self.type_col:
+                continue
+            want = self.kinds.get(column)
+            if want is not None and have != want and not (have == "int" and want == "float"):
+                return False
+        return True
 
     def is_clean(self, row: Row) -> bool:
         """Whether every later record of this one's signature passes without a check and
@@ -377,10 +385,11 @@ def _beyond_floats(source: str, row: Row, floats: Sequence[str]) -> DataError:
     return problems.error()
 
 
-def _plain_event(values: Mapping[str, Any], type_col: str, floats: Sequence[str]) -> Attrs:
+def _plain_event(values: Mapping[str, Any], options: SourceOptions, floats: Sequence[str]) -> Attrs:
     """A record of a trusted, plain stream as its event: NaN is NULL, ints of float
     attributes become floats, the type column is ``type`` (the record's dict is reused)."""
     attrs: Attrs = values if type(values) is dict else dict(values)
+    type_col = options.type_col
     if type_col != "type":
         attrs["type"] = attrs.pop(type_col)
     for column, value in attrs.items():
@@ -406,14 +415,14 @@ def native_given_stream(
     is checked by :class:`_SecondPass`, later lines of that signature only converted
     (``csv``: a CSV file whose lines are all simple, ``make_row`` reading one)."""
     source = str(path)
-    type_col, time_col, chunk = options.type_col, options.time_col, options.chunk
+    time_col, chunk = options.time_col, options.chunk
     if time_col is not None:
         schema = with_time_column(schema, time_col, schema.type_names(), [])
     final = schema
     sort = time_col is not None
 
     def checked() -> Iterator[list[tuple[Any, Attrs]]]:
-        second = _SecondPass(source, type_col, time_col, final, False)
+        second = _SecondPass(source, options, final, False)
 
         def on_row(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
             row = make_row(number, index, line)
@@ -448,8 +457,8 @@ def native_lines_stream(
     ``make_row`` (JSON Lines by default; ``csv`` for a CSV file, whose ``pure_rows`` read
     a second pass the scanner cannot take)."""
     source = str(path)
-    type_col, time_col, watch, chunk = options.type_col, options.time_col, options.watch, options.chunk
-    first = _FirstPass(source, type_col, time_col, watch)
+    type_col, time_col, chunk = options.type_col, options.time_col, options.chunk
+    first = _FirstPass(source, options)
     wide = False
 
     def on_row(number: int, index: int, line: bytes) -> bool:
@@ -459,7 +468,7 @@ def native_lines_stream(
             wide = True
         return first.row(row)
 
-    first.counted(first_pass(native, path, type_col, time_col, watch, first.order, on_row, csv))
+    first.counted(first_pass(native, path, options, first.order, on_row, csv))
     schema, facts = first.result()
     facts.int64 = not wide
     sort = time_col is not None and not facts.sorted_by_time
@@ -468,7 +477,7 @@ def native_lines_stream(
     def event(number: int, index: int, line: bytes) -> tuple[Attrs | None, bool]:
         row = make_row(number, index, line)
         try:
-            return _plain_event(row.values, type_col, floats), False
+            return _plain_event(row.values, options, floats), False
         except OverflowError:
             raise _beyond_floats(str(path), row, floats) from None
 
@@ -480,7 +489,7 @@ def native_lines_stream(
     def batches() -> Iterator[list[Attrs]]:
         if not facts.plain or type_col != "type":
             rows = pure_rows() if pure_rows is not None else json_rows(path)
-            checked = _checked(source, rows, type_col, time_col, schema, True, facts.plain)
+            checked = _checked(source, rows, options, schema, True, facts.plain)
             return ordered(checked, sort, chunk)
 
         lines = events(native, path, floats, event, csv)
@@ -548,9 +557,7 @@ def blocks(path: Path, header: bool = False) -> Iterator[bytes]:
 def first_pass(
     native: Any,
     path: Path,
-    type_col: str,
-    time_col: str | None,
-    watch: Sequence[str],
+    options: SourceOptions,
     order: Any,
     on_row: Callable[[int, int, bytes], bool],
     csv: tuple[tuple[bytes, ...], bytes] | None = None,
@@ -560,10 +567,11 @@ def first_pass(
     which says whether its shape is now known.  Returns how many lines C counted.  With
     ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
     shapes: dict[bytes, None] = {}
-    type_key = type_col.encode()
+    time_col = options.time_col
+    type_key = options.type_col.encode()
     time_key = time_col.encode() if time_col is not None else None
-    watch_keys = tuple(w.encode() for w in watch)
-    names = tuple(watch)
+    watch_keys = tuple(w.encode() for w in options.watch)
+    names = tuple(options.watch)
     facts = order.facts
     index, number, counted = (2 if csv else 1), 0, 0
     for data in blocks(path, header=csv is not None):
@@ -681,24 +689,6 @@ def fits_int64(values: Any) -> bool:
     """Whether every int among a record's values fits 64 bits (Arrow's int64)."""
     low, high = -(2**63), 2**63 - 1
     return all(type(v) is not int or low <= v <= high for v in values.values())
-
-
-def _kinds_only(signature: tuple[Any, ...], kinds: Mapping[str, str], type_col: str) -> bool:
-    """Whether every record with this signature passes the checks a good one passed,
-    with no conversion but int to float: each value's kind is its attribute's kind
-    (or an int for a float attribute), so the verdict depends on the signature alone."""
-    for column, value_type in zip(signature[1], signature[2]):
-        if value_type is type(None):
-            continue
-        have = _KIND_NAMES.get(value_type)
-        if have is None:
-            return False
-        if column == type_col:
-            continue
-        want = kinds.get(column)
-        if want is not None and have != want and not (have == "int" and want == "float"):
-            return False
-    return True
 
 
 def ordered(

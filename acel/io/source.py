@@ -92,7 +92,7 @@ def _memory_stream(data: Any, options: SourceOptions) -> EventStream:
         return arrow_stream(source, lambda: iter(table.to_batches(BATCH)), list(table.column_names), options)
     if _is_pandas(data):
         columns = [str(c) for c in data.columns]
-        require_columns("<DataFrame>", columns, options.type_col, options.time_col)
+        require_columns("<DataFrame>", columns, options)
         frame_rows = [
             memory_row(n, {c: v for c, v in zip(columns, values) if not _is_missing(v)})
             for n, values in enumerate(data.itertuples(index=False, name=None), start=1)

@@ -97,7 +97,7 @@ class _ColumnKind:
 def csv_stream(path: Path, options: SourceOptions) -> EventStream:
     """CSV: cells take their column's kind (the schema's, else inferred over the whole column)."""
     header = csv_header(path)
-    require_columns(str(path), header, options.type_col, options.time_col)
+    require_columns(str(path), header, options)
     native = native_scan.reader()
     if native is not None:
         try:
