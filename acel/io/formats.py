@@ -1,7 +1,7 @@
 """Event file formats: raw records out of JSON Lines, CSV and Parquet, in batches (the
 registered readers of :mod:`acel.io.readers` use them).
 
-Each reader yields lists of :class:`acel.io.records.Row` (or, for Parquet,
+Each reader yields lists of :class:`Row` (or, for Parquet,
 Arrow record batches) without holding the file in memory, and reports what
 it cannot read with the row and line (spec §9): a line that is not JSON, a
 JSON object with a key twice (the second value would silently win), a CSV
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,6 @@ except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallba
     import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.native_protocol import BIG
-from acel.io.records import Row
 from acel.io.values import (
     MAX_ATTRIBUTES,
     first_duplicate,
@@ -33,6 +32,37 @@ from acel.io.values import (
     too_many_attributes,
 )
 from acel.lang.errors import DataError
+
+
+class Row:
+    """One raw input record: 1-based data row, physical line (when known), values.
+
+    ``values`` holds only the attributes the record mentions (a CSV empty cell
+    or a Parquet NULL is not mentioned; a JSON ``null`` is), already converted
+    to Python values (still unchecked).  ``failure`` says why a record could
+    not be read at all (bad JSON, a ragged CSV row).  (A plain class with
+    slots: a reader makes one per record.)
+    """
+
+    __slots__ = ("number", "line", "values", "failure", "failure_column")
+
+    def __init__(
+        self,
+        number: int,
+        line: int | None,
+        values: Mapping[str, object],
+        failure: str | None = None,
+        failure_column: str | None = None,
+    ) -> None:
+        self.number = number
+        self.line = line
+        self.values = values
+        self.failure = failure
+        self.failure_column = failure_column
+
+    def where(self) -> str:
+        return f"row {self.number}" + (f" (line {self.line})" if self.line is not None else "")
+
 
 BATCH = 8192
 """Records per batch."""

@@ -36,13 +36,10 @@ def stdin_stream(handle: IO[bytes], options: SourceOptions) -> EventStream:
         inference = Inference(options)
         for row in lines.rows(pause=0.5):
             head.append(row)
-            checked = checker.check(row)
-            if checked is not None:
-                inference.add(row, checked[0])
+            checker.infer(row, inference)
             if len(head) >= infer_lines:
                 break
-        schema = inference.schema(problems)
-        problems.raise_if_any()
+        schema = inference.final_schema(problems)
         inferred = True
     else:
         inferred = False

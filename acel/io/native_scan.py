@@ -1,6 +1,7 @@
-"""The native readers' switch and shared bits: the C scanner ``acel.io._native_reader`` (when
-built and wanted), its block size and CSV column codes.  The loops that drive it over a file
-live with the passes that check the lines it leaves (:mod:`acel.io.row_passes`).
+"""The C scanner's shared bits: its block size and CSV column codes, and :func:`reader`
+(``acel.io._native_reader`` when built and wanted; defined with the switch,
+:mod:`acel.io.native_switch`).  The loops that drive it over a file live with the passes
+that check the lines it leaves (:mod:`acel.io.row_passes`).
 
 JSON Lines: the scanner reads the plain flat objects that make up nearly every event
 file; each other line (nested values, escapes, long integers, a key twice, bad UTF-8,
@@ -16,13 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from acel.io.formats import BATCH, BOM
 from acel.io.native_protocol import CSV_BOOL, CSV_FLOAT, CSV_INT, CSV_STR
-from acel.io.native_switch import wanted
+from acel.io.native_switch import reader
 
-__all__ = ["BATCH", "BLOCK", "CSV_KINDS", "NotSimple", "csv_data_start", "csv_spec", "is_lines_file", "reader"]
+__all__ = ["BATCH", "BLOCK", "CSV_KINDS", "NotSimple", "csv_data_start", "csv_spec", "reader"]
 
 BLOCK = 1 << 20
 """Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
@@ -45,25 +45,3 @@ def csv_data_start(path: Path) -> bytes:
     with open(path, "rb") as handle:
         first = handle.readline()
     return first[3:] if first.startswith(BOM) else first
-
-
-def reader() -> Any | None:
-    """The C scanner when ``ACEL_NATIVE`` wants it and it was built, else ``None``."""
-    import importlib
-
-    try:
-        module: Any = importlib.import_module("acel.io._native_reader")
-    except ImportError:
-        module = None
-    why = "the C reader acel.io._native_reader is not built (pip install -e . needs a C compiler)"
-    return module if wanted(module is not None, why) else None
-
-
-def is_lines_file(path: Path) -> bool:
-    """Whether a ``.json``/``.jsonl`` file holds lines (not one JSON array, read as a whole)."""
-    with open(path, "rb") as handle:
-        head = handle.read(64)
-    stripped = head[3:] if head.startswith(BOM) else head
-    return not stripped.lstrip().startswith(b"[")
-
-

@@ -9,7 +9,7 @@ runs pure Python everywhere.
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from acel.lang.errors import AcelError
 
@@ -46,3 +46,16 @@ def wanted(available: bool, why_not: str) -> bool:
     if not available and chosen == "on":
         raise NativeUnavailable(f"{VARIABLE}=1 but the native path cannot run: {why_not}")
     return available
+
+
+def reader() -> Any | None:
+    """The C scanner (``acel.io._native_reader``, driven by :mod:`acel.io.row_passes`) when
+    ``ACEL_NATIVE`` wants it and it was built, else ``None``."""
+    import importlib
+
+    try:
+        module: Any = importlib.import_module("acel.io._native_reader")
+    except ImportError:
+        module = None
+    why = "the C reader acel.io._native_reader is not built (pip install -e . needs a C compiler)"
+    return module if wanted(module is not None, why) else None

@@ -1,6 +1,7 @@
 """Raw input records, their problems, the per-record check and schema inference.
 
-A reader (:mod:`acel.io.formats`) turns a file into :class:`Row` records; a
+A reader (:mod:`acel.io.formats`) turns a file into :class:`Row` records (defined
+there, beside the line readers that make one per record); a
 :class:`RecordChecker` turns each into an event's attribute map or into
 :class:`Problem` entries (spec §9: a bad row is reported with its row and
 line, never dropped silently); an :class:`Inference` collects what a stream
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from acel.io.formats import Row
 from acel.io.options import SourceOptions
 from acel.io.values import (
     MAX_ATTRIBUTES,
@@ -33,36 +35,6 @@ from acel.lang.schema import Schema
 
 MAX_SHOWN = 5
 """How many problems one :class:`DataError` lists (the count covers all)."""
-
-
-class Row:
-    """One raw input record: 1-based data row, physical line (when known), values.
-
-    ``values`` holds only the attributes the record mentions (a CSV empty cell
-    or a Parquet NULL is not mentioned; a JSON ``null`` is), already converted
-    to Python values (still unchecked).  ``failure`` says why a record could
-    not be read at all (bad JSON, a ragged CSV row).  (A plain class with
-    slots: a reader makes one per record.)
-    """
-
-    __slots__ = ("number", "line", "values", "failure", "failure_column")
-
-    def __init__(
-        self,
-        number: int,
-        line: int | None,
-        values: Mapping[str, object],
-        failure: str | None = None,
-        failure_column: str | None = None,
-    ) -> None:
-        self.number = number
-        self.line = line
-        self.values = values
-        self.failure = failure
-        self.failure_column = failure_column
-
-    def where(self) -> str:
-        return f"row {self.number}" + (f" (line {self.line})" if self.line is not None else "")
 
 
 def memory_row(number: int, values: dict[str, object]) -> Row:
@@ -144,7 +116,7 @@ def plain_values(row: Row, errors: list[tuple[str | None, str]]) -> dict[str, Op
     values: dict[str, OptValue] = {}
     for column, raw in row.values.items():
         kind_type = type(raw)
-        if kind_type is str and lone_surrogate(raw):  # type: ignore[arg-type]
+        if kind_type is str and not raw.isascii() and lone_surrogate(raw):  # type: ignore[attr-defined,arg-type]
             errors.append((column, surrogate_message(column)))
         elif kind_type is str or kind_type is int or kind_type is bool or raw is None:
             values[column] = raw  # type: ignore[assignment]
@@ -239,6 +211,14 @@ class RecordChecker:
             return None
         attrs["type"] = type_value
         return attrs, key
+
+    def infer(self, row: Row, inference: Inference) -> tuple[dict[str, Any], Any] | None:
+        """:meth:`check`, a good record noted in ``inference`` too: a first pass's one call
+        a record (the walk of one event stays here, issue 34)."""
+        checked = self.check(row)
+        if checked is not None:
+            inference.add(row, checked[0])
+        return checked
 
     def _conform(
         self,
@@ -338,6 +318,12 @@ class Inference:
     def add_kind(self, column: str, kind: str, row: Row) -> None:
         """Note that ``column`` holds a value of ``kind`` at ``row`` (columnar readers)."""
         self.first_of_kind.setdefault(column, {}).setdefault(kind, row)
+
+    def final_schema(self, problems: Problems) -> Schema:
+        """:meth:`schema`, every problem logged so far raised (the end of a first pass)."""
+        schema = self.schema(problems)
+        problems.raise_if_any()
+        return schema
 
     def schema(self, problems: Problems) -> Schema:
         """The inferred schema; mixed kinds are logged as problems."""

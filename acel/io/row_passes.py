@@ -195,11 +195,10 @@ class _FirstPass:
         else:
             signature = None
         before = self.problems.count
-        checked = self.checker.check(row)
+        checked = self.checker.infer(row, self.inference)
         if checked is None:
             return False
         attrs, key = checked
-        self.inference.add(row, attrs)
         order.note(attrs, key)
         if signature is not None and self.problems.count == before:
             if not _PLAIN.issuperset(signature[2]):
@@ -216,8 +215,7 @@ class _FirstPass:
 
     def result(self) -> tuple[Schema, Facts]:
         """The schema and the order facts; every problem found is raised here."""
-        schema = self.inference.schema(self.problems)
-        self.problems.raise_if_any()
+        schema = self.inference.final_schema(self.problems)
         self.order.facts.plain = self.plain
         return schema, self.order.facts
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import acel.io.native_scan as native_scan
-from acel.io.formats import json_rows
+from acel.io.formats import BOM, json_rows
 from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
 from acel.io.records import Row
@@ -33,7 +33,7 @@ class JsonlReader(Reader):
 
     def open(self, path: Path, options: SourceOptions) -> EventStream:
         native = self.native()
-        if native is not None and native_scan.is_lines_file(path):
+        if native is not None and is_lines_file(path):
             if options.schema is None:
                 return native_lines_stream(path, native, options)
             if options.type_col == "type" and not open_kinds(options.schema):
@@ -42,6 +42,14 @@ class JsonlReader(Reader):
 
     def native(self) -> Any | None:
         return native_scan.reader()
+
+
+def is_lines_file(path: Path) -> bool:
+    """Whether a ``.json``/``.jsonl`` file holds lines (not one JSON array, read as a whole)."""
+    with open(path, "rb") as handle:
+        head = handle.read(64)
+    stripped = head[3:] if head.startswith(BOM) else head
+    return not stripped.lstrip().startswith(b"[")
 
 
 register(JsonlReader())
