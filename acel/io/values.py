@@ -11,7 +11,7 @@ import datetime as dt
 import decimal
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from acel.lang.events import OptValue, Value
 
@@ -149,6 +149,26 @@ def parse_cell(text: str, kind: str) -> Value:
             return _BOOL[cell.lower()]
         raise ValueError(f"{text!r} is not a bool (true/false)")
     raise ValueError(f"unknown kind {kind!r}")
+
+
+def parse_cells(
+    header: Sequence[str], kinds: Sequence[str], cells: Sequence[str]
+) -> tuple[dict[str, object], str | None, str | None]:
+    """A CSV record's non-empty cells read as their columns' kinds (:func:`parse_cell`):
+    the values, and for the first cell that is not of its kind the failure and its column
+    (``None`` twice when every cell is).  One call a record, not one a cell."""
+    values: dict[str, object] = {}
+    for name, kind, cell in zip(header, kinds, cells):
+        if cell == "":
+            continue
+        if kind == "str":
+            values[name] = cell
+            continue
+        try:
+            values[name] = parse_cell(cell, kind)
+        except ValueError as error:
+            return values, f"{error}, but the schema says {kind}", name
+    return values, None, None
 
 
 def infer_cell_kind(cells: Iterable[str]) -> str:

@@ -25,7 +25,7 @@ from acel.io.row_passes import (
     rows_stream,
 )
 from acel.io.stream import EventStream
-from acel.io.values import parse_cell
+from acel.io.values import parse_cells
 from acel.lang.errors import DataError
 from acel.lang.schema import Schema
 
@@ -157,15 +157,8 @@ def _csv_rows(path: Path, header: list[str], kinds: list[str]) -> Iterator[list[
 def _csv_row(number: int, line: int, cells: list[str], header: list[str], kinds: list[str]) -> Row:
     """One CSV record of the right width: empty cells are not mentioned, the others read
     as their column's kind (a cell that is not one fails the record)."""
-    values: dict[str, object] = {}
-    for name, kind, cell in zip(header, kinds, cells):
-        if cell == "":
-            continue
-        try:
-            values[name] = parse_cell(cell, kind)
-        except ValueError as error:
-            return Row(number, line, values, f"{error}, but the schema says {kind}", name)
-    return Row(number, line, values)
+    values, failure, column = parse_cells(header, kinds, cells)
+    return Row(number, line, values, failure, column)
 
 
 def _native_csv_stream(path: Path, native: Any, header: list[str], options: SourceOptions) -> EventStream:
