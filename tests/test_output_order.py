@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from acel.acea import engine
 from acel.acea.engine import Runner
 from hypothesis import given
@@ -59,8 +58,6 @@ def test_ties_inside_a_bag_are_in_canonical_order() -> None:
     assert any(line.count('"time":0') >= 2 for line in lines)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32: a skip without WITHIN releases at the end in start "
-                   "order (§6.3), and the writer keeps that order instead of the canonical one")
 def test_a_skip_released_at_the_end_is_written_in_canonical_order() -> None:
     """Found by Hypothesis (A? ; C ; C AFTER MATCH SKIP TO FIRST A on four C events): the
     same six complex events, but streamed [0,2] before [1,2] is out of §12's order."""

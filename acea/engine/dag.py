@@ -32,13 +32,17 @@ Edge = tuple[Pred, Union[Emission, None]]
 class Node:
     """A configuration's past: the union of its incoming edges."""
 
-    __slots__ = ("edges", "best", "first", "rank")
+    __slots__ = ("edges", "best", "first", "rank", "after")
 
     def __init__(self, edges: list[Edge], best: Any, first: int, rank: int = 0) -> None:
         self.edges = edges
         self.best = best
         self.first = first
         self.rank = rank
+        self.after: Any = None
+        """AFTER MATCH SKIP: the least start of a run through the node at or after the
+        skip's last resume point asked (``inf``: none; ``None``: not asked yet), a
+        cache of :func:`least_start_from` (resume points only grow)."""
         """SELECT NEXT/LAST pruning (:class:`~acel.acea.engine.enumeration.Enumerator`):
         the rank of the position set of the runs through the node at its step (0 best)."""
 
@@ -61,6 +65,55 @@ def make_node(edges: list[Edge], coord: Callable[[int], Any]) -> Node:
         if first is None or f < first:
             first = f
     return Node(edges, best, first)
+
+
+INF = float("inf")
+
+
+def least_start_from(node: Node, resume: Any) -> Any:
+    """The least start position ``>= resume`` of a run through ``node`` (``inf``: none).
+
+    A run starting before an after-match skip's resume point gives only complex events
+    the skip drops, so it does not hold back the ones after it (spec §6.3, as Flink
+    prunes such partial matches).  Iterative and cached on each node
+    (:attr:`Node.after`), so a step asks only about the nodes whose cached answer the
+    resume point has passed.
+    """
+    if node.first >= resume:
+        return node.first
+    cached = node.after
+    if cached is not None and cached >= resume:
+        return cached
+    stack: list[tuple[Node, Iterator[Edge], Any]] = [(node, iter(node.edges), INF)]
+    while stack:
+        current, edges, least = stack[-1]
+        descend: Node | None = None
+        for pred, _ in edges:
+            if isinstance(pred, Node):
+                if pred.first >= resume:
+                    value = pred.first
+                else:
+                    value = pred.after
+                    if value is None or value < resume:
+                        descend = pred
+                        break
+            elif pred >= resume:
+                value = pred
+            else:
+                continue
+            if value < least:
+                least = value
+        if descend is not None:
+            stack[-1] = (current, edges, least)
+            stack.append((descend, iter(descend.edges), INF))
+            continue
+        current.after = least
+        stack.pop()
+        if stack:
+            parent, parent_edges, parent_least = stack[-1]
+            if least < parent_least:
+                stack[-1] = (parent, parent_edges, least)
+    return node.after
 
 
 def enumerate_complex_events(

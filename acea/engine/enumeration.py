@@ -24,7 +24,16 @@ from typing import Any
 
 from acel.acea.engine.closures import CompiledAutomaton, CompiledTransition
 from acel.acea.engine.cost import MAX_CONFIGURATIONS, check_configurations
-from acel.acea.engine.dag import Builder, Edge, Node, compact, enumerate_within, make_node
+from acel.acea.engine.dag import (
+    INF,
+    Builder,
+    Edge,
+    Node,
+    compact,
+    enumerate_within,
+    least_start_from,
+    make_node,
+)
 from acel.acea.engine.native_protocol import WATCH_EVERY
 from acel.acea.engine.windows import WindowRule
 
@@ -134,18 +143,24 @@ class Enumerator:
         """No run is alive and none may start: later events cannot change the output."""
         return self.starts is not None and self.local >= self.starts.stop and not self.active
 
-    def first_live_start(self, threshold: Any = None) -> int | None:
+    def first_live_start(self, threshold: Any = None, resume: Any = None) -> int | None:
         """The least start position of a live run (``None``: none is alive); no complex
         event found later starts before it (a run starting later starts after).
         ``threshold``: runs whose starts all lie at or below it are dead (the axis has
-        moved on)."""
-        first: int | None = None
+        moved on); ``resume``: only starts at or after it count (an after-match skip
+        drops what starts before its resume point, spec §6.3)."""
+        first: Any = None
         for node in self.active.values():
             if threshold is not None and node.best <= threshold:
                 continue
-            if first is None or node.first < first:
-                first = node.first
-        return first
+            start = node.first
+            if resume is not None and start < resume:
+                if first is not None and node.after is not None and node.after >= first:
+                    continue  # cached: nothing here starts before the least found so far
+                start = least_start_from(node, resume)
+            if first is None or start < first:
+                first = start
+        return None if first is None or first == INF else first
 
     def coord_of(self, position: int) -> Any:
         """The window coordinate of a start still in the window (``EXPIRED`` otherwise)."""

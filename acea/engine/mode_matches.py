@@ -36,7 +36,11 @@ class MatchesMode:
         if selection.active:
             found = selection.chosen(part, found, evaluator, coord)  # type: ignore[arg-type]
             if neg is None and selection.skip is not None:
-                found = self.skips.in_start_order(part, found, local, coord)
+                kept = self.skips.in_start_order(part, found, local, coord)
+                key = part.key
+                out = self.skips.in_output_order([Match(key, ce) for ce in kept])
+                self.run.emitted += len(out)
+                return out
         if neg is None:
             if not found:
                 return []

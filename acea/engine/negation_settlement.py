@@ -235,7 +235,8 @@ class Settlement:
                 else:
                     out.append(entry.item)
         if skip:
-            out.extend(self.release_skipped(final, threshold))
+            released = self.release_skipped(final, threshold)
+            out.extend(self.skips.in_output_order(released) if count else released)
         if count:
             run.emitted += len(out)
         return out
@@ -254,13 +255,10 @@ class Settlement:
         for part in self.run.partitions.values():
             if not part.pending:
                 continue
-            first: int | None = None
-            if not final:
-                first = part.evaluator.first_live_start(threshold)  # type: ignore[union-attr]
-                waiting = undecided.get(part.key)
-                if waiting is not None and (first is None or waiting < first):
-                    first = waiting
-            kept = self.skips.release_held(part, first=first, everything=first is None)
+            kept = self.skips.release_held(
+                part, first=undecided.get(part.key), everything=final, live=not final,
+                threshold=threshold,
+            )
             out.extend(Match(part.key, ce) for ce in kept)
         return out
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol, Union
 
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
 from acel.acea.engine.held import Held
+from acel.acea.engine.output_order import OutputOrder
 from acel.acea.engine.partitions import Partition
 from acel.acea.engine.run_selection import Selection
 from acel.acea.engine.trend import Vec
@@ -61,6 +62,8 @@ class RunContext:
     emitted: int
     finished: bool
     order: deque[Held]
+    released: OutputOrder
+    """AFTER MATCH SKIP, complex events out: kept ones waiting for §12 order."""
     replayed: list[tuple[dict[str, Any], int]]
 
     def new_partition(self, key: Key) -> Partition:

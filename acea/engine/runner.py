@@ -65,6 +65,7 @@ from acel.acea.engine.native_trend import (
 )
 from acel.acea.engine.negation import Detector
 from acel.acea.engine.negation_settlement import Settlement
+from acel.acea.engine.output_order import OutputOrder
 from acel.acea.engine.partitions import (
     NO_MATCH,
     Evaluator,
@@ -237,6 +238,8 @@ class Runner(RunContext):
         self.finished = False
         self.order: deque[Held] = deque()
         """Trailing negation, complex events: every held result in global end order."""
+        self.released = OutputOrder()
+        """AFTER MATCH SKIP, complex events out: kept ones waiting for §12 order."""
         self.empty_vector = identity_vector(self.items, 0) if self.mode == PROPAGATE else ()
         self.skips = SkipOrder(self)
         self.settlement = Settlement(self, self.skips)
@@ -514,11 +517,7 @@ class Runner(RunContext):
             # the whole stream is one partition, even when it is empty (spec §6)
             self.partitions[()] = self.new_partition(())
         if self.query.skip is not None and not self.negated:
-            held: list[Result] = [
-                Match(part.key, ce)
-                for part in self.partitions.values()
-                for ce in self.skips.release_held(part, everything=True)
-            ]
+            held = self.skips.finish()
             if self.mode == MATCHES:
                 self.emitted += len(held)
                 return held

@@ -1,7 +1,8 @@
 """AFTER MATCH SKIP in the runner (spec §6.3): complex events released in start order.
 
 A complex event is held in its partition until no run with an earlier start can
-still complete, then walked through the partition's skipper.
+still complete and be kept, then walked through the partition's skipper; the kept
+ones go out in the order of spec §12 (:mod:`acel.acea.engine.output_order`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ import heapq
 from typing import Any
 
 from acel.acea.engine.partitions import Partition
-from acel.acea.engine.run_context import MATCHES, RunContext
+from acel.acea.engine.run_context import MATCHES, Result, RunContext
 
+from acel.lang.clauses import Match
 from acel.lang.events import ComplexEvent
 from acel.lang.selection import start_order_key
 
@@ -28,18 +30,16 @@ class SkipOrder:
         self, part: Partition, found: list[ComplexEvent], local: int, coord: Any
     ) -> list[Any]:
         """Hold this step's complex events, then release, in start order through the
-        partition's skipper, those before which no run can still complete: no live run
-        starts earlier (as Flink's NFA checks its partial matches), or WITHIN has closed
-        every earlier start.
+        partition's skipper, those before which no run can still complete and be kept:
+        no live run starts earlier at or after the resume point (as Flink's NFA prunes
+        and checks its partial matches), or WITHIN has closed every earlier start.
 
         Returns the kept ones (mode MATCHES) or folds them (mode COLLECT).
         """
-        evaluator = part.evaluator
         for ce in found:
             self.hold(part, ce)
-        first = evaluator.first_live_start()  # type: ignore[union-attr]
-        if first is None:
-            return self.release_held(part, everything=True)
+        if not part.pending:
+            return []
         bound: Any = None
         rule = self.run.rule
         within = rule.within
@@ -49,33 +49,48 @@ class SkipOrder:
                 bound = local + 2 - within.size
             else:
                 bound = coord - within.size  # coordinates never decrease: earlier starts too
-        return self.release_held(part, bound, first)
+        return self.release_held(part, bound, live=True)
 
-    @staticmethod
-    def hold(part: Partition, ce: ComplexEvent) -> None:
+    def hold(self, part: Partition, ce: ComplexEvent) -> None:
         """Hold ``ce`` in its partition's start-order heap."""
         part.pending_seq += 1
         start = part.evaluator.coord_of(ce.start)  # type: ignore[union-attr]
         heapq.heappush(part.pending, (start_order_key(ce), part.pending_seq, start, ce))
+        self.run.released.hold(ce.end)
 
     def release_held(
-        self, part: Partition, bound: Any = None, first: int | None = None, everything: bool = False
+        self, part: Partition, bound: Any = None, first: int | None = None, everything: bool = False,
+        live: bool = False, threshold: Any = None,
     ) -> list[Any]:
         """Held complex events, in start order through the skipper, while the next one
         starts at or before position ``first`` (the first run or undecided complex event
-        that may still come before it) or at a coordinate at most ``bound``
-        (``everything``: all of them); the kept ones (mode MATCHES), else folded into
-        the partition's row."""
+        that may still come before it; ``live``: also the least start of a live run at
+        or after the skipper's resume point, above ``threshold``, which moves as
+        complex events are kept) or at a coordinate at most ``bound`` (``everything``:
+        all of them); the kept ones (mode MATCHES), else folded into the partition's row."""
         pending = part.pending
         skipper = part.skipper
         assert skipper is not None
+        released = self.run.released
+        evaluator = part.evaluator
         kept: list[ComplexEvent] = []
-        while pending and (
-            everything
-            or (first is not None and pending[0][3].start <= first)
-            or (bound is not None and pending[0][2] <= bound)
-        ):
+        limit = first
+        resume = None
+        while pending:
+            if live and skipper.resume != resume:
+                resume = skipper.resume
+                limit = _least(first, evaluator.first_live_start(  # type: ignore[union-attr]
+                    threshold, resume))
+                if limit is None and first is None:
+                    everything = True
+            if not (
+                everything
+                or (limit is not None and pending[0][3].start <= limit)
+                or (bound is not None and pending[0][2] <= bound)
+            ):
+                break
             ce = heapq.heappop(pending)[3]
+            released.unhold(ce.end)
             if skipper.keeps(ce):
                 kept.append(ce)
         if self.run.mode == MATCHES:
@@ -84,3 +99,32 @@ class SkipOrder:
             self.run.fold(part, ce, [None])
         return []
 
+    def in_output_order(self, matches: list[Match]) -> list[Result]:
+        """Kept complex events, handed on once none that ends before them can still come
+        out (spec §12): one held for start order, or for a trailing NOT's verdict."""
+        released = self.run.released
+        if matches:
+            released.add(matches)
+        if not released.ready:
+            return []
+        bound = released.least_held_end()
+        order = self.run.order
+        if order and (bound is None or order[0].end < bound):
+            bound = order[0].end
+        return list(released.due(bound))
+
+    def finish(self) -> list[Result]:
+        """The stream has ended: every held complex event, through the skippers, in §12 order."""
+        matches: list[Match] = []
+        for part in self.run.partitions.values():
+            key = part.key
+            matches.extend(Match(key, ce) for ce in self.release_held(part, everything=True))
+        return self.in_output_order(matches)
+
+
+def _least(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a if a < b else b

@@ -27,6 +27,7 @@ from acel.acea.engine.aggregate import Propagator, TumblingPropagator
 from acel.acea.engine.codec import Context, StateMismatch, dumps, loads
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
+from acel.acea.engine.output_order import OutputOrder
 from acel.acea.engine.run_context import RunContext
 from acel.acea.engine.state_check import check
 
@@ -35,10 +36,10 @@ from acel.lang.selection import start_order_key
 if TYPE_CHECKING:
     from acel.lang.ast import Query
 
-VERSION = 3
+VERSION = 4
 """Version 1 was a pickle; 2 is data only; 3 adds the complex events an after-match
 skip holds for start order, those a SLIDE window holds for its strategy, and the
-events a replaying runner keeps."""
+events a replaying runner keeps; 4 the kept ones a skip holds for §12 order."""
 
 __all__ = ["VERSION", "StateMismatch", "decode", "fingerprint", "options_of", "restore", "save"]
 
@@ -207,6 +208,7 @@ def save(runner: RunContext) -> bytes:
         "emitted": runner.emitted,
         "finished": runner.finished,
         "order": list(runner.order),
+        "released": runner.released.waiting(),
         "replayed": runner.replayed,
         "partitions": partitions,
     }
@@ -293,3 +295,7 @@ def _load(runner: RunContext, state: dict[str, Any]) -> None:
             neg.found = neg_state["found"]
             neg.positions = neg_state["positions"]
         runner.partitions[saved["key"]] = part
+    runner.released = OutputOrder.restored(
+        state["released"],
+        (entry[3].end for part in runner.partitions.values() for entry in part.pending),
+    )
