@@ -39,7 +39,8 @@ from acel.acea.engine.windows import WindowRule
 
 from acel.io.native_switch import wanted
 
-Config = tuple[int, tuple[Any, ...]]
+Config = tuple[Any, ...]
+"""``(state, τ)``; ``(state, τ, start)`` for SELECT NEXT/LAST under WITHIN (:attr:`Enumerator.by_start`)."""
 
 EMPTY_RANK = 1 << 62
 """SELECT NEXT/LAST pruning: the rank of the empty position set (the worst), the same
@@ -99,6 +100,7 @@ class Enumerator:
         "watch",
         "native",
         "prune",
+        "by_start",
     )
 
     def __init__(
@@ -115,6 +117,14 @@ class Enumerator:
     ) -> None:
         self.ca = ca
         self.prune = prune
+        self.by_start = prune in ("NEXT", "LAST") and rule.windowed
+        """SELECT NEXT/LAST under WITHIN: one configuration per ``(state, τ, start)``.
+        The window expires runs by their start, so a worse run from a later start may
+        outlive the best one; runs with one start and one configuration share their
+        future and their expiry, so only the best of them can ever be chosen
+        (:meth:`_pruned` keeps those).  Each node then holds the runs of one start
+        (its ``first``), and a step costs the configurations times the starts in the
+        window."""
         """``STRICT``, ``NEXT`` or ``LAST``: keep only the runs the strategy may choose
         (:meth:`_pruned`), so a step costs the configurations, not the complex events."""
         self.build = build
@@ -194,7 +204,7 @@ class Enumerator:
                 res = ct.fire(config[1], attrs, k)
                 if res is None:
                     continue
-                key = (ct.target, res[0])
+                key = (ct.target, res[0], *config[2:])  # by start: see :attr:`by_start`
                 emission = res[1]
                 if emission is not None and self.prepare is not None:
                     emission = self.prepare(emission)
@@ -219,14 +229,17 @@ class Enumerator:
         prune = self.prune
         ranks: dict[Config, tuple[int, int]] | None = None
         if prune is not None:
-            pending, ranks = self._pruned(pending, prune, self.rule.windowed)
+            pending, ranks = self._pruned(pending, prune, windowed)
         new_active, ends = self._nodes(pending, coord, threshold if monotone else None)
         self.active = new_active
         if ranks is not None and prune is not None:
             self._rank(new_active, ranks, prune)
             if ends and prune in ("NEXT", "LAST"):
-                best = min(node.rank for node in ends)
-                ends = [node for node in ends if node.rank == best]
+                if windowed and not monotone:
+                    ends = [node for node in ends if node.best > threshold]
+                if ends:
+                    best = min(node.rank for node in ends)
+                    ends = [node for node in ends if node.rank == best]
         out = self._emit(ends, k, threshold) if ends else []
         if monotone:
             self.since_compaction += 1
@@ -252,7 +265,7 @@ class Enumerator:
             if res is None:
                 continue
             started = True
-            key = (ct.target, res[0])
+            key = (ct.target, res[0], k) if self.by_start else (ct.target, res[0])
             emission = res[1]
             if prepare is not None and emission is not None:
                 emission = prepare(emission)
@@ -314,8 +327,9 @@ class Enumerator:
         step's dense rank ``r`` of a run's set (the empty set, a new run's, always
         :data:`EMPTY_RANK`, the worst), NEXT ranks an edge ``(r, 0 if it emits else 1)`` and LAST
         ``(0 if it emits else 1, r)``; the least key wins, ties are all kept (equal
-        keys: equal sets).  Without WITHIN only: a window may drop the best run's
-        start and leave a worse one in (the runner then enumerates).  MAX drops only
+        keys: equal sets).  Under WITHIN a window may drop the best run's start and
+        leave a worse one in, so there each configuration is split by start first
+        (:attr:`Enumerator.by_start`) and the best runs of each start are kept.  MAX drops only
         runs whose set another run into the same configuration strictly contains
         (:func:`_max_edges`).
         """

@@ -32,7 +32,7 @@ class Selection:
     sub-stream at the end instead (:attr:`Runner.replay`).
     """
 
-    __slots__ = ("select", "skip", "active", "within", "strict_local", "keep")
+    __slots__ = ("select", "skip", "active", "within", "slide", "strict_local", "keep")
 
     def __init__(self, query: Query, starts: range | None, global_positions: bool) -> None:
         self.strict_local = query.select == "STRICT" and global_positions
@@ -45,6 +45,7 @@ class Selection:
         self.skip = query.skip
         self.active = query.select != "ALL" or query.skip is not None
         self.within = query.within
+        self.slide = query.slide is not None
         if starts is not None and (query.skip is not None or query.select in ("NEXT", "LAST", "MAX")):
             raise AcelError(
                 "SELECT NEXT/LAST/MAX and AFTER MATCH SKIP compare complex events with different "
@@ -53,9 +54,11 @@ class Selection:
 
     def prune(self) -> str | None:
         """What the enumerator may prune for the strategy (``Enumerator._pruned``):
-        STRICT and MAX always (MAX less under WITHIN); NEXT and LAST without WITHIN (a
-        window may expire the best run)."""
-        if self.select in ("STRICT", "MAX") or (self.select in ("NEXT", "LAST") and self.within is None):
+        STRICT and MAX always (MAX less under WITHIN); NEXT and LAST except per SLIDE
+        window (the step's best run may lie outside a window that holds a worse one;
+        under WITHIN they keep the best runs of each start, as the window may expire
+        the best run)."""
+        if self.select in ("STRICT", "MAX") or (self.select in ("NEXT", "LAST") and not self.slide):
             return self.select
         return None
 

@@ -149,8 +149,10 @@ class _Checker:
         return dict(value)
 
     def config(self, value: Any, path: str) -> None:
-        """``(automaton state, register values)``."""
-        if not (type(value) is tuple and len(value) == 2 and type(value[1]) is tuple):
+        """``(automaton state, register values)``, and the runs' start for SELECT NEXT/LAST
+        under WITHIN."""
+        if not (type(value) is tuple and len(value) in (2, 3) and type(value[1]) is tuple
+                and (len(value) == 2 or _is_int(value[2]))):
             raise _refuse(path, f"is {_show(value)}, not a configuration (state, registers)")
         self.count(value[0], f"{path} state", self.states - 1)
         for n, reg in enumerate(value[1]):
