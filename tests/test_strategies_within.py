@@ -71,3 +71,17 @@ def test_next_and_last_under_within_equal_the_oracle(data: st.DataObject, strate
         assert engine("automaton").batch(query, stream, TEST_SCHEMA) == expected
     except UnsupportedQuery:
         pass  # a shape the compiler refuses (its own tests count those)
+
+
+def test_a_saved_state_keeps_the_runs_of_each_start() -> None:
+    """The configurations keyed by start survive save and restore (and the state check
+    takes them)."""
+    from acel.acea.engine import Runner
+
+    query = parse_query("SELECT NEXT A ; B+ PARTITION BY k WITHIN 3 EVENTS")
+    events = [dict(e.attrs) for e in stream_of("AAABB")]
+    runner = Runner(query, SCHEMA)
+    got = [m for attrs in events[:3] for m in runner.push(attrs)]
+    restored = Runner.restore(query, SCHEMA, runner.save())
+    got += [m for attrs in events[3:] for m in restored.push(attrs)] + restored.finish()
+    assert [(m.event.start, m.event.end) for m in got] == [(1, 3), (2, 4)]

@@ -187,6 +187,7 @@ class Enumerator:
         active = self.active
         cache: dict[int, tuple[CompiledTransition, ...]] = {}
         pending: dict[Config, list[Edge]] = {}
+        by_start = self.by_start
         for config, node in active.items():
             state = config[0]
             transitions = cache.get(state)
@@ -204,7 +205,7 @@ class Enumerator:
                 res = ct.fire(config[1], attrs, k)
                 if res is None:
                     continue
-                key = (ct.target, res[0], *config[2:])  # by start: see :attr:`by_start`
+                key = (ct.target, res[0], config[2]) if by_start else (ct.target, res[0])
                 emission = res[1]
                 if emission is not None and self.prepare is not None:
                     emission = self.prepare(emission)

@@ -77,6 +77,8 @@ class _Checker:
         self.events = 0
         self.queued: set[int] = set()  # the undecided held results of the partitions
         self.negated_classes = runner.negated and runner.mode == "propagate"
+        self.by_start = int(getattr(runner.new_partition(()).evaluator, "by_start", False))
+        """Configurations carry their runs' start (:attr:`Enumerator.by_start`)."""
 
     # -------------------------------------------------------------- helpers
 
@@ -150,10 +152,12 @@ class _Checker:
 
     def config(self, value: Any, path: str) -> None:
         """``(automaton state, register values)``, and the runs' start for SELECT NEXT/LAST
-        under WITHIN."""
-        if not (type(value) is tuple and len(value) in (2, 3) and type(value[1]) is tuple
-                and (len(value) == 2 or _is_int(value[2]))):
-            raise _refuse(path, f"is {_show(value)}, not a configuration (state, registers)")
+        under WITHIN (``Enumerator.by_start``)."""
+        by_start = self.by_start
+        if not (type(value) is tuple and len(value) == 2 + by_start and type(value[1]) is tuple
+                and (not by_start or _is_int(value[2]))):
+            what = "(state, registers, start)" if by_start else "(state, registers)"
+            raise _refuse(path, f"is {_show(value)}, not a configuration {what}")
         self.count(value[0], f"{path} state", self.states - 1)
         for n, reg in enumerate(value[1]):
             if not _is_value(reg):
