@@ -5,7 +5,8 @@ Draws queries with filters from the whole of spec §5.1 (``acel.testing.relating
 comparison, PREV over any variable), keeps those the checker accepts and the oracle answers
 on a short generated stream, and compiles each for the automaton engines (the compiler is
 shared by automaton, optimized and Spark).  Prints the refusal rate and the refusals grouped
-by their reason.  ``python bench/refusal_rate.py [N] [SEED]``.
+by their reason (``--list``: every refused query too).
+``python bench/refusal_rate.py [N] [SEED] [--list]``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class Rate:
     refused: int = 0
     reasons: Counter[str] | None = None
     examples: dict[str, str] | None = None
+    refusals: list[tuple[str, str]] | None = None
+    """Every refused query (its reason, its text), for ``--list``."""
 
     @property
     def rate(self) -> float:
@@ -50,12 +53,21 @@ def _reason(message: str) -> str:
 def measure(n: int, seed: int = 0, queries: SearchStrategy[Query] | None = None) -> Rate:
     """Refusals among ``n`` drawn queries (default :func:`relating_queries`) that the checker
     accepts and the oracle answers."""
-    found = Rate(reasons=Counter(), examples={})
+    found = Rate(reasons=Counter(), examples={}, refusals=[])
 
     @settings(max_examples=n, database=None, deadline=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
     @given(queries if queries is not None else relating_queries(), streams(TEST_SCHEMA, max_len=5))
     def draw(query, stream) -> None:  # type: ignore[no-untyped-def]
+        def refused(reason: str) -> None:
+            found.refused += 1
+            assert found.reasons is not None and found.examples is not None
+            assert found.refusals is not None
+            text = format_query(query).replace("\n", " ")
+            found.reasons[reason] += 1
+            found.examples.setdefault(reason, text)
+            found.refusals.append((reason, text))
+
         try:
             check_query(query, TEST_SCHEMA)
             oracle.run(query, stream, TEST_SCHEMA)
@@ -65,25 +77,19 @@ def measure(n: int, seed: int = 0, queries: SearchStrategy[Query] | None = None)
         try:
             compile_query(query, TEST_SCHEMA)
         except UnsupportedQuery as refusal:
-            found.refused += 1
-            reason = _reason(str(refusal))
-            assert found.reasons is not None and found.examples is not None
-            found.reasons[reason] += 1
-            found.examples.setdefault(reason, format_query(query).replace("\n", " "))
+            refused(_reason(str(refusal)))
         except Exception as crash:  # a compiler defect: counted and shown, never hidden
-            found.refused += 1
-            reason = f"CRASH {type(crash).__name__}: {crash}"
-            assert found.reasons is not None and found.examples is not None
-            found.reasons[reason] += 1
-            found.examples.setdefault(reason, format_query(query).replace("\n", " "))
+            refused(f"CRASH {type(crash).__name__}: {crash}")
 
     fixed_seed(seed)(draw)()
     return found
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    listing = "--list" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--list"]
+    n = int(args[0]) if args else 500
+    seed = int(args[1]) if len(args) > 1 else 0
     from acel.testing import queries
 
     ours = measure(n, seed, queries(max_depth=3))
@@ -95,6 +101,10 @@ def main() -> None:
     assert found.reasons is not None and found.examples is not None
     for reason, count in found.reasons.most_common():
         print(f"  {count:5d}  {reason}\n         e.g. {found.examples[reason]}")
+    if listing:  # every refused query under its reason
+        assert found.refusals is not None
+        for reason, text in sorted(found.refusals):
+            print(f"{reason[:60]} | {text}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ data is read; the oracle still answers it (``papers/compiler.md``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from acel.acea.model.automaton import Renaming, Transition
 from acel.acea.model.expressions import (
@@ -52,6 +52,7 @@ from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
+from acel.compiler.relate_guarded import holds_own, own_variants, split_exempt
 from acel.compiler.relate_history import filter_history
 from acel.compiler.relate_order import one_step, precedes
 from acel.compiler.relate_single import compiles as by_events
@@ -104,6 +105,9 @@ class _Deferred:
     """With several other variables (``c[v > a.v + b.v]``): ``G`` as a sum of one part per
     variable, ``other`` None; the extreme of the sum over every choice is the sum of the
     parts' extremes (spec §5.1's linear sides)."""
+    exempt: Pred | None = None
+    """``U`` of a conjunct ``U OR E op G`` (``U`` over X's own attributes): the events
+    where it is true are exempt, the others enter X's side (:mod:`relate_guarded`)."""
 
 
 def _terms(expr: Expr, var: str) -> list[Expr]:
@@ -279,13 +283,22 @@ def filter_relating(ctx: Context, auto: Auto, var: str, pred: Pred) -> Auto:
 
 def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     """A conjunct with other events' terms: by extremes (:func:`_deferred`), else with one
-    event per variable in registers (:mod:`acel.compiler.relate_single`), else refused."""
+    event per variable in registers (:mod:`acel.compiler.relate_single`), else as ``U OR
+    R`` with the events where ``U`` holds exempt from R's extremes
+    (:mod:`acel.compiler.relate_guarded`), else refused."""
     try:
         return _check_at_end(ctx, auto, var, _deferred(conjunct, var))
-    except UnsupportedQuery:
-        if not by_events(auto, conjunct, var):
+    except UnsupportedQuery as refusal:
+        if by_events(auto, conjunct, var):
+            return filter_by_events(ctx, auto, var, conjunct)
+        split = split_exempt(conjunct, var)
+        if split is None:
             raise
-    return filter_by_events(ctx, auto, var, conjunct)
+        try:
+            plan = replace(_deferred(split[1], var), exempt=split[0])
+        except UnsupportedQuery:
+            raise refusal from None
+        return _check_at_end(ctx, auto, var, plan)
 
 
 @dataclass(frozen=True)
@@ -411,6 +424,8 @@ def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Aut
             else:
                 target = translate_expr_terms(plan.rest, var, lambda a: Const(None), _finished(accs))
                 check = Cmp(plan.op, own_now, target)
+            if plan.exempt is not None:
+                check = POr((holds_own(plan.exempt, var, r), check))
             predicate = conj(predicate, check)
         out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
@@ -455,7 +470,7 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
     for tr in auto.transitions:
         first, last = auto.is_first(tr), auto.is_last(tr)
         outputs = outputs_of(tr)
-        updates = _side_updates(own, first, _emitted_values(tr, var, plan.own, var))
+        updates: dict[str, RExpr] = {}
         if other is not None and plan.other is not None:
             values = _emitted_values(tr, plan.other, plan.rest, "")
             updates.update(_side_updates(other, first, values))
@@ -465,20 +480,29 @@ def _check_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
                 lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
                 expr = Combine(t.func, expr, lifted)
             updates[acc] = expr
-        for variant_updates, guard in edge_variants(auto, tr, edges, edge_regs, var):
-            assignment = assignment_of(tr)
-            predicate = conj(tr.predicate, *guard)
-            if last:
-                assignment.update(updates)
-                assignment.update(variant_updates)
-                for t in bag_terms:
-                    assignment[finals[t]] = Finish(t.func, updates[accs[t]])
-                predicate = conj(predicate, _final_check(plan, own, other, var, finals, edge_regs))
-            else:
-                assignment.update(updates)
-                assignment.update(variant_updates)
-            out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+        if last:
+            for t in bag_terms:
+                updates[finals[t]] = Finish(t.func, updates[accs[t]])
+        check = _final_check(plan, own, other, var, finals, edge_regs) if last else None
+        for own_values, exempt in _own_copies(tr, var, plan):
+            own_updates = {**updates, **_side_updates(own, first, own_values)}
+            for variant_updates, guard in edge_variants(auto, tr, edges, edge_regs, var):
+                assignment = {**assignment_of(tr), **own_updates, **variant_updates}
+                predicate = conj(tr.predicate, *exempt, *guard, *([check] if check else []))
+                out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
+
+
+def _own_copies(tr: Transition, var: str, plan: _Deferred) -> list[tuple[list[RExpr], list[RPred]]]:
+    """The copies of ``tr`` for X's side (one, unless events may be exempt)."""
+
+    def own_value(r: Renaming) -> RExpr:
+        def attr(a: str) -> RExpr:
+            return new_value(tr, r, a)
+
+        return translate_expr_terms(plan.own, var, attr, _no_term)
+
+    return own_variants(tr, var, plan.exempt, own_value)
 
 
 def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
@@ -504,12 +528,13 @@ def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> 
     out: list[Transition | None] = []
     for tr in auto.transitions:
         first, last = auto.is_first(tr), auto.is_last(tr)
-        assignment = assignment_of(tr)
-        assignment.update(_side_updates(own, first, _emitted_values(tr, var, plan.own, var)))
+        base = assignment_of(tr)
         for side, y, expr in sides:
-            assignment.update(_side_updates(side, first, _emitted_values(tr, y, expr, "")))
-        predicate = conj(tr.predicate, final) if last else tr.predicate
-        out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+            base.update(_side_updates(side, first, _emitted_values(tr, y, expr, "")))
+        for own_values, exempt in _own_copies(tr, var, plan):
+            assignment = {**base, **_side_updates(own, first, own_values)}
+            predicate = conj(tr.predicate, *exempt, *([final] if last else []))
+            out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
 
 

@@ -150,7 +150,7 @@ def test_conjuncts_over_few_events_compile_as_written(text: str) -> None:
     ("text", "term", "why"),
     [
         ("(A AS a)+ ; (B AS b)+ FILTER b[v != a.v]", "a.v", "!= between two variables that hold many"),
-        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v OR v > 2]", "a.v", "OR or IN across relating terms"),
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v OR w > 2 * a.v]", "a.v", "OR or IN across relating terms"),
         ("(A AS a)+ ; (B AS b)+ FILTER b[v * a.v > 1]", "v * a.v > 1", "does not separate"),
         ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v + FIRST(a.v)]", "a.v + FIRST(a.v)", "mixes Y.a"),
         ("(B AS b)+ ; A AS a FILTER a[v != b.v]", "b.v", "!= between two variables that hold many"),
