@@ -221,11 +221,38 @@ def trimmed(auto: Auto) -> Auto:
     return Auto(*trim_parts(auto.num_states, auto.initial, auto.finals, auto.transitions))
 
 
-def compile_formula(formula: A.Formula, schema: Schema) -> ACEA:
-    """An ACEA with ``⟦A⟧(S) = ⟦formula⟧(S)`` for every stream over ``schema``."""
-    ctx = Context(schema)
-    auto = build(ctx, normalise(expand(formula, schema)))
+def compile_formula(formula: A.Formula, schema: Schema, events: int | None = None) -> ACEA:
+    """An ACEA with ``⟦A⟧(S) = ⟦formula⟧(S)`` for every stream over ``schema``; with
+    ``events`` (:func:`events_bound`), for the complex events that span at most that many
+    events (the only ones a query with ``WITHIN events EVENTS`` keeps)."""
+    ctx, auto = _built(formula, schema, events)
     return glossed(auto, ctx)
+
+
+def _built(formula: A.Formula, schema: Schema, events: int | None) -> tuple[Context, Auto]:
+    """The formula built, with its context.  Without the window first: the automaton is
+    exact on every stream and unchanged by the window; a relating filter that needs the
+    window's bound on its variables (``papers/compiler.md``) is built again with it."""
+    body = normalise(expand(formula, schema))
+    ctx = Context(schema)
+    try:
+        auto = build(ctx, body)
+    except UnsupportedQuery:
+        if events is None:
+            raise
+        ctx = Context(schema, events=events)
+        auto = build(ctx, body)
+    return ctx, auto
+
+
+def events_bound(query: A.Query) -> int | None:
+    """``n`` when the query keeps only complex events that span at most ``n`` events
+    (``WITHIN n EVENTS``, spec §6: ``j − i < n``, so at most ``n`` steps of a run), and its
+    strategy chooses among those (``SELECT ALL``); None otherwise."""
+    window = query.within
+    if window is None or window.attr is not None or query.select != "ALL":
+        return None
+    return int(window.size)
 
 
 def glossed(auto: Auto, ctx: Context) -> ACEA:
@@ -236,7 +263,8 @@ def glossed(auto: Auto, ctx: Context) -> ACEA:
 @dataclass(frozen=True)
 class CompiledQuery:
     """A query's automata: ``automaton`` also checks WITHIN on its last steps;
-    ``formula_automaton`` is the bare formula.  PARTITION BY is not in the
+    ``formula_automaton`` is the bare formula (exact inside the window when a relating
+    filter needed its bound, :func:`events_bound`).  PARTITION BY is not in the
     automaton: the stream is split (``acel.lang.clauses.split_partitions``) and
     ``automaton`` runs on each sub-stream.
 
@@ -258,8 +286,7 @@ class CompiledQuery:
 def compile_query(query: A.Query, schema: Schema) -> CompiledQuery:
     """Compile a query's formula and its WITHIN clause (spec §6, §3.1)."""
     top = A.top_negation(query.formula)
-    ctx = Context(schema)
-    auto = build(ctx, normalise(expand(top.body, schema)))
+    ctx, auto = _built(top.body, schema, events_bound(query))
     formula_automaton = glossed(auto, ctx)
     if query.within is None:
         automaton = formula_automaton

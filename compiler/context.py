@@ -30,6 +30,10 @@ class Context:
     """The query's words for the registers and guards the constructions add (pictures)."""
     built: dict[object, object] = field(default_factory=dict)
     """Subformulas built so far (:mod:`acel.compiler.memo`): a copy for the next one."""
+    events: int | None = None
+    """``n`` of the query's ``WITHIN n EVENTS`` when only complex events inside it are
+    kept (:func:`acel.compiler.compile.events_bound`): a run that matters reads at most
+    ``n`` events, so a variable holds at most ``n`` (the slots of relating filters)."""
 
     def fresh(self, stem: str) -> str:
         """A register name never used before in this compilation."""

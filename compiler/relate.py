@@ -58,6 +58,7 @@ from acel.compiler.relate_order import one_step, precedes
 from acel.compiler.relate_single import compiles as by_events
 from acel.compiler.relate_single import filter_by_events
 from acel.compiler.relate_terms import (
+    FEW_EVENTS,
     FLIP,
     NEGATE,
     PLACEHOLDER,
@@ -143,9 +144,10 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         raise refuse(
             term, conjunct, var,
             "OR or IN across relating terms over variables that hold many events: each event "
-            "may satisfy another disjunct, so no summary per side decides it; it compiles when "
-            "they hold at most 5 events each, or one holds many and the others' events come "
-            "first: bound the iteration, or write X[P] AND X[Q] when that is meant",
+            "may satisfy another disjunct, so no summary per side decides it; it compiles as "
+            "U OR R with U over the event's own attributes, or when one variable holds many "
+            "and the others' events come first, or under WITHIN n EVENTS with n <= 5 (at most "
+            "5 events per variable); write X[P] AND X[Q] when that is meant",
         )
     op: str = NEGATE[pred.op] if negated else pred.op
     sides = [(pred.left, pred.right, op), (pred.right, pred.left, FLIP.get(op, op))]
@@ -157,9 +159,9 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
                 format_expr(_terms(rest, var)[0]), conjunct, var,
                 "!= between two variables that hold many events has no register summary (no "
                 "register automaton checks that a value differs from every value of a bag read "
-                "before it); it compiles when both sides hold at most 5 events, or the side with "
-                "many events comes after the other: compare with one value (FIRST(Y.a), LAST(Y.a), "
-                "MIN(Y.a)) or bound the iteration",
+                "before it); it compiles when both sides hold at most 5 events (no + around them, "
+                "or WITHIN n EVENTS with n <= 5), or the side with many events comes after the "
+                "other: compare with one value (FIRST(Y.a), LAST(Y.a), MIN(Y.a)) when that is meant",
             )
         if _hasis_own(rest, var):
             break  # a side mixes X's attributes with other events': try the linear split
@@ -167,9 +169,9 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
         others = sorted({t.var for t in terms if isinstance(t, VarAttr)})
         for t in terms:
             if isinstance(t, (Prev, Running)):
-                raise refuse(format_expr(t), conjunct, var, "PREV and RUNNING mix with other variables' terms")
+                raise refuse(format_expr(t), conjunct, var, f"PREV and RUNNING mix with other variables' terms; {FEW_EVENTS}")
         if others and any(isinstance(t, (BagAgg, FirstLast)) for t in terms):
-            raise refuse(format_expr(rest), conjunct, var, "a side mixes Y.a with whole-bag aggregates")
+            raise refuse(format_expr(rest), conjunct, var, f"a side mixes Y.a with whole-bag aggregates; {FEW_EVENTS}")
         if len(others) > 1:
             return _Deferred(side_op, own, rest, None, _parts(rest, others, conjunct, var))  # type: ignore[arg-type]
         return _Deferred(side_op, own, rest, others[0] if others else None)  # type: ignore[arg-type]
@@ -186,7 +188,7 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
     raise refuse(
         format_pred(pred), conjunct, var,
         "it does not separate into the event's own attributes on one side and other events' "
-        "on the other (a linear expression with constant coefficients)",
+        f"on the other (a linear expression with constant coefficients); {FEW_EVENTS}",
     )
 
 
@@ -200,12 +202,12 @@ def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tup
             raise refuse(
                 format_expr(rest), conjunct, var,
                 "it does not separate into one part per other variable (a linear "
-                "expression with constant coefficients)",
+                f"expression with constant coefficients); {FEW_EVENTS}",
             )
         parts.append((y, split[0]))
         remaining = split[1]
     if remaining is None:
-        raise refuse(format_expr(rest), conjunct, var, "it reads no attribute of the last variable")
+        raise refuse(format_expr(rest), conjunct, var, f"it reads no attribute of the last variable; {FEW_EVENTS}")
     parts.append((others[-1], remaining))
     return tuple(parts)
 
@@ -289,7 +291,7 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     try:
         return _check_at_end(ctx, auto, var, _deferred(conjunct, var))
     except UnsupportedQuery as refusal:
-        if by_events(auto, conjunct, var):
+        if by_events(auto, conjunct, var, ctx.events):
             return filter_by_events(ctx, auto, var, conjunct)
         split = split_exempt(conjunct, var)
         if split is None:

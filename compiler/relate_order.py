@@ -52,16 +52,26 @@ def single_event(auto: Auto, var: str) -> bool:
     )
 
 
-def bound(auto: Auto, var: str, cap: int = 5) -> int | None:
+def bound(auto: Auto, var: str, cap: int = 5, events: int | None = None) -> int | None:
     """The most events any run emits into ``var`` when each step emits one distinct event
     at most and no cycle emits (then at most ``cap``); None otherwise (unbounded, too many,
-    or several events at one time)."""
+    or several events at one time).  With ``events``, only runs of at most that many steps
+    matter (``WITHIN events EVENTS``), so ``min(events, …)`` when ``events <= cap``."""
     emits: dict[int, int] = {}
     for i, t in enumerate(auto.transitions):
         emitted = outputs_of(t).get(var)
         if emitted and len(distinct_renamings({var: emitted})) > 1:
             return None
         emits[i] = 1 if emitted else 0
+    longest = _longest(auto, emits, cap)
+    if events is not None and events <= cap:
+        return events if longest is None else min(longest, events)
+    return longest
+
+
+def _longest(auto: Auto, emits: dict[int, int], cap: int) -> int | None:
+    """The most emitting steps on any run (``emits``: 1 for a step that emits), or None
+    when some run has more than ``cap`` (a cycle emits, or too many)."""
     best = {auto.initial: 0}
     changed = True
     while changed:

@@ -69,11 +69,12 @@ def _attributes(conjunct: Pred, var: str) -> dict[str, list[str]]:
     return {v: list(dict.fromkeys(attrs)) for v, attrs in out.items()}
 
 
-def _plan(auto: Auto, conjunct: Pred, var: str) -> tuple[str, dict[str, int]] | None:
+def _plan(auto: Auto, conjunct: Pred, var: str, events: int | None
+          ) -> tuple[str, dict[str, int]] | None:
     """The variable checked as read (``""``: none, the last step checks) and the slots of
-    the others; None when neither way applies."""
+    the others; None when neither way applies (``events``: the window's bound on runs)."""
     variables = [var, *others(conjunct, var)]
-    bounds = {v: bound(auto, v) for v in variables}
+    bounds = {v: bound(auto, v, events=events) for v in variables}
     slots = {v: k for v, k in bounds.items() if k is not None}
     history = reads_history(conjunct)
     if len(slots) == len(variables) and _instances(slots) <= MAX_INSTANCES:
@@ -102,9 +103,10 @@ def _instances(slots: dict[str, int]) -> int:
     return count
 
 
-def compiles(auto: Auto, conjunct: Pred, var: str) -> bool:
-    """Whether :func:`filter_by_events` compiles ``conjunct`` on ``auto``."""
-    return _plan(auto, conjunct, var) is not None
+def compiles(auto: Auto, conjunct: Pred, var: str, events: int | None = None) -> bool:
+    """Whether :func:`filter_by_events` compiles ``conjunct`` on ``auto`` (with the same
+    ``events`` as its context's)."""
+    return _plan(auto, conjunct, var, events) is not None
 
 
 @dataclass(frozen=True)
@@ -202,7 +204,7 @@ class _Slots:
 def filter_by_events(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     """``φ FILTER X[conjunct]`` with the events of its variables in slots (module doc);
     call only when :func:`compiles` says so."""
-    plan = _plan(auto, conjunct, var)
+    plan = _plan(auto, conjunct, var, ctx.events)
     assert plan is not None
     reader, slots = plan
     attrs = _attributes(conjunct, var)

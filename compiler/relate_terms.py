@@ -35,6 +35,12 @@ from acel.lang.printer import format_pred
 FLIP: dict[str, CmpOp] = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 NEGATE: dict[str, CmpOp] = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
 PLACEHOLDER = "\x00term"
+FEW_EVENTS = (
+    "it compiles when its variables hold few events: at most 5 each in every run (no + "
+    "around them), or WITHIN n EVENTS with n <= 5 (then at most 25 choices of one event per "
+    "variable)"
+)
+"""What to write instead, for a conjunct the slots of ``relate_single`` would compile."""
 
 
 def refuse(term: str, conjunct: Pred, var: str, why: str) -> UnsupportedQuery:

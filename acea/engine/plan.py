@@ -17,6 +17,7 @@ from acel.acea.engine.unfold import unfold
 from acel.acea.model.ambiguity import is_unambiguous
 from acel.acea.model.automaton import ACEA
 from acel.compiler import compile_formula
+from acel.compiler import events_bound as events_bound  # the engines pass it to compiled_for
 
 from acel.lang.ast import CountStar, Formula, Query, ReturnAgg
 from acel.lang.schema import Schema
@@ -24,29 +25,32 @@ from acel.lang.schema import Schema
 
 @lru_cache(maxsize=512)  # a workload of 100+ queries holds two entries per query
 def compiled_for(
-    formula: Formula, schema: Schema, items: tuple[TrendItem, ...] | None = None
+    formula: Formula, schema: Schema, items: tuple[TrendItem, ...] | None = None,
+    events: int | None = None,
 ) -> tuple[ACEA, CompiledAutomaton]:
-    """The trimmed ACEA of a formula and its compiled closures (trend payloads for ``items``)."""
-    automaton = automaton_for(formula, schema)
+    """The trimmed ACEA of a formula and its compiled closures (trend payloads for ``items``;
+    ``events``: the query's :func:`acel.compiler.events_bound`)."""
+    automaton = automaton_for(formula, schema, events)
     return automaton, compile_automaton(automaton, items)
 
 
 @lru_cache(maxsize=512)
 def trend_compiled(
-    formula: Formula, schema: Schema, items: tuple[TrendItem, ...]
+    formula: Formula, schema: Schema, items: tuple[TrendItem, ...], events: int | None = None
 ) -> CompiledAutomaton:
     """What trend counting runs: the compiled ACEA with its event-blind carried registers
     (counters) unfolded into states (:mod:`acel.acea.engine.unfold`), else as compiled."""
-    automaton, ca = compiled_for(formula, schema, items)
+    automaton, ca = compiled_for(formula, schema, items, events)
     flat = unfold(automaton)
     return ca if flat is None else compile_automaton(flat, items)
 
 
 @lru_cache(maxsize=512)
-def automaton_for(formula: Formula, schema: Schema) -> ACEA:
+def automaton_for(formula: Formula, schema: Schema, events: int | None = None) -> ACEA:
     """The trimmed ACEA of a formula, compiled once however many item sets ask for its
-    closures (a trend query asks twice: to choose its mode, then with its items)."""
-    return compile_formula(formula, schema)
+    closures (a trend query asks twice: to choose its mode, then with its items); exact
+    inside ``WITHIN events EVENTS`` when a relating filter needs that bound."""
+    return compile_formula(formula, schema, events)
 
 
 unambiguous = lru_cache(maxsize=512)(is_unambiguous)

@@ -76,6 +76,7 @@ from acel.acea.engine.partitions import (
 )
 from acel.acea.engine.plan import (
     compiled_for,
+    events_bound,
     propagation_applies,
     trend_compiled,
     trend_items,
@@ -191,7 +192,8 @@ class Runner(RunContext):
         self.exact_negation = self.negated and not self.rule.monotone
         self.leading = [compiled_for(psi, schema)[1] for psi in top.leading]
         self.trailing = [compiled_for(psi, schema)[1] for psi in top.trailing]
-        automaton, ca = compiled_for(self.body, schema)
+        events = events_bound(query)  # a relating filter may need the window's bound
+        automaton, ca = compiled_for(self.body, schema, events=events)
         self.selection = Selection(
             query, start_positions, bool(query.partition_by) or positions_given
         )
@@ -199,7 +201,7 @@ class Runner(RunContext):
         self.items = ()
         if self.mode == PROPAGATE:
             self.items = trend_items(query)
-            ca = trend_compiled(self.body, schema, self.items)  # counters unfolded (issue 35)
+            ca = trend_compiled(self.body, schema, self.items, events)  # counters unfolded (issue 35)
         self.ca = ca
         self.native = (
             choose(ca, self.items, self.rule, start_positions, bool(self.negated))

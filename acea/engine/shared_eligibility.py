@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acel.acea.engine.plan import compiled_for, propagation_applies, trend_items
+from acel.acea.engine.plan import compiled_for, events_bound, propagation_applies, trend_items
 
 from acel.lang import aggregates
 from acel.lang.ast import Query, top_negation
@@ -32,10 +32,10 @@ def unshared_reason(query: Query, schema: Schema) -> str | None:
             return f"aggregate {item.func} has no known power"
         if agg.power != "additive":
             return f"{item.func} is not linear (MIN/MAX)"
-    automaton, _ = compiled_for(query.formula, schema)
+    automaton, _ = compiled_for(query.formula, schema, events=events_bound(query))
     if not propagation_applies(query, automaton):
         return "counts need enumeration (ambiguous automaton)"
-    _, ca = compiled_for(query.formula, schema, items)
+    _, ca = compiled_for(query.formula, schema, items, events_bound(query))
     if any(ca.live[q] for q in ca.live):
         return "registers live between events (bag predicates, AGG, negation)"
     finals = ca.automaton.finals

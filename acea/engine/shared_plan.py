@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from acel.acea.engine.closures import CompiledTransition, TrendItem, is_skip_loop
-from acel.acea.engine.plan import compiled_for, trend_items
+from acel.acea.engine.plan import compiled_for, events_bound, trend_items
 from acel.acea.engine.shared_eligibility import group_key
 from acel.acea.engine.shared_labels import labels_of, type_test
 from acel.acea.engine.shared_shapes import START, Shape, Struct
@@ -86,7 +86,7 @@ class SharedPlan:
             member = Member(name, query, items, kinds, query.within.size if query.within else None)  # type: ignore[arg-type]
             self.members.append(member)
             width = 1 + width_of(kinds)
-            _, ca = compiled_for(query.formula, schema, items)
+            _, ca = compiled_for(query.formula, schema, items, events_bound(query))
             automaton = ca.automaton
             initial, finals = automaton.initial, automaton.finals
             tracked_initial = any(t.target == initial for t in automaton.transitions)

@@ -28,7 +28,7 @@ from typing import Any
 from acel.acea.engine.closures import CompiledAutomaton, compile_automaton, is_skip_loop
 from acel.acea.engine.dag import enumerate_within
 from acel.acea.engine.enumeration import Enumerator
-from acel.acea.engine.plan import compiled_for, unambiguous
+from acel.acea.engine.plan import compiled_for, events_bound, unambiguous
 from acel.acea.engine.runner import Result, Runner
 from acel.acea.engine.shared import SharedPlan, SharedRunner, group_key, unshared_reason
 from acel.acea.engine.windows import WindowRule
@@ -172,7 +172,10 @@ class PrefixRunner:
         self.merged = merged
         self.ca = compile_automaton(merged.automaton)
         self.relevant = relevant_types(self.ca)
-        self.dedupe = [not unambiguous(compiled_for(q.formula, schema)[0]) for _, q in queries]
+        self.dedupe = [
+            not unambiguous(compiled_for(q.formula, schema, events=events_bound(q))[0])
+            for _, q in queries
+        ]
         self.identity_coords = not self.partition_by and not on_attr and not positions_given
         self.partitions: dict[Key, list[Any]] = {}
         """Per key: ``[enumerator, local count, last coordinate]``."""
@@ -312,7 +315,7 @@ class WorkloadRunner:
             merged = None
             if len(members) > 1:
                 merged = merge_prefixes(
-                    [compiled_for(q.formula, schema)[0] for _, q in members]
+                    [compiled_for(q.formula, schema, events=events_bound(q))[0] for _, q in members]
                 )
             if merged is None or merged.sizes[1] >= merged.sizes[0]:
                 for name, query in members:

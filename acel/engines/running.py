@@ -273,7 +273,7 @@ def count_complex_events(query: Query, schema: Schema, stream: EventStream,
     """
     from dataclasses import replace
 
-    from acel.acea.engine.plan import compiled_for, propagation_applies
+    from acel.acea.engine.plan import compiled_for, events_bound, propagation_applies
     from acel.engines import engine as engine_named
     from acel.lang.ast import CountStar
 
@@ -281,7 +281,7 @@ def count_complex_events(query: Query, schema: Schema, stream: EventStream,
         return None
     # a selection or a skip chooses among all of them, which are listed first (issue 35)
     counting = replace(query, returns=(CountStar(),), select="ALL", skip=None)
-    automaton, _ = compiled_for(query.formula, schema)
+    automaton, _ = compiled_for(query.formula, schema, events=events_bound(counting))
     if not propagation_applies(counting, automaton):
         return None
     total = 0
