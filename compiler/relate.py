@@ -52,7 +52,7 @@ from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
-from acel.compiler.relate_guarded import holds_own, own_variants, split_exempt
+from acel.compiler.relate_guarded import holds_own, own_variants, split_exempt, without_repeats
 from acel.compiler.relate_history import filter_history
 from acel.compiler.relate_order import one_step, precedes
 from acel.compiler.relate_single import compiles as by_events
@@ -287,7 +287,9 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     """A conjunct with other events' terms: by extremes (:func:`_deferred`), else with one
     event per variable in registers (:mod:`acel.compiler.relate_single`), else as ``U OR
     R`` with the events where ``U`` holds exempt from R's extremes
-    (:mod:`acel.compiler.relate_guarded`), else refused."""
+    (:mod:`acel.compiler.relate_guarded`), else refused.  A disjunct written twice counts
+    once."""
+    conjunct = without_repeats(conjunct)
     try:
         return _check_at_end(ctx, auto, var, _deferred(conjunct, var))
     except UnsupportedQuery as refusal:

@@ -41,6 +41,15 @@ def _disjuncts(pred: Pred) -> list[Pred]:
     return [pred]
 
 
+def without_repeats(pred: Pred) -> Pred:
+    """``pred`` with each top-level disjunct once (``P OR P`` is ``P``), order kept."""
+    disjuncts = list(dict.fromkeys(_disjuncts(pred)))
+    out = disjuncts[0]
+    for d in disjuncts[1:]:
+        out = PredOr(out, d)
+    return out
+
+
 def split_exempt(conjunct: Pred, var: str) -> tuple[Pred, Pred] | None:
     """``(U, R)`` when ``conjunct`` is ``U OR R`` up to the order of its disjuncts, with
     ``U`` (one or more disjuncts) over X's own attributes and ``R`` the one disjunct that
@@ -91,4 +100,4 @@ def _no_term(term: Expr) -> RExpr:
     raise AssertionError(f"U reads no term of §5.1: {term!r}")
 
 
-__all__ = ["MAX_EXEMPT_COPIES", "holds_own", "own_variants", "split_exempt"]
+__all__ = ["MAX_EXEMPT_COPIES", "holds_own", "own_variants", "split_exempt", "without_repeats"]
