@@ -20,8 +20,11 @@ conjunct, :mod:`acel.lang.relate`) and each conjunct gets one construction
 
 A conjunct these do not compile (``!=``, ``OR``/``IN`` across terms, non-linear or mixed
 sides, ``PREV``/``RUNNING`` beside other variables) is evaluated as written over slots of
-registers when its variables hold few events (:mod:`acel.compiler.relate_single`); a
-history conjunct over a variable that one step fills is vacuous.  What remains raises
+registers when its variables hold few events (:mod:`acel.compiler.relate_single`; the
+query's ``WITHIN n EVENTS`` bounds them, ``Context.events``); a conjunct ``U OR R`` with
+``U`` over X's own attributes exempts the events where ``U`` holds from R's extremes
+(:mod:`acel.compiler.relate_guarded`); a history conjunct over a variable that one step
+fills is vacuous.  What remains raises
 :class:`UnsupportedQuery` naming the term, and saying what compiles instead, before any
 data is read; the oracle still answers it (``papers/compiler.md``).
 """
