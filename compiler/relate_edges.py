@@ -12,6 +12,7 @@ from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, out
 from acel.compiler.construct import _finish, aggregate, new_value
 from acel.compiler.context import Context
 from acel.compiler.relate_order import may_close, may_open
+from acel.compiler.relate_terms import TIES
 
 from acel.lang.ast import Agg, FirstLast
 from acel.lang.errors import UnsupportedQuery
@@ -45,8 +46,7 @@ def edge_variants(
             renamings = renamings[:1]  # a later step of Y always overwrites this value
         if len(renamings) > 1:
             raise UnsupportedQuery(
-                f"the automaton engines do not compile {format_expr(t)} in {var}[...]: one "
-                "step emits several distinct events into the variable (ties in time) "
+                f"the automaton engines do not compile {format_expr(t)} in {var}[...]: {TIES} "
                 "(spec §5.1; the oracle runs it: --engine oracle)"
             )
         reg = regs[t]

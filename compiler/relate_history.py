@@ -29,7 +29,7 @@ from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, out
 from acel.compiler.construct import _finish, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
-from acel.compiler.relate_terms import refuse, translate_terms
+from acel.compiler.relate_terms import TIES, refuse, translate_terms
 
 from acel.lang.ast import Expr, Pred, Prev, Running
 from acel.lang.printer import format_expr
@@ -61,7 +61,7 @@ class History:
         if len(renamings) > 1:
             raise refuse(
                 format_expr(next(iter(self.regs))), conjunct, self.var,
-                "one step emits several distinct events into the variable (ties in time)",
+                TIES,
             )
         return renamings[0] if renamings else None
 

@@ -41,6 +41,13 @@ FEW_EVENTS = (
     "variable)"
 )
 """What to write instead, for a conjunct the slots of ``relate_single`` would compile."""
+TIES = (
+    "one step emits several distinct events into the variable (ties in time: their order "
+    "is the canonical order of spec §2, known only from the data); give an AGG's created "
+    "events a variable of their own, not one they share with the events beside them "
+    "(AS over the AGG, or two nested AGGs with one name)"
+)
+"""The refusal of FIRST/LAST/PREV/RUNNING over a variable one step fills with several events."""
 
 
 def refuse(term: str, conjunct: Pred, var: str, why: str) -> UnsupportedQuery:

@@ -164,3 +164,25 @@ def test_a_workload_runs_windowed_relating_queries_as_alone() -> None:
         got = run_workload(queries, stream, SCHEMA)
         for name, query in queries:
             assert got[name] == oracle.run(query, stream, SCHEMA), (name, stream)
+
+
+@pytest.mark.parametrize(
+    ("text", "instead"),
+    [  # every shape papers/compiler.md still lists as refused, and what its message offers
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v != a.v]", "FIRST(Y.a), LAST(Y.a), MIN(Y.a)"),
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v OR w > 2 * a.v]", "X[P] AND X[Q]"),
+        ("(B AS b)+ FILTER b[RUNNING MAX(v) + LAST(b.w) > v]", "WITHIN n EVENTS with n <= 5"),
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v + MAX(a.v)]", "WITHIN n EVENTS with n <= 5"),
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v * a.v > 1]", "WITHIN n EVENTS with n <= 5"),
+        ("AGG z[f := FIRST(r.v)](AGG w[s := MAX(A.v)](A) AS r)", "a variable of their own"),
+    ],
+)
+def test_every_refusal_left_says_what_to_write_instead(text: str, instead: str) -> None:
+    """Issue 32: a refusal is one clean line, naming the term and what compiles instead."""
+    query = check_text(text, SCHEMA)
+    with pytest.raises(UnsupportedQuery) as info:
+        compile_query(query, SCHEMA)
+    message = str(info.value)
+    assert "\n" not in message and instead in message
+    assert message.startswith("the automaton engines do not compile ")
+    assert "--engine oracle" in message
