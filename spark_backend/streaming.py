@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -146,6 +147,10 @@ def timeout_of(coord: Any) -> int:
 _CHECKPOINT = "not a saved streaming checkpoint of this acel"
 _EVENT_DEPTH = 2
 """An event's JSON text is one flat object."""
+_COLUMNS = ("pos", "et", "events")
+"""The buffer as columns (``KeyStream.save``): positions and event times packed as
+little-endian int64 bytes, the events' JSON texts joined by newlines (``to_json``
+escapes a newline inside a string, so none is raw)."""
 
 
 def decode_checkpoint(blob: bytes) -> tuple[bytes, list[tuple[int, int, str]], int]:
@@ -153,25 +158,77 @@ def decode_checkpoint(blob: bytes) -> tuple[bytes, list[tuple[int, int, str]], i
     each checked (issue 36 D8): a forged or damaged one is refused in one line, never a
     ``TypeError`` or ``JSONDecodeError`` at the next step.  The runner state is checked
     by :meth:`~acel.acea.engine.Runner.restore`."""
+    runner, buffer, last, _ = decode_parts(blob)
+    return runner, buffer, last
+
+
+def decode_parts(blob: bytes) -> tuple[bytes, list[tuple[int, int, str]], int, list[dict[str, Any]]]:
+    """:func:`decode_checkpoint` and the buffered events parsed (each text is parsed once,
+    to check it, and the dict kept for the step).  The buffer is either the columns
+    ``KeyStream.save`` writes or, as checkpoints written before them hold, a list of
+    ``(position, event time, event)`` rows."""
     state = codec.loads(blob)
     if not (type(state) is dict and set(state) == {"runner", "buffer", "last"}
-            and type(state["runner"]) is bytes and type(state["buffer"]) is list
+            and type(state["runner"]) is bytes and type(state["buffer"]) in (list, dict)
             and type(state["last"]) is int and state["last"] >= -1):
         raise codec.StateMismatch(_CHECKPOINT)
+    rows = state["buffer"]
+    if type(rows) is dict:
+        rows = _buffer_rows(rows)
     buffer = []
-    for n, row in enumerate(state["buffer"]):
+    events = []
+    for n, row in enumerate(rows):
         if not (type(row) in (tuple, list) and len(row) == 3 and type(row[0]) is int
                 and row[0] > state["last"] and type(row[1]) is int and type(row[2]) is str):
             raise codec.StateMismatch(f"{_CHECKPOINT}: buffered row {n} is not "
                                       "(position after the last, event time, event)")
-        _event_text(row[2], n)
+        events.append(_event_text(row[2], n))
         buffer.append((row[0], row[1], row[2]))
-    return state["runner"], buffer, state["last"]
+    return state["runner"], buffer, state["last"], events
 
 
-def _event_text(text: str, n: int) -> None:
-    """Refuse a buffered event that is not one flat JSON object of values."""
-    codec.check_depth(text, f"saved streaming checkpoint (buffered row {n})", _EVENT_DEPTH)
+def _packed(values: list[int]) -> bytes:
+    """Integers as little-endian int64 bytes."""
+    from array import array
+
+    packed = array("q", values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpacked(blob: bytes) -> list[int]:
+    """:func:`_packed`'s integers back."""
+    from array import array
+
+    packed = array("q")
+    packed.frombytes(blob)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tolist()
+
+
+def _buffer_rows(columns: dict[Any, Any]) -> list[tuple[int, int, str]]:
+    """The buffer's rows from its columns (:data:`_COLUMNS`), their shapes checked."""
+    if not (set(columns) == set(_COLUMNS) and type(columns["pos"]) is bytes
+            and type(columns["et"]) is bytes and type(columns["events"]) is str
+            and len(columns["pos"]) % 8 == 0 and len(columns["pos"]) == len(columns["et"])):
+        raise codec.StateMismatch(f"{_CHECKPOINT}: the buffer's columns are not "
+                                  "(positions, event times, events) of one length")
+    positions, times = _unpacked(columns["pos"]), _unpacked(columns["et"])
+    texts = columns["events"].split("\n") if positions else []
+    if len(texts) != len(positions):
+        raise codec.StateMismatch(f"{_CHECKPOINT}: the buffer holds {len(positions)} positions "
+                                  f"and {len(texts)} events")
+    return list(zip(positions, times, texts))
+
+
+def _event_text(text: str, n: int) -> dict[str, Any]:
+    """A buffered event's attributes; one that is not one flat JSON object of values is
+    refused.  (Its depth is checked before parsing only when it has more brackets than
+    a flat object may: the depth is at most their number.)"""
+    if text.count("{") + text.count("[") > _EVENT_DEPTH:
+        codec.check_depth(text, f"saved streaming checkpoint (buffered row {n})", _EVENT_DEPTH)
     try:
         event = json.loads(text)
     except ValueError:
@@ -179,6 +236,7 @@ def _event_text(text: str, n: int) -> None:
     if type(event) is not dict or not all(
             type(v) in (type(None), bool, int, float, str) for v in event.values()):
         raise codec.StateMismatch(f"{_CHECKPOINT}: buffered row {n} is not an event")
+    return event
 
 
 class KeyStream:
@@ -198,19 +256,25 @@ class KeyStream:
         self.spec = spec
         unit = spec.unit
         self.buffer: list[tuple[int, int, str]] = []
+        self.parsed: dict[int, dict[str, Any]] = {}
+        """Buffered events already parsed (those read back from the checkpoint), by position."""
         self.last = -1
         self.done = False
         if blob is None:
             self.runner = Runner(unit.query, unit.schema, positions_given=True)
         else:
-            runner, self.buffer, self.last = decode_checkpoint(blob)
+            runner, self.buffer, self.last, events = decode_parts(blob)
+            self.parsed = {pos: event for (pos, _, _), event in zip(self.buffer, events)}
             self.runner = Runner.restore(unit.query, unit.schema, runner)
 
     def save(self) -> bytes:
         """The group's state as data-only bytes (:mod:`acel.acea.engine.codec`): a
-        checkpoint that is read back never runs code."""
-        state = {"runner": self.runner.save(), "buffer": self.buffer, "last": self.last}
-        return codec.dumps(state)
+        checkpoint that is read back never runs code.  The buffer goes as three columns
+        (:data:`_COLUMNS`): one value each for the codec, not three per event."""
+        buffer = self.buffer
+        columns = {"pos": _packed([r[0] for r in buffer]), "et": _packed([r[1] for r in buffer]),
+                   "events": "\n".join(r[2] for r in buffer)}
+        return codec.dumps({"runner": self.runner.save(), "buffer": columns, "last": self.last})
 
     def step(self, rows: list[tuple[int, int, str]], watermark_ms: int) -> list[Any]:
         from acel.acea.engine import paused_gc
@@ -225,9 +289,11 @@ class KeyStream:
         out: list[Any] = []
         taken = 0
         runner = self.runner
+        parsed = self.parsed
+        contiguous = self.spec.contiguous
         with paused_gc():
             for pos, et_ms, text in buffer:
-                if not (ended or et_ms <= watermark or (self.spec.contiguous and pos == self.last + 1)):
+                if not (ended or et_ms <= watermark or (contiguous and pos == self.last + 1)):
                     break
                 if pos <= self.last:
                     raise DataError(
@@ -235,7 +301,8 @@ class KeyStream:
                         "PARTITION BY key had been evaluated: positions must follow the event-time "
                         "column, and events may arrive at most the watermark delay late"
                     )
-                out.extend(runner.push(json.loads(text), pos))
+                event = parsed.pop(pos, None)
+                out.extend(runner.push(json.loads(text) if event is None else event, pos))
                 self.last = pos
                 taken += 1
             del buffer[:taken]
