@@ -96,10 +96,7 @@ def run(
     from acel.spark_backend.run import plan
     from acel.spark_backend.shaped import shaped
 
-    if vars not in ("struct", "json"):
-        raise AcelError(f"vars={vars!r}: choose 'struct' (typed) or 'json' (§12 text)")
-    if counts not in ("long", "decimal"):
-        raise AcelError(f"counts={counts!r}: choose 'long' (bigint) or 'decimal' (DECIMAL(38,0))")
+    _shape_options(vars, counts)
     parsed, given = _checked(query, schema)
     planned = plan(
         parsed.ast, data, type_col=type_col, time_col=time_col, schema=given,
@@ -108,6 +105,14 @@ def run(
     if vars == "json" and planned.layout.mode == "matches":
         return planned.frame
     return shaped(planned, "decimal" if counts == "decimal" else "long")
+
+
+def _shape_options(vars: str, counts: str) -> None:
+    """Refuse a ``vars=`` or ``counts=`` that :mod:`acel.spark_backend.shaped` has not."""
+    if vars not in ("struct", "json"):
+        raise AcelError(f"vars={vars!r}: choose 'struct' (typed) or 'json' (§12 text)")
+    if counts not in ("long", "decimal"):
+        raise AcelError(f"counts={counts!r}: choose 'long' (bigint) or 'decimal' (DECIMAL(38,0))")
 
 
 @_in_python_words
@@ -142,22 +147,27 @@ def stream(
     type_col: str = "type",
     time_col: str | None = None,
     delay: float = 0,
+    vars: str = "struct",
+    counts: str = "long",
 ) -> DataFrame:
     """Run ``query`` on a *streaming* Spark DataFrame: a streaming DataFrame of results,
     each emitted once, when final (Structured Streaming; each PARTITION BY key's
     incremental runner lives in Spark's state store, so a query restarted from its
     checkpoint loses and repeats nothing).  The stream carries positions in
     ``pos_col`` and ends with an end row; see :mod:`acel.spark_backend.streaming`.
+    Its columns are :func:`run`'s for the same query (``vars=``, ``counts=`` as there).
     """
     from acel.spark_backend.streaming import stream as spark_stream
 
+    _shape_options(vars, counts)
     parsed = as_query(query)
     given = as_schema(schema)
     if given is None:
         raise AcelError("a streaming DataFrame needs its schema (schema=...): no data to infer it from")
     parsed.check(given)
     return spark_stream(parsed.ast, data, schema=given, pos_col=pos_col, type_col=type_col,
-                        time_col=time_col, delay=delay)
+                        time_col=time_col, delay=delay, vars=vars,
+                        counts="decimal" if counts == "decimal" else "long")
 
 
 @_in_python_words

@@ -2,6 +2,7 @@
 
     python bench/spark_streaming.py [--events 1000000] [--files 10] [--keys 8]
                                     [--formats jsonl,parquet] [--master 'local[2]']
+                                    [--conf KEY=VALUE ...]
                                     [--work DIR] [--out FILE]
 
 W0's stream (types A/B/C with probabilities 0.2/0.6/0.2, ``t`` the position, ``v``
@@ -144,6 +145,8 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=8)
     parser.add_argument("--formats", default="jsonl,parquet")
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--conf", action="append", default=[],
+                        help="a Spark setting KEY=VALUE for the session (repeatable)")
     parser.add_argument("--work", type=Path)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -159,10 +162,11 @@ def main() -> None:
         folders[fmt] = (small, big)
     from acel.spark_backend import get_session
 
-    spark = get_session(args.master)
+    extra = dict(c.split("=", 1) for c in args.conf)
+    spark = get_session(args.master, extra=extra or None)
     me = psutil.Process()
     report: dict[str, Any] = {"events": args.events, "files": args.files, "keys": args.keys,
-                              "master": args.master}
+                              "master": args.master, "conf": extra}
     expected, single_cpu = single(folders[formats[0]][1], formats[0])
     report["single_cpu_us_per_event"] = round(single_cpu / args.events * 1e6, 1)
     for fmt in formats:

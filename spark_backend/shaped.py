@@ -20,7 +20,7 @@ JSON value that does not fit its field fails the job (``FAILFAST``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from acel.lang.ast import CountStar, ReturnAttr, ReturnItem
 from acel.lang.checker import attribute_kinds, formula_env
@@ -31,9 +31,39 @@ from .executor import WINDOW_HI, WINDOW_LO, item_columns
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from .run import Planned
+    from acel.lang.ast import Query
+    from acel.lang.schema import Schema
+
+    from .layout import Layout
 
 Counts = Literal["long", "decimal"]
+
+
+class Source(Protocol):
+    """What shaping reads of the events: their attribute kinds and event types."""
+
+    @property
+    def kinds(self) -> dict[str, str]: ...
+
+    @property
+    def schema(self) -> Schema: ...
+
+
+class Planned(Protocol):
+    """A planned frame of the executors' columns (a batch run's ``run.Planned`` or a
+    stream's ``streaming.PlannedStream``): the same query gives the same shaped schema."""
+
+    @property
+    def frame(self) -> DataFrame: ...
+
+    @property
+    def query(self) -> Query: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
+    @property
+    def stream(self) -> Source: ...
 
 _SPARK_TYPE = {"int": "bigint", "float": "double", "str": "string", "bool": "boolean"}
 """Spark's type for each value kind; an attribute of unknown or mixed kind stays text."""
