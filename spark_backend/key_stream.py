@@ -145,16 +145,18 @@ def _buffer_rows(columns: dict[Any, Any]) -> list[tuple[int, int, str]]:
 
 def _event_text(text: str, n: int) -> dict[str, Any]:
     """A buffered event's attributes; one that is not one flat JSON object of values is
-    refused.  (Its depth is checked before parsing only when it has more brackets than
-    a flat object may: the depth is at most their number.)"""
-    if text.count("{") + text.count("[") > _EVENT_DEPTH:
+    refused.  Its brackets are counted first (those inside strings too, so the count is
+    at least the depth): more than a flat object may have, its depth is checked before
+    parsing; one only, the object's own, and its values cannot be containers."""
+    brackets = text.count("{") + text.count("[")
+    if brackets > _EVENT_DEPTH:
         codec.check_depth(text, f"saved streaming checkpoint (buffered row {n})", _EVENT_DEPTH)
     try:
         event = json.loads(text)
     except ValueError:
         event = None
-    if type(event) is not dict or not all(
-            type(v) in (type(None), bool, int, float, str) for v in event.values()):
+    if type(event) is not dict or (brackets > 1 and not all(
+            type(v) in (type(None), bool, int, float, str) for v in event.values())):
         raise codec.StateMismatch(f"{_CHECKPOINT}: buffered row {n} is not an event")
     return event
 
