@@ -286,13 +286,15 @@ def test_a_stream_needs_positions(spark: Any, tmp_path: Path) -> None:
 
 
 def test_the_public_stream_is_the_planned_streaming_frame(spark: Any, tmp_path: Path) -> None:
-    """acel.spark.stream checks the query and returns the streaming results frame."""
+    """acel.spark.stream checks the query and returns the streaming results frame (with
+    ``vars="json"`` the executors' own columns; shaped by default:
+    ``tests/test_spark_stream_shaped.py``)."""
     import acel
     import acel.spark
 
     folder = Folder(tmp_path)
     folder.land(make_events(5, seed=1))
-    frame = acel.spark.stream(EVENTS, _source(spark, folder.path), schema=SCHEMA)
+    frame = acel.spark.stream(EVENTS, _source(spark, folder.path), schema=SCHEMA, vars="json")
     assert frame.isStreaming
     assert frame.schema == _plan(spark, folder.path, EVENTS).frame.schema
     with pytest.raises(acel.QueryError, match="column"):
