@@ -608,6 +608,6 @@ def folder_stream(
 
 
 __all__ = ["ATTRS", "END_MS", "ENDED_MS", "ET_MS", "POS", "SHIFT", "StreamSpec", "coordinate_of",
-           "timeout_of", "END_TYPE", "TICK_TYPE", "IdleTicks", "KeyStream", "decode_checkpoint", "PlannedStream", "TickClock", "Ticker",
+           "timeout_of", "handler", "END_TYPE", "TICK_TYPE", "IdleTicks", "KeyStream", "decode_checkpoint", "PlannedStream", "TickClock", "Ticker",
            "await_end", "end_row", "ended", "folder_stream", "follow", "plan_stream", "read_results",
            "start", "stream", "watermark_ms"]

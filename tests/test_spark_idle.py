@@ -158,7 +158,7 @@ class _State:
 
 def test_tick_rows_are_skipped_by_the_keys_and_only_move_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """A key's rows with ticks among them give what the rows alone give."""
-    import acel.spark_backend.streaming as streaming
+    import acel.spark_backend.key_stream as key_stream
     from test_streaming_keys import _spec
 
     captured: list[Any] = []
@@ -167,7 +167,7 @@ def test_tick_rows_are_skipped_by_the_keys_and_only_move_time(monkeypatch: pytes
         captured.extend(results)
         return pd.DataFrame()
 
-    monkeypatch.setattr(streaming, "_pandas", keep)
+    monkeypatch.setattr(key_stream, "_pandas", keep)
     spec = _spec(parse_query(QUERY), SCHEMA, axis=True)
     rows = [(e["pos"], SHIFT + e["ts"], json.dumps(e)) for e in EVENTS if e["id"] == 1]  # key 1
     ticks = [(TICK_POS, SHIFT + 5, None), (TICK_POS, SHIFT + 9, None)]
