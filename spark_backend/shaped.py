@@ -8,7 +8,9 @@ integer counts as DECIMAL(38,0) under their §12 names such as ``COUNT(*)``), wh
   events it binds, an event being ``struct<time: bigint, a: kind, …>`` with the
   attributes of that variable's types only (the checker's environment,
   :func:`acel.lang.checker.formula_env`), typed; ``time`` is the position of spec §12,
-  and an attribute itself called ``time`` is shown as ``time_``;
+  and an attribute itself called ``time`` is shown as ``time_``; names Spark would take
+  for one another (``A`` beside ``a``: it compares names case-insensitively) get
+  ``_2``, ``_3``, … in sorted order (:func:`unique_name`);
 * RETURN items under names that need no backticks (:func:`column_name`: ``count``,
   ``count_b``, ``sum_b_v``, ``max_s_price``), integer counts and sums as ``bigint``
   (``counts="long"``); a value past 2^63 − 1 fails the action with one line naming
@@ -89,17 +91,21 @@ def column_names(
     """Each item's column name (items naming a key have none: the key column is theirs),
     made unique against the ``keys``, ``taken`` (window columns) and the items before
     it by a suffix ``_2``, ``_3``, …"""
-    used = set(keys) | set(taken)
-    out: dict[int, str] = {}
-    for i in item_columns(items, keys):
-        base = column_name(items[i])
-        name, n = base, 1
-        while name in used:
-            n += 1
-            name = f"{base}_{n}"
-        used.add(name)
-        out[i] = name
-    return out
+    used = {name.casefold() for name in (*keys, *taken)}
+    return {i: unique_name(column_name(items[i]), used) for i in item_columns(items, keys)}
+
+
+def unique_name(base: str, used: set[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``, … when Spark would take it for a name in
+    ``used`` (case-folded: Spark resolves names and reads Parquet case-insensitively,
+    so ``A`` beside ``a`` is refused as ``COLUMN_ALREADY_EXISTS``); the result is added
+    to ``used``."""
+    name, n = base, 1
+    while name.casefold() in used:
+        n += 1
+        name = f"{base}_{n}"
+    used.add(name.casefold())
+    return name
 
 
 def _field(name: str, attrs: frozenset[str]) -> str:
@@ -146,15 +152,19 @@ def _vars_column(planned: Planned) -> Column:
     kinds = _kinds(planned)
     parsed = F.from_json(F.col("vars"), json_type(planned), {"mode": "FAILFAST"})
     fields = []
+    taken: set[str] = set()
     for var, attrs in variables(planned).items():
-        names = {a: _field(a, frozenset(attrs)) for a in attrs}
+        own = {POSITION.casefold()}
+        names = {a: unique_name(_field(a, frozenset(attrs)), own) for a in attrs}
         event = T.StructType([T.StructField(POSITION, T.LongType())] + [
             T.StructField(names[a], T._parse_datatype_string(_SPARK_TYPE.get(kinds.get(a, ""), "string")))
             for a in attrs
         ])
 
         events = F.transform(parsed[var], _flattener(names))
-        fields.append(F.coalesce(events, F.array().cast(T.ArrayType(event))).alias(var))
+        fields.append(
+            F.coalesce(events, F.array().cast(T.ArrayType(event))).alias(unique_name(var, taken))
+        )
     return F.struct(*fields)
 
 
