@@ -44,6 +44,8 @@ from acel.lang.errors import DataError
 from acel.lang.events import Event, OptValue, Value
 from acel.lang.schema import Schema
 
+from .keyed_slices import starts_lookup
+
 POS = "__acel_pos"
 """Global stream position (0-based, spec §1) of an input row."""
 OWN = "__acel_own"
@@ -304,18 +306,24 @@ def unit_run(
     from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
 
     runner = Runner(query, spec.schema, monotone=unit_monotone(table, query),
-                    start_positions=owned, positions_given=True)
+                    start_positions=owned, positions_given=True,
+                    starts_of=starts_lookup(table, spec.key_names, owned))
     blocks = unit_blocks(table, runner, PROGRESS_EVERY if owned is not None else COLUMN_BLOCK)
     records = unit_records(table, spec) if blocks is None else []
+    # a slice stops once past its owned rows with no run alive (a key not seen yet may
+    # still own starts before that: the runner knows only the keys it has met)
+    stop = None if owned is None else owned.stop
     out: list[Any] = []
+    read = 0
     with paused_gc():
         if blocks is not None:
             # typed columns straight into the core, no Python object per event (issue 31)
             for block in blocks:
                 found = runner.push_batch(block) if isinstance(block, list) else runner.push_columns(block)
+                read += len(block)
                 if found:
                     out.extend(found)
-                if owned is not None and runner.exhausted():
+                if stop is not None and read >= stop and runner.exhausted():
                     break
         elif runner.native is not None:
             # positions do not reach the trend core, keyed or not: only runs of events count
@@ -323,14 +331,15 @@ def unit_run(
                 found = runner.push_batch(records[a:a + PROGRESS_EVERY])
                 if found:
                     out.extend(found)
-                if owned is not None and runner.exhausted():
+                if stop is not None and a + PROGRESS_EVERY >= stop and runner.exhausted():
                     break
         else:
             for k, (attrs, position) in enumerate(zip(records, positions)):
                 found = runner.push(attrs, position)
                 if found:
                     out.extend(found)
-                if owned is not None and k % PROGRESS_EVERY == PROGRESS_EVERY - 1 and runner.exhausted():
+                if (stop is not None and k % PROGRESS_EVERY == PROGRESS_EVERY - 1 and k >= stop
+                        and runner.exhausted()):
                     break
         out.extend(runner.finish())
     PATHS[unit_path(runner)] += 1
@@ -643,12 +652,12 @@ def _partial_states_table(
     query = spec.query
     assert query.returns is not None
     items, where = state_items(query.returns)
-    states: list[tuple[Any, list[Any]]] = []
+    states: list[tuple[Any, Any, list[Any]]] = []
     for row in unit_run(replace(query, returns=items), spec, table, positions, owned):
         assert isinstance(row, TrendRow)
         values = [v for _, v in row.values]
         per_item = [values[idx[0]] for idx in where]
-        states.append((row.window, per_item))
+        states.append((row.key, row.window, per_item))
     return _states_table(spec, states, positions)
 
 
@@ -659,7 +668,7 @@ def _partial_table(
     (starting in it only), enumerated and folded here."""
     query = spec.query
     assert query.returns is not None
-    states: list[tuple[Any, list[Any]]] = []
+    states: list[tuple[Any, Any, list[Any]]] = []
     bare = replace(query, returns=None, slide=None)
     matches = [m for m in _engine_run(bare, events, spec.schema, owned) if isinstance(m, Match)]
     for (_, window), acc in _accumulate(query, events, matches):
@@ -667,21 +676,26 @@ def _partial_table(
             acc.count if isinstance(item, CountStar) else state
             for item, state in zip(query.returns, acc.accs)
         ]
-        states.append((window, per_item))
+        states.append(((), window, per_item))
     return _states_table(spec, states, positions)
 
 
-def _states_table(spec: UnitSpec, states: list[tuple[Any, list[Any]]], positions: list[int]) -> pa.Table:
+def _states_table(spec: UnitSpec, states: list[tuple[Any, Any, list[Any]]], positions: list[int]) -> pa.Table:
+    """A slice's partial states, one row per (PARTITION BY key, window)."""
     shift = positions[0] if spec.shift_windows else 0
+    keys: dict[str, list[Any]] = {name: [] for name in spec.key_names}
     lo: list[Any] = []
     hi: list[Any] = []
     blobs: list[bytes] = []
-    for window, per_item in states:
+    for key, window, per_item in states:
+        values = dict(key)
+        for name in spec.key_names:
+            keys[name].append(values.get(name))
         lo.append(None if window is None else window[0] + shift)
         hi.append(None if window is None else window[1] + shift)
         blobs.append(pickle.dumps(per_item))
     return pa.Table.from_pydict(
-        {WINDOW_LO: lo, WINDOW_HI: hi, STATE: blobs}, schema=spec.out_schema
+        {**keys, WINDOW_LO: lo, WINDOW_HI: hi, STATE: blobs}, schema=spec.out_schema
     )
 
 
@@ -716,7 +730,7 @@ def finish_states(items: Sequence[ReturnItem], states: list[Any]) -> list[tuple[
 
 
 def merge_partials(table: pa.Table, spec: UnitSpec) -> pa.Table:
-    """One window's partial states from every slice, merged and finished."""
+    """One (PARTITION BY key, window)'s partial states from every slice, merged and finished."""
     query = spec.query
     assert query.returns is not None
     blobs = table.column(STATE).to_pylist()
@@ -728,7 +742,8 @@ def merge_partials(table: pa.Table, spec: UnitSpec) -> pa.Table:
     window = None
     if query.slide is not None:
         window = (table.column(WINDOW_LO)[0].as_py(), table.column(WINDOW_HI)[0].as_py())
-    row = TrendRow((), window, tuple(finish_states(query.returns, state)))
+    key = tuple((name, table.column(name)[0].as_py()) for name in spec.key_names)
+    row = TrendRow(key, window, tuple(finish_states(query.returns, state)))
     return _rows_table(spec, [row])
 
 

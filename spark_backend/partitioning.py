@@ -4,7 +4,9 @@ Three strategies (papers/spark.md proves each exact):
 
 * ``partition``: PARTITION BY a, ... — one unit per key; the formula runs on
   each key's sub-stream exactly as the single-process engines do.
-* ``slice``: no PARTITION BY but WITHIN — the window axis (positions for
+* ``slice``: WITHIN without PARTITION BY, or ``WITHIN d ON a`` with it (keyed
+  slices: the whole stream is cut by time, every slice runs all its keys, a hot
+  key is spread over every slice) — the window axis (positions for
   ``EVENTS``, attribute values for ``ON attr``) is cut into slices of length
   ``L``; slice ``k`` *owns* axis values ``[kL, (k+1)L)`` and receives the events
   with values in ``[kL - P, (k+1)L + U)``.  It reports only complex events
@@ -25,7 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from acel.lang.ast import Query, top_negation
+from acel.lang import aggregates
+from acel.lang.ast import Query, ReturnAgg, top_negation
 
 Kind = Literal["partition", "slice", "single"]
 
@@ -46,6 +49,9 @@ def choose(query: Query, *, attr_monotone: bool | None = None) -> Strategy:
     caller); slicing by attribute values is exact only then.
     """
     if query.partition_by:
+        if keyed_slices(query) and attr_monotone:
+            return Strategy("slice", "time slices holding every PARTITION BY key, each with one "
+                            "window of overlap")
         return Strategy("partition", "one unit per PARTITION BY key")
     if query.within is None:
         return Strategy(
@@ -69,6 +75,24 @@ def choose(query: Query, *, attr_monotone: bool | None = None) -> Strategy:
             "sliced: it runs as one ordered partition",
         )
     return Strategy("slice", "time slices, each with one window of overlap")
+
+
+def keyed_slices(query: Query) -> bool:
+    """Whether a PARTITION BY query may be cut into time slices of the whole stream
+    (papers/spark.md, Strategy 2, "Keyed slices"), its ``ON`` axis being non-decreasing:
+    ``WITHIN d ON a`` (``n EVENTS`` counts inside each key), no SLIDE, no SELECT
+    NEXT/LAST/MAX nor AFTER MATCH SKIP, and RETURN aggregates whose states merge."""
+    within = query.within
+    if within is None or within.attr is None or query.slide is not None:
+        return False
+    if query.skip is not None or query.select in ("NEXT", "LAST", "MAX"):
+        return False
+    for item in query.returns or ():
+        if isinstance(item, ReturnAgg):
+            agg = aggregates.lookup(item.func)
+            if agg is None or not agg.mergeable:
+                return False
+    return True
 
 
 @dataclass(frozen=True)

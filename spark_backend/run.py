@@ -47,7 +47,7 @@ from .executor import (
 from .failures import spark_errors
 from .layout import _SPARK_OF, Layout, result_fields, result_layout
 from .lazy import AX_HI, AX_LO, AX_OK, TOTAL, drop_helpers, identity_unless_rows, with_axis
-from .partitioning import Strategy, balance, choose, slicing_for
+from .partitioning import Strategy, balance, choose, keyed_slices, slicing_for
 from .progress import Report, watch
 from .session import FAULT_CONF, get_session, prepare_session
 
@@ -224,7 +224,8 @@ def _plan(
     span: tuple[int | float, int | float] | None = None
     if stream.lazy:
         monotone = True  # decided in the plan: a decreasing axis runs as one unit (_sliced)
-    elif not keys and parsed.within is not None and parsed.within.attr is not None:
+    elif (parsed.within is not None and parsed.within.attr is not None
+          and (not keys or keyed_slices(parsed))):
         monotone, lo, hi = frames.axis_summary(stream, parsed.within.attr)
         if lo is not None and hi is not None:
             integral = stream.kinds.get(parsed.within.attr) == "int"
@@ -272,7 +273,9 @@ def _plan(
         single = drop_helpers(frame).withColumn(SLICE, F.lit(0))
         result = _run_units(single, 0, 1, 1, base, result_struct)
     else:
-        result = _sliced(stream, parsed, base, result_struct, n_parts, span, slice_size)
+        if keys:  # keyed slices: rows lacking a key are dropped before they are copied
+            frame = frame.filter(frames.present(stream, keys))
+        result = _sliced(stream, frame, parsed, base, result_struct, n_parts, span, slice_size)
     if parsed.returns is not None and not keys and parsed.slide is None:
         if stream.lazy:
             result = identity_unless_rows(result, _identity_frame(spark, base, result_struct), frame)
@@ -488,6 +491,7 @@ def _geometry(
 
 def _sliced(
     stream: frames.Stream,
+    frame: DataFrame,
     query: Query,
     base: UnitSpec,
     result_struct: Any,
@@ -499,7 +503,9 @@ def _sliced(
 
     A lazily numbered stream whose ``ON`` axis turns out to decrease somewhere
     (``AX_OK`` false) runs as one unit owning every event: the one ordered
-    partition the eager planner chooses (without its ``NotParallelWarning``).
+    partition the eager planner chooses (without its ``NotParallelWarning``).  With
+    PARTITION BY (keyed slices) every slice runs all its keys, and RETURN states merge
+    per key and window.
     """
     from dataclasses import replace
 
@@ -514,7 +520,6 @@ def _sliced(
         slices=slices,
         slice_size=slice_size,
     )
-    frame = stream.frame
     if stream.lazy and query.within.attr is not None:
         frame = with_axis(frame, query.within.attr)
     at = _geometry(stream, query, slicing, slices, span, slice_size)
@@ -551,8 +556,10 @@ def _sliced(
     if query.returns is None:
         return _run_units(sliced, k_lo, units, tasks, spec, result_struct)
     window_type = _SPARK_OF[base.window_kind] if base.window_kind is not None else "bigint"
+    keys = list(base.key_names)
+    key_fields = [(f.name, f.dataType.simpleString()) for f in result_struct.fields if f.name in keys]
     partial_struct = _struct(
-        [(WINDOW_LO, window_type), (WINDOW_HI, window_type), (STATE, "binary")]
+        [*key_fields, (WINDOW_LO, window_type), (WINDOW_HI, window_type), (STATE, "binary")]
     )
     partial_spec = replace(spec, mode="partial", out_schema=_arrow(partial_struct))
     merge_spec = base
@@ -561,7 +568,7 @@ def _sliced(
         return merge_partials(table, merge_spec)
 
     partials = _run_units(sliced, k_lo, units, tasks, partial_spec, partial_struct)
-    return partials.groupBy(WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
+    return partials.groupBy(*keys, WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
 
 
 def _identity_frame(spark: SparkSession, spec: UnitSpec, struct: Any) -> DataFrame:

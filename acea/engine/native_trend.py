@@ -238,6 +238,14 @@ def plan(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     return arguments
 
 
+def with_starts(arguments: tuple[Any, ...], starts: range | None) -> tuple[Any, ...]:
+    """The core's plan with another start range (a PARTITION BY key's own, Spark's keyed
+    time slices); the rest of :func:`plan` does not depend on it."""
+    if starts is not None and starts.step != 1:
+        raise OutsideFragment("start positions with a step")
+    return (*arguments[:8], None if starts is None else (starts.start, starts.stop), *arguments[9:])
+
+
 # ------------------------------------------------------------------ columns
 
 

@@ -62,6 +62,7 @@ from acel.acea.engine.native_trend import (
     native_module,
     python_evaluators,
     type_names,
+    with_starts,
 )
 from acel.acea.engine.negation import Detector
 from acel.acea.engine.negation_settlement import Settlement
@@ -147,6 +148,7 @@ class Runner(RunContext):
         positions_given: bool = False,
         build: Builder | None = None,
         watch: Callable[[int], None] | None = None,
+        starts_of: Callable[[Key], range] | None = None,
     ) -> None:
         """Prepare a checked query.
 
@@ -164,6 +166,8 @@ class Runner(RunContext):
         builds its JSON text directly, :class:`acel.io.lines.LineBuilder`).
         ``watch``: called inside a step that enumerates many complex events
         (see :attr:`Enumerator.watch`), e.g. a memory guard that may raise.
+        ``starts_of``: each PARTITION BY key's own ``start_positions`` (indices in its
+        sub-stream; Spark's keyed time slices), given ``start_positions`` too.
         """
         self.query = query
         self.schema = schema
@@ -178,6 +182,7 @@ class Runner(RunContext):
         self.check_monotone = on_attr and monotone is None
         self.rule = WindowRule(within, query.slide, True if monotone is None else monotone)
         self.starts = start_positions
+        self.starts_of = starts_of if start_positions is not None else None
         self.seeds = seeds
         self.positions_given = positions_given
         self.partition_by = tuple(query.partition_by)
@@ -607,22 +612,23 @@ class Runner(RunContext):
             )
             if self.mode == PROPAGATE:
                 rule = LeadingRule(rule, neg, bool(self.trailing))
-        part = Partition(key, self._evaluator(rule), rule, neg)
+        starts = self.starts if self.starts_of is None else self.starts_of(key)
+        part = Partition(key, self._evaluator(rule, starts), rule, neg)
         if self.query.skip is not None:
             part.skipper = Skipper(self.query.skip)
         return part
 
-    def _evaluator(self, rule: WindowRule) -> Evaluator:
+    def _evaluator(self, rule: WindowRule, starts: range | None) -> Evaluator:
         if self.mode == PROPAGATE:
             if self.native is not None:
-                return NativePropagator(self.native, self.ca, self.items, rule, self.starts)
-            return propagator_for(self.ca, self.items, rule, starts=self.starts, seeds=self.seeds)
+                return NativePropagator(with_starts(self.native, starts), self.ca, self.items, rule, starts)
+            return propagator_for(self.ca, self.items, rule, starts=starts, seeds=self.seeds)
         return Enumerator(
             self.ca,
             self.selection.enumeration_rule(rule),
             dedupe=self.dedupe,
             identity_coords=self.identity_coords,
-            starts=self.starts,
+            starts=starts,
             build=self.build,
             watch=self.watch,
             prune=self.selection.prune(),
