@@ -27,6 +27,7 @@ from acel.lang.clauses import Key, Match, TrendRow, item_name
 from acel.lang.errors import AcelError
 from acel.lang.schema import Schema
 
+from .direct_read import direct_slices
 from .executor import (
     OWN,
     POS,
@@ -553,8 +554,18 @@ def _sliced(
         units = max(math.floor(float(hi_v) / float(slicing.length)), k_lo) - k_lo + 1
         tasks = MAX_TASKS_PER_CORE * n_parts
     spec = replace(base, sliced=True, shift_windows=events_axis and query.slide is not None)
+
+    def run_units(spec: UnitSpec, struct: Any) -> DataFrame:
+        if not stream.lazy and query.within is not None and query.within.attr is not None:
+            assert isinstance(k_lo, int) and isinstance(units, int)
+            direct = direct_slices(frame.sparkSession, stream, query.within.attr, slicing, k_lo,
+                                   units, tasks, spec, struct)
+            if direct is not None:  # a local file's copy: each task reads its own rows
+                return direct
+        return _run_units(sliced, k_lo, units, tasks, spec, struct)
+
     if query.returns is None:
-        return _run_units(sliced, k_lo, units, tasks, spec, result_struct)
+        return run_units(spec, result_struct)
     window_type = _SPARK_OF[base.window_kind] if base.window_kind is not None else "bigint"
     keys = list(base.key_names)
     key_fields = [(f.name, f.dataType.simpleString()) for f in result_struct.fields if f.name in keys]
@@ -567,7 +578,7 @@ def _sliced(
     def merge(table: pa.Table) -> pa.Table:
         return merge_partials(table, merge_spec)
 
-    partials = _run_units(sliced, k_lo, units, tasks, partial_spec, partial_struct)
+    partials = run_units(partial_spec, partial_struct)
     return partials.groupBy(*keys, WINDOW_LO, WINDOW_HI).applyInArrow(merge, result_struct)
 
 

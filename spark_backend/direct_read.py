@@ -1,0 +1,143 @@
+"""Time slices read straight from a file's Parquet copy: no stage scans and shuffles it.
+
+In a local session the driver's copy of a file (``frames.copy_file``, rows in stream
+order, ``POS`` = row index) is visible to every task.  For a sliced query on a
+``WITHIN d ON a`` axis that never decreases, the driver reads the ``a`` column alone
+(pyarrow, one column), cuts each slice's data by row index (``searchsorted``) and the
+engine stage is ``spark.range`` + ``mapInArrow``: each task opens the copy, reads the
+row groups holding its slices' rows and runs them as a shuffled slice runs
+(papers/spark.md, Pipeline step 4).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from .executor import OWN, POS, SLICE, UnitSpec, evaluate_task
+from .partitioning import Slicing
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from .numbered import Stream
+
+DIRECT_ENV = "ACEL_SPARK_COPY_READ"
+"""``0`` sends a file's units through Spark's shuffle instead (as for key buckets)."""
+
+Cut = tuple[int, int, int]
+"""A slice and the rows ``[lo, hi)`` of the copy that hold its data."""
+
+
+def copy_of(spark: SparkSession, stream: Stream) -> str | None:
+    """The file's Parquet copy when tasks may read it themselves (a local session, the
+    copy on disk, not turned off), else ``None``."""
+    from .frames import copy_target
+    from .shipping import needs_shipping
+
+    if (os.environ.get(DIRECT_ENV, "1") == "0" or stream.lazy or not stream.folders
+            or needs_shipping(spark.sparkContext.master or "local")):
+        return None
+    target = copy_target(stream.folders[0])
+    return target if os.path.exists(target) else None
+
+
+def axis_values(target: str, attr: str) -> np.ndarray:
+    """The ``ON`` column alone, as doubles, a missing value taking the last value before
+    it (so the array never decreases and ``searchsorted`` applies; such rows are dropped
+    as keyless, or were refused by the axis check)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    column = pq.read_table(target, columns=[attr]).column(attr)
+    values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+    values = np.where(np.isnan(values), -np.inf, values)
+    out: np.ndarray = np.maximum.accumulate(values) if len(values) else values
+    return out
+
+
+def slice_cuts(values: np.ndarray, slicing: Slicing, k_lo: int, k_hi: int) -> list[Cut]:
+    """Rows of each slice's data ``[kL − P, (k+1)L + U)``, widened by a hair (floats; more
+    contiguous context never changes what a slice owns, papers/spark.md Strategy 2)."""
+    length = float(slicing.length)
+    hair = 1e-9 * length
+    out = []
+    for k in range(k_lo, k_hi + 1):
+        lo = int(np.searchsorted(values, k * length - float(slicing.before) - hair, "left"))
+        hi = int(np.searchsorted(values, (k + 1) * length + float(slicing.after) + hair, "right"))
+        out.append((k, lo, hi))
+    return out
+
+
+def direct_slices(
+    spark: SparkSession, stream: Stream, attr: str, slicing: Slicing, k_lo: int, units: int,
+    tasks: int, spec: UnitSpec, struct: Any,
+) -> DataFrame | None:
+    """The slices' engine stage reading the copy (``None``: not a local file's copy)."""
+    import pyarrow.parquet as pq
+
+    target = copy_of(spark, stream)
+    if target is None or attr not in stream.columns:
+        return None
+    copied = pq.read_schema(target)
+    cuts = slice_cuts(axis_values(target, attr), slicing, k_lo, k_lo + units - 1)
+    spec = replace(spec, attr_columns=tuple(c for c in spec.attr_columns if c in copied.names))
+    length = slicing.length
+    count = max(1, min(tasks, units))
+
+    def run_task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return slice_task(batches, spec, target, cuts, attr, length)
+
+    return spark.range(k_lo, k_lo + units, 1, count).mapInArrow(run_task, struct)
+
+
+def slice_task(
+    batches: Iterable[pa.RecordBatch], spec: UnitSpec, target: str, cuts: Sequence[Cut],
+    attr: str, length: float,
+) -> Iterator[pa.RecordBatch]:
+    """One task's slices (its ``spark.range`` values) read from the copy, then run as
+    :func:`executor.evaluate_task` runs shuffled slices."""
+    import pyarrow.parquet as pq
+
+    wanted = {int(v) for batch in batches for v in batch.column(0).to_pylist()}
+    handle = pq.ParquetFile(target)
+    starts = np.cumsum([0] + [handle.metadata.row_group(g).num_rows
+                              for g in range(handle.metadata.num_row_groups)])
+    columns = [*spec.attr_columns, POS]
+    kept: list[pa.RecordBatch] = []
+    for k, lo, hi in cuts:
+        if k not in wanted or hi <= lo:
+            continue
+        first = int(np.searchsorted(starts, lo, "right")) - 1
+        last = int(np.searchsorted(starts, hi, "left"))
+        groups = handle.read_row_groups(list(range(first, last)), columns=columns)
+        table = _present(groups.slice(lo - int(starts[first]), hi - lo), spec.key_names)
+        values = table.column(attr).to_numpy(zero_copy_only=False).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            own = np.floor(values / float(length)) == k
+        table = table.append_column(SLICE, pa.array(np.full(table.num_rows, k, np.int64)))
+        kept.extend(table.append_column(OWN, pa.array(own)).to_batches())
+    yield from evaluate_task(kept, spec)
+
+
+def _present(table: pa.Table, keys: Sequence[str]) -> pa.Table:
+    """Rows holding every PARTITION BY attribute (NULL and NaN keys are dropped)."""
+    import pyarrow.compute as pc
+
+    for k in keys:
+        if k not in table.column_names:
+            return table.slice(0, 0)
+        column = table.column(k)
+        keep = pc.is_valid(column)
+        if pa.types.is_floating(column.type):
+            keep = pc.and_(keep, pc.invert(pc.is_nan(column)))
+        table = table.filter(keep)
+    return table
+
+
+__all__ = ["axis_values", "direct_slices", "slice_cuts", "slice_task"]
