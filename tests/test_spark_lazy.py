@@ -112,6 +112,23 @@ def test_a_file_is_planned_without_a_job(spark: Any, tmp_path: Path, index: int)
     assert acel.spark.collect(query, str(path), session=spark) == expected
 
 
+def test_a_files_keyed_slices_are_planned_without_a_job(spark: Any, tmp_path: Path) -> None:
+    """Keyed time slices read from the file's copy (issue 31): the driver reads the ``ON``
+    column with pyarrow to cut the slices, which is no Spark job either."""
+    import acel
+
+    path = tmp_path / "keyed.jsonl"
+    path.write_text("".join(
+        json.dumps({"type": "ABC"[(i * 7) % 3], "k": i % 3, "ts": i // 2, "v": i % 5}) + "\n"
+        for i in range(200)))
+    query = "RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 6 ON ts"
+    frame = _quiet_run(spark, "lazy-keyed-slices", query, str(path))
+    assert _jobs(spark, "lazy-keyed-slices") == 0
+    expected = list(acel.run(query, str(path)))
+    assert len(frame.collect()) == len(expected) == 3
+    assert acel.spark.collect(query, str(path), session=spark) == expected
+
+
 @SETTINGS
 @given(queries(top_negation=True), streams(max_len=9), st.integers(1, 3), st.booleans())
 def test_lazy_plan_equals_engine_on_generated_queries(
