@@ -58,7 +58,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--work", default=None)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--input", choices=["frame", "file"], default="frame",
+                        help="Spark gets spark.read.parquet(F) (frame) or the path F (file: the "
+                             "driver's copy, read by the tasks themselves)")
     args = parser.parse_args()
+    os.environ[spark_warm.INPUT_ENV] = args.input  # the Spark child reads it
     work = Path(args.work or tempfile.mkdtemp(prefix="acel-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     files: list[tuple[int, str, str]] = []
@@ -71,7 +75,7 @@ def main() -> None:
                 else:
                     spark_warm.write_w0(target, n, int(case))
             files.append((n, case, str(target)))
-    report: dict[str, Any] = {"query": spark_warm.QUERY, "load_before": os.getloadavg(),
+    report: dict[str, Any] = {"input": args.input, "query": spark_warm.QUERY, "load_before": os.getloadavg(),
                               "cpus": os.cpu_count(), "single": {}, "spark": {}}
     for n, case, name in files:
         answer, wall, cpu = spark_warm._child(["--single-child", name])
