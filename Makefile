@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 BYTECODE := $(VENV)/.bytecode
 PACKAGES := acel acea compiler reference spark_backend
 
-.PHONY: setup graphviz demo test test-external sanitize lint bench clean
+.PHONY: setup graphviz demo test test-slow test-external sanitize lint bench clean
 
 # Graphviz's dot draws automata (optional: without it they are written as DOT).
 # Installed with apt-get when root or password-less sudo allows, else one line
@@ -36,12 +36,19 @@ demo: graphviz $(STAMP) $(BYTECODE)
 	$(BIN)/acel demo
 
 # The suite (native paths built and on), then its Hypothesis properties that reach a
-# native path again in pure Python (tests/conftest.py, papers/engine.md).  Tests that
-# install outside engines or start a Spark cluster are CI's own stage, test-external
-# (issue 37: the default suite fits a small shared machine).
+# native path again in pure Python (tests/conftest.py, papers/engine.md).  Issue 37:
+# the default suite fits a small shared machine.  It runs Hypothesis's `ci` profile
+# (the same examples as CI, every run; HYPOTHESIS_PROFILE=dev or thorough for more),
+# and the `slow` properties on their first examples only; test-slow runs those in
+# full, test-external the tests that install outside engines or start a Spark
+# cluster: CI's own stages, after `make test` (papers/testing.md).
+test test-slow test-external: export HYPOTHESIS_PROFILE ?= ci
 test: graphviz $(STAMP)
 	$(BIN)/pytest -m "not external and not cluster"
 	ACEL_NATIVE=0 $(BIN)/pytest -m native_paths
+
+test-slow: graphviz $(STAMP)
+	$(BIN)/pytest --slow -m "slow and not external and not cluster"
 
 test-external: graphviz $(STAMP)
 	$(BIN)/pytest -m "external or cluster"

@@ -1,5 +1,5 @@
-"""Shared test set-up: Hypothesis profiles, the import path of tests/strategies.py, and
-the ``native_paths`` marker of CI's second pass.
+"""Shared test set-up: Hypothesis profiles, the import path of tests/strategies.py, the
+``native_paths`` marker of CI's second pass, and the ``slow`` stage's properties.
 
 Profiles: ``ci`` (small, for CI), ``dev`` (default), ``thorough`` (the issue
 targets: thousands of examples), chosen with ``HYPOTHESIS_PROFILE``.
@@ -9,6 +9,12 @@ the conformance kit's ``assert_conforms``) that ``make test`` runs a second time
 under ``ACEL_NATIVE=0`` (issue 23, papers/engine.md "Both paths in CI"): every
 property of a test file that is neither Spark's nor in :data:`ONE_PATH`.  A new
 property file therefore runs on both paths unless it is listed there.
+
+``slow`` marks a Hypothesis property too long for the default suite (issue 37: ``make
+test`` fits a small shared machine).  The default suite still runs it, on its first
+:data:`FAST_EXAMPLES` examples, so a regression it finds quickly still fails ``make
+test``; ``--slow`` (``make test-slow``, CI's stage after ``make test``) runs it with the
+profile's full count.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from hypothesis import HealthCheck, is_hypothesis_test, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-_COMMON = {
+_COMMON: dict[str, Any] = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 }
@@ -54,6 +60,15 @@ _NOT_BUILT = "not built"
 """Words of the skip reason of a test that needs a native extension (tests/test_native_*.py)."""
 
 
+FAST_EXAMPLES = 10
+"""Examples a ``slow`` property runs in the default suite (without ``--slow``)."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true",
+                     help="run the slow properties with the profile's full example count (make test-slow)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "native_paths: a Hypothesis property CI also runs with ACEL_NATIVE=0 (conftest.py)"
@@ -69,9 +84,20 @@ def _is_property(item: pytest.Item) -> bool:
     return is_hypothesis_test(item.obj) or (code is not None and "assert_conforms" in code.co_names)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the properties of CI's second pass (``native_paths``, see the module docstring)."""
+def shorten(test: Any) -> None:
+    """Run the ``@given`` test ``test`` on its first :data:`FAST_EXAMPLES` examples only,
+    keeping its other settings (Hypothesis reads them from this attribute at call time)."""
+    own: settings = getattr(test, "_hypothesis_internal_use_settings", None) or settings()
+    test._hypothesis_internal_use_settings = settings(own, max_examples=min(own.max_examples, FAST_EXAMPLES))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the properties of CI's second pass (``native_paths``, see the module docstring);
+    without ``--slow``, shorten the ``slow`` ones."""
     for item in items:
+        if (item.get_closest_marker("slow") is not None and not config.getoption("slow")
+                and isinstance(item, pytest.Function) and is_hypothesis_test(item.obj)):
+            shorten(item.obj)
         if (_is_property(item)
                 and item.get_closest_marker("spark") is None
                 and item.get_closest_marker("cluster") is None

@@ -12,6 +12,7 @@ the query, the stream and both answers (:class:`acel.testing.NonConformance`).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -164,10 +165,17 @@ def covered(chosen: Iterable[Case]) -> frozenset[str]:
     return frozenset().union(*(constructs(case) for case in chosen))
 
 
+@functools.cache
+def the_sample() -> list[Case]:
+    """The sample both tests below check, drawn once per run (a pool of :data:`POOL`
+    cases under :data:`SEED`)."""
+    return sample(drawn_pool(POOL, SEED), SAMPLE)
+
+
 def test_sample_holds_every_construct() -> None:
     """The sample (without Spark) holds every operator, every relating term and
     negative-k windows, so the Spark check below covers them."""
-    chosen = sample(drawn_pool(POOL, SEED), SAMPLE)
+    chosen = the_sample()
     missing = WANTED - covered(chosen)
     assert not missing, f"the Spark sample lacks {sorted(missing)}; draw a larger pool"
 
@@ -175,7 +183,7 @@ def test_sample_holds_every_construct() -> None:
 def test_spark_agrees_with_the_oracle_on_a_sample(spark: Any) -> None:
     """Every sampled case the compiled engines run gives exactly the oracle's answer
     on Spark (one job per case); refused ones are counted and printed."""
-    chosen = sample(drawn_pool(POOL, SEED), SAMPLE)
+    chosen = the_sample()
     decided = [case for case in chosen if runnable(case)]
     print(f"Spark cross-check: {len(decided)} of {len(chosen)} sampled cases run; "
           f"{len(chosen) - len(decided)} skipped (UnsupportedQuery from the compiled "
