@@ -8,6 +8,7 @@ between windows included) the two-step baseline's rows.
 
 from __future__ import annotations
 
+import pytest
 from acel.acea import engine
 from acel.reference.sase import parse_sase, run_sase, translate, two_step_trend
 from hypothesis import given
@@ -19,6 +20,7 @@ from acel.lang.events import Event
 from acel.testing import TEST_SCHEMA, streams
 
 
+@pytest.mark.slow
 @given(sase_texts(with_return=False), streams(TEST_SCHEMA, max_len=7))
 def test_engine_equals_sase_matches(text: str, stream: list[Event]) -> None:
     query = parse_sase(text)

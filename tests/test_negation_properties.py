@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import pytest
 from acel.acea import engine
 from acel.acea.engine import naive
 from acel.compiler import compile_formula
@@ -107,6 +108,7 @@ def _on_axis(query: Query, stream: list[Event], increasing: bool) -> tuple[Query
     return replace(query, within=Window(size, "t"), slide=slide), moved
 
 
+@pytest.mark.slow
 @given(queries(top_negation=True), streams(), st.booleans())
 def test_top_negation_on_an_attribute_axis(query: Query, stream: list[Event], up: bool) -> None:
     assume(query.within is not None and top_negation(query.formula).negated)
@@ -115,6 +117,7 @@ def test_top_negation_on_an_attribute_axis(query: Query, stream: list[Event], up
     assert engine.run(query, stream, schema) == _oracle_run_on(query, stream, schema)
 
 
+@pytest.mark.slow
 @given(trend_queries(top_negation=True), streams(), st.booleans())
 def test_top_negation_rows_on_an_attribute_axis(query: Query, stream: list[Event], up: bool) -> None:
     assume(query.within is not None and top_negation(query.formula).negated)

@@ -216,6 +216,7 @@ def test_a_state_holding_a_foreign_object_cannot_be_saved() -> None:
         dumps({"x": object()})
 
 
+@pytest.mark.slow
 @given(st.one_of(queries(top_negation=True), trend_queries(top_negation=True)), streams())
 def test_a_run_saved_and_restored_after_every_event_through_the_api_equals_one_run(
     query: Query, stream: list[Event]

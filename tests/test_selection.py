@@ -279,6 +279,7 @@ def _with_strategy(query: Query) -> bool:
     return query.select != "ALL" or query.skip is not None
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(queries(top_negation=True).filter(_with_strategy), streams())
 def test_engines_agree_on_strategies(query: Query, stream: list[Event]) -> None:

@@ -126,6 +126,7 @@ def test_no_pandas_future_warnings(spark: Any) -> None:
 # ------------------------------------------------------------------ generated queries
 
 
+@pytest.mark.slow
 @SPARK_SETTINGS
 @given(queries(top_negation=True), streams(max_len=9), st.integers(1, 3), st.booleans())
 def test_spark_equals_engine_on_generated_queries(
@@ -137,6 +138,7 @@ def test_spark_equals_engine_on_generated_queries(
     assert _spark(spark, query, stream, TEST_SCHEMA, slice_size=size) == expected
 
 
+@pytest.mark.slow
 @SPARK_SETTINGS
 @given(trend_queries(top_negation=True), streams(max_len=9), st.integers(1, 3))
 def test_spark_equals_engine_on_generated_trend_queries(

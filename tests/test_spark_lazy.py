@@ -129,6 +129,7 @@ def test_a_files_keyed_slices_are_planned_without_a_job(spark: Any, tmp_path: Pa
     assert acel.spark.collect(query, str(path), session=spark) == expected
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(queries(top_negation=True), streams(max_len=9), st.integers(1, 3), st.booleans())
 def test_lazy_plan_equals_engine_on_generated_queries(
@@ -140,6 +141,7 @@ def test_lazy_plan_equals_engine_on_generated_queries(
     assert _lazy(spark, query, events_frame(spark, stream), TEST_SCHEMA, slice_size=size) == expected
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(trend_queries(top_negation=True), streams(max_len=9), st.integers(1, 3))
 def test_lazy_plan_equals_engine_on_generated_trend_queries(

@@ -90,6 +90,7 @@ def _unpartitioned_windowed(query: Query, window: Window) -> Query:
     return replace(query, partition_by=(), within=query.within or window, select=select, skip=None)
 
 
+@pytest.mark.slow
 @given(
     queries(),
     streams(max_len=9),
@@ -105,6 +106,7 @@ def test_event_slices_lose_and_double_nothing(
     assert simulate(query, stream, TEST_SCHEMA, slicing) == expected
 
 
+@pytest.mark.slow
 @given(trend_queries(), streams(max_len=9), st.integers(1, 4), st.integers(1, 5))
 def test_event_slices_merge_trend_aggregates_exactly(
     query: Query, stream: list[Event], size: int, w: int

@@ -4,7 +4,7 @@ suite and all of them under ``--slow`` (``make test-slow``), its other settings 
 from __future__ import annotations
 
 import pytest
-from conftest import FAST_EXAMPLES, shorten
+from conftest import fast_examples, shorten
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,25 +22,26 @@ def counting(max_examples: int) -> tuple[object, list[int]]:
 
 
 def test_a_shortened_property_runs_the_fast_examples_with_its_other_settings() -> None:
-    prop, seen = counting(FAST_EXAMPLES * 5)
+    prop, seen = counting(150)
     shorten(prop)
     prop()  # type: ignore[operator]
-    assert len(seen) == FAST_EXAMPLES
+    assert len(seen) == fast_examples(150) == 15
     kept = prop._hypothesis_internal_use_settings  # type: ignore[attr-defined]
     assert kept.database is None and HealthCheck.too_slow in kept.suppress_health_check
 
 
-def test_a_property_already_shorter_keeps_its_count() -> None:
-    prop, seen = counting(3)
+def test_a_short_property_keeps_two_examples_or_its_own_count() -> None:
+    assert [fast_examples(count) for count in (1, 2, 12, 29, 30)] == [1, 2, 2, 2, 3]
+    prop, seen = counting(12)
     shorten(prop)
     prop()  # type: ignore[operator]
-    assert len(seen) == 3
+    assert len(seen) == 2
 
 
 @pytest.mark.slow
-@settings(max_examples=FAST_EXAMPLES * 3, database=None)
+@settings(max_examples=40, database=None)
 @given(st.integers())
 def test_this_slow_property_is_shortened_without_the_option(request: pytest.FixtureRequest, x: int) -> None:
     """The collection hook shortened this very test unless the run has ``--slow``."""
     count = request.function._hypothesis_internal_use_settings.max_examples
-    assert count == (FAST_EXAMPLES * 3 if request.config.getoption("slow") else FAST_EXAMPLES)
+    assert count == (40 if request.config.getoption("slow") else 4)

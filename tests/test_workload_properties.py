@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from acel.acea import engine
 from acel.acea.engine.workload import WorkloadRunner, run_workload
 from acel.reference import oracle
@@ -171,6 +172,7 @@ def _check_alone(qs: list[Query], stream: list[Any]) -> None:
         assert _same(got[name], want), (name, query, got[name], want)
 
 
+@pytest.mark.slow
 @given(
     st.lists(
         trend_queries(top_negation=True) | queries(top_negation=True), min_size=2, max_size=8

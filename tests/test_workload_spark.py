@@ -58,6 +58,7 @@ SPARK_SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 @SPARK_SETTINGS
 @given(
     st.lists(trend_queries() | queries(), min_size=2, max_size=5) | shared_workloads(),
