@@ -207,7 +207,6 @@ def test_cli_quantifiers_answer_or_stop_in_one_line(name: str, data: Path) -> No
     assert seconds < SECONDS and peak < MIB
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "case", [pytest.param(RUNS[name], id=name) if not hasattr(RUNS[name], "values")
              else pytest.param(*RUNS[name].values, marks=RUNS[name].marks, id=name)
