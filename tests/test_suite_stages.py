@@ -3,6 +3,8 @@ suite and all of them under ``--slow`` (``make test-slow``), its other settings 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import fast_examples, shorten
 from hypothesis import HealthCheck, given, settings
@@ -45,3 +47,14 @@ def test_this_slow_property_is_shortened_without_the_option(request: pytest.Fixt
     """The collection hook shortened this very test unless the run has ``--slow``."""
     count = request.function._hypothesis_internal_use_settings.max_examples
     assert count == (40 if request.config.getoption("slow") else 4)
+
+
+def test_ci_runs_the_slow_stage_after_make_test() -> None:
+    """``make test-slow`` runs the ``slow`` properties in full, and CI runs it after ``make test``."""
+    root = Path(__file__).resolve().parents[1]
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ntest-slow:", 1)[1].split("\n\n", 1)[0]
+    assert [line.strip() for line in recipe.splitlines()[1:]] == [
+        '$(BIN)/pytest --slow -m "slow and not external and not cluster"']
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    assert ci.index("make test-slow") > ci.index("make test ")
