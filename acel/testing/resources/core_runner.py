@@ -14,6 +14,7 @@ With ``--persistent`` it reads one job per line and answers one status line per 
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -78,15 +79,20 @@ def persistent(pycer):
 def main():
     persistent_mode = "--persistent" in sys.argv[1:]
     job = None if persistent_mode else json.load(sys.stdin)
-    os.chdir(tempfile.mkdtemp(prefix="acel-core-"))  # CORE writes logs/ into the working folder
-    import pycer
+    scratch = tempfile.mkdtemp(prefix="acel-core-")
+    os.chdir(scratch)  # CORE writes logs/ into the working folder
+    try:
+        import pycer
 
-    if persistent_mode:
-        return persistent(pycer)
-    status, message = run_job(pycer, job)
-    if message:
-        print(message, file=sys.stderr)
-    return status
+        if persistent_mode:
+            return persistent(pycer)
+        status, message = run_job(pycer, job)
+        if message:
+            print(message, file=sys.stderr)
+        return status
+    finally:
+        # one folder per run piled up in the temporary folder (1,500 after a day of CI)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
