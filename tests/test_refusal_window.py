@@ -19,27 +19,16 @@ from acel.compiler import compile_formula, compile_query, events_bound
 from acel.reference import oracle
 from hypothesis import given
 from hypothesis import strategies as st
+from relating_streams import SCHEMA, relating_stream
 
 from acel.lang.checker import check_text
 from acel.lang.errors import UnsupportedQuery
 from acel.lang.events import Event
-from acel.lang.schema import Schema
 from acel.testing import TEST_SCHEMA, streams
-
-SCHEMA = Schema.of({"A": ["v"], "B": ["v", "w"], "C": ["v"]})
 
 
 def _stream(rng: random.Random) -> list[Event]:
-    out = []
-    for k in range(rng.randint(2, 9)):
-        kind = rng.choice("ABC")
-        attrs: dict[str, object] = {"type": kind}
-        if rng.random() < 0.85:
-            attrs["v"] = rng.randint(0, 3)
-        if kind == "B" and rng.random() < 0.85:
-            attrs["w"] = rng.randint(0, 3)
-        out.append(Event.make(k, attrs))  # type: ignore[arg-type]
-    return out
+    return relating_stream(rng, 2, 9)
 
 
 WINDOWED = [

@@ -20,6 +20,7 @@ from acel.acea.engine import naive
 from acel.compiler import compile_query
 from acel.reference import oracle
 from hypothesis import given
+from relating_streams import SCHEMA, relating_stream
 
 from acel.lang.checker import check_text
 from acel.lang.errors import UnsupportedQuery
@@ -29,24 +30,13 @@ from acel.lang.schema import Schema
 from acel.testing import Case, cases, queries
 from acel.testing.strategies import relating_queries
 
-SCHEMA = Schema.of({"A": ["v"], "B": ["v", "w"], "C": ["v"]})
-
 
 def _streams(seed: int, count: int = 25) -> list[list[Event]]:
     """Short random streams over SCHEMA with NULLs (missing attributes) and ties of values."""
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        stream = []
-        for k in range(rng.randint(0, 8)):
-            kind = rng.choice("ABC")
-            attrs: dict[str, object] = {"type": kind}
-            if rng.random() < 0.85:
-                attrs["v"] = rng.randint(0, 3)
-            if kind == "B" and rng.random() < 0.85:
-                attrs["w"] = rng.randint(0, 3)
-            stream.append(Event.make(k, attrs))  # type: ignore[arg-type]
-        out.append(stream)
+        out.append(relating_stream(rng, 0, 8))
     return out
 
 
