@@ -70,11 +70,30 @@ def test_each_method_takes_its_rule_children() -> None:
     assert checked > len(methods)  # rules with several alternatives are checked for each
 
 
+def operator_nodes_written() -> set[type]:
+    """The Infix and Postfix classes the generic methods build: for each rule aliased
+    ``infix`` or ``postfix_op``, the class whose symbol its operator terminal spells."""
+    strings = {t.name: t.pattern.value for t in LARK.terminals if t.pattern.type == "str"}
+    bases = {"infix": (A.Infix, 1), "postfix_op": (A.Postfix, 1)}
+    found: set[type] = set()
+    for rule in LARK.rules:
+        if str(rule.alias) in bases:
+            base, at = bases[str(rule.alias)]
+            word = strings[rule.expansion[at].name]
+            token = builder_module.Token(rule.expansion[at].name, word)
+            found.add(builder_module.operator_class(base, token))
+    return found
+
+
 def test_the_methods_build_every_ast_class() -> None:
-    """Derived from the AST: a new node class without a builder method fails here."""
+    """Derived from the AST: a new node class without a builder method (or, built on
+    ``Infix``/``Postfix``, without a grammar rule aliased to the generic one) fails here."""
     hints = {name: typing.get_type_hints(method, vars(builder_module))["return"]
              for name, method in rule_methods().items()}
-    built = set().union(*(classes_in(h) for h in hints.values()))
+    built = set().union(*(classes_in(h) for h in hints.values())) - {A.Infix, A.Postfix}
+    written = operator_nodes_written()
+    assert {A.Or, A.And, A.Plus, A.ContigPlus} <= written
+    built |= written
     nodes = {cls for kind in A.NODE_KINDS.values() for cls in kind}
     clauses = {A.Query, A.Window, A.Skip, A.AggOutput, *typing.get_args(A.ReturnItem)}
     assert nodes | clauses <= built

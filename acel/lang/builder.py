@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
+from acel.lang import ast as A
 from acel.lang.ast import (
     SELECT_STRATEGIES,
     Agg,
     AggOutput,
-    And,
     As,
     Atom,
     Attr,
@@ -29,7 +29,6 @@ from acel.lang.ast import (
     CmpOp,
     Compare,
     Contig,
-    ContigPlus,
     CountStar,
     EdgeKind,
     Expr,
@@ -38,14 +37,14 @@ from acel.lang.ast import (
     FilterOr,
     FirstLast,
     Formula,
+    Infix,
     InList,
     LeadingNot,
     Lit,
     Neg,
     Next,
     Opt,
-    Or,
-    Plus,
+    Postfix,
     PredAnd,
     PredNot,
     PredOr,
@@ -83,6 +82,33 @@ def rule(method: Method) -> Method:
     """Mark ``method`` as the builder of the trees its name names."""
     method.__rule__ = True  # type: ignore[attr-defined]
     return method
+
+
+OperatorNode = TypeVar("OperatorNode", Infix, Postfix)
+_BY_SYMBOL: dict[type, tuple[tuple[type, ...], dict[str, type]]] = {}
+"""operator_classes's cache: per base, the formula kinds it was read from and the map
+(read again when ``acel.lang.ast.NODE_KINDS["formula"]`` is another tuple)."""
+
+
+def operator_classes(base: type[OperatorNode]) -> dict[str, type[OperatorNode]]:
+    """The formula classes built on ``base`` (:class:`acel.lang.ast.Infix` or
+    ``Postfix``) by their ``symbol``, upper-case (keywords are written in any case)."""
+    kinds = A.NODE_KINDS["formula"]
+    cached = _BY_SYMBOL.get(base)
+    if cached is None or cached[0] is not kinds:
+        found = {cls.symbol.upper(): cls for cls in kinds if issubclass(cls, base)}
+        cached = _BY_SYMBOL[base] = (kinds, found)
+    return cast("dict[str, type[OperatorNode]]", cached[1])
+
+
+def operator_class(base: type[OperatorNode], token: Token) -> type[OperatorNode]:
+    """The class built on ``base`` whose symbol ``token`` spells."""
+    try:
+        return operator_classes(base)[token.value.upper()]
+    except KeyError:
+        raise AssertionError(
+            f"no {base.__name__} node of acel.lang.ast has the symbol {token.value!r}"
+        ) from None
 
 
 class BadLiteral(Exception):
@@ -362,20 +388,18 @@ class AstBuilder:
         return cast(FilterF, self.at(node, tree))
 
     @rule
-    def or_f(self, tree: Tree, left: Tree, or_: Token, right: Tree) -> Or:
-        return cast(Or, self.at(Or(self.formula(left), self.formula(right)), tree))
+    def infix(self, tree: Tree, left: Tree, op: Token, right: Tree) -> Infix:
+        """``φ1 op φ2``: the :class:`acel.lang.ast.Infix` whose ``symbol`` ``op`` spells
+        (``OR``, ``AND`` and any new binary operator the grammar aliases ``-> infix``)."""
+        node = operator_class(Infix, op)(self.formula(left), self.formula(right))
+        return cast(Infix, self.at(node, tree))
 
     @rule
-    def and_f(self, tree: Tree, left: Tree, and_: Token, right: Tree) -> And:
-        return cast(And, self.at(And(self.formula(left), self.formula(right)), tree))
-
-    @rule
-    def plus_f(self, tree: Tree, operand: Tree, plus: Token) -> Plus:
-        return cast(Plus, self.at(Plus(self.formula(operand)), tree))
-
-    @rule
-    def contig_plus_f(self, tree: Tree, operand: Tree, plus: Token) -> ContigPlus:
-        return cast(ContigPlus, self.at(ContigPlus(self.formula(operand)), tree))
+    def postfix_op(self, tree: Tree, operand: Tree, op: Token) -> Postfix:
+        """``φ op``: the :class:`acel.lang.ast.Postfix` whose ``symbol`` ``op`` spells
+        (``+``, ``:+`` and any new one the grammar aliases ``-> postfix_op``)."""
+        node = operator_class(Postfix, op)(self.formula(operand))
+        return cast(Postfix, self.at(node, tree))
 
     @rule
     def repeat_f(self, tree: Tree, operand: Tree, opener: Token, *bounds: Token) -> Repeat:
