@@ -80,6 +80,8 @@ def test_every_formula_node_declares_what_it_is() -> None:
     for cls in A.FORMULA_TYPES:
         operator = cls.operator  # type: ignore[attr-defined]
         assert operator is None or operator in OPERATORS, cls
+        if operator is not None:  # OPERATORS reads what the name stands for from the node
+            assert OPERATORS[operator] and cls.syntax in OPERATORS.values(), cls  # type: ignore[attr-defined]
         assert isinstance(cls.symbol, str) and isinstance(cls.level, A.Level), cls  # type: ignore[attr-defined]
     declared = {cls.operator for cls in A.FORMULA_TYPES} | {A.BagPred.operator}  # type: ignore[attr-defined]
     declared |= {cls.operator for cls in A.RELATING_TYPES}  # type: ignore[attr-defined]

@@ -50,7 +50,8 @@ from acel.lang.events import Value as Value
 #
 # Each formula node declares once what it is (papers/language.md, "Adding an
 # operator"): ``operator``, its name in :data:`acel.lang.operators.OPERATORS`
-# (None for an atom, which every engine supports); ``symbol``, the keyword or
+# (None for an atom, which every engine supports); ``syntax``, what that name stands
+# for there (OPERATORS is read from these two); ``symbol``, the keyword or
 # symbol the printer writes; ``level``, its precedence in the grammar
 # (:class:`Level`).  The printer and ``operators_of`` read these instead of
 # keeping tables of their own.
@@ -90,6 +91,7 @@ class Infix:
     right: Formula
 
     operator: ClassVar[str | None]
+    syntax: ClassVar[str]
     symbol: ClassVar[str]
     level: ClassVar[Level]
 
@@ -101,6 +103,7 @@ class Postfix:
     formula: Formula
 
     operator: ClassVar[str | None]
+    syntax: ClassVar[str]
     symbol: ClassVar[str]
     level: ClassVar[Level] = Level.POSTFIX
 
@@ -124,6 +127,7 @@ class As:
     var: str
 
     operator: ClassVar[str | None] = "AS"
+    syntax: ClassVar[str] = "φ AS X"
     symbol: ClassVar[str] = "AS"
     level: ClassVar[Level] = Level.POSTFIX
 
@@ -136,6 +140,7 @@ class FilterF:
     filter: Filter
 
     operator: ClassVar[str | None] = "FILTER"
+    syntax: ClassVar[str] = "φ FILTER X[P] (unary predicates: comparisons, arithmetic, IN, NOT, AND, OR)"
     symbol: ClassVar[str] = "FILTER"
     level: ClassVar[Level] = Level.FILTER
 
@@ -145,6 +150,7 @@ class Or(Infix):
     """``φ1 OR φ2``: the union of both sets."""
 
     operator = "OR"
+    syntax = "φ1 OR φ2"
     symbol = "OR"
     level = Level.OR
 
@@ -154,6 +160,7 @@ class And(Infix):
     """``φ1 AND φ2``: the complex events of both."""
 
     operator = "AND"
+    syntax = "φ1 AND φ2"
     symbol = "AND"
     level = Level.AND
 
@@ -163,6 +170,7 @@ class Seq(Infix):
     """``φ1 ; φ2``: ``end(C1) < start(C2)``."""
 
     operator = "SEQ"
+    syntax = "φ1 ; φ2"
     symbol = ";"
     level = Level.SEQUENCE
 
@@ -172,6 +180,7 @@ class Contig(Infix):
     """``φ1 : φ2``: ``end(C1) + 1 = start(C2)``."""
 
     operator = "CONTIG"
+    syntax = "φ1 : φ2"
     symbol = ":"
     level = Level.SEQUENCE
 
@@ -181,6 +190,7 @@ class Plus(Postfix):
     """``φ+``: iteration with ``;``."""
 
     operator = "PLUS"
+    syntax = "φ+"
     symbol = "+"
 
 
@@ -189,6 +199,7 @@ class ContigPlus(Postfix):
     """``φ:+``: iteration with ``:`` (the paper's ⊕)."""
 
     operator = "CONTIG_PLUS"
+    syntax = "φ:+"
     symbol = ":+"
 
 
@@ -200,6 +211,7 @@ class ProjectVars:
     formula: Formula
 
     operator: ClassVar[str | None] = "PROJECT"
+    syntax: ClassVar[str] = "PROJECT[X, …](φ)"
     symbol: ClassVar[str] = "PROJECT"
     level: ClassVar[Level] = Level.PRIMARY
 
@@ -213,6 +225,7 @@ class ProjectAttrs:
     formula: Formula
 
     operator: ClassVar[str | None] = "PROJECT_ATTRS"
+    syntax: ClassVar[str] = "PROJECT X[a, …](φ)"
     symbol: ClassVar[str] = "PROJECT"
     level: ClassVar[Level] = Level.PRIMARY
 
@@ -236,6 +249,7 @@ class Agg:
     formula: Formula
 
     operator: ClassVar[str | None] = "AGG"
+    syntax: ClassVar[str] = "AGG Z[b := F(X.a), …](φ)"
     symbol: ClassVar[str] = "AGG"
     level: ClassVar[Level] = Level.PRIMARY
 
@@ -247,8 +261,13 @@ class Next:
     type: str
 
     operator: ClassVar[str | None] = "NEXT"
+    syntax: ClassVar[str] = "NEXT(R)"
     symbol: ClassVar[str] = "NEXT"
     level: ClassVar[Level] = Level.PRIMARY
+
+
+TOP_NOT_SYNTAX = "NOT ψ ; φ and φ ; NOT ψ (leading and trailing negation)"
+"""What ``TOP_NOT`` stands for (:class:`LeadingNot` and :class:`TrailingNot` share it)."""
 
 
 def _needs_excluded(excluded: tuple[Formula, ...], node: str) -> None:
@@ -271,6 +290,7 @@ class SeqNot:
     right: Formula
 
     operator: ClassVar[str | None] = "NOT"
+    syntax: ClassVar[str] = "φ1 ; NOT ψ ; φ2 (middle negation)"
     symbol: ClassVar[str] = "NOT"
     level: ClassVar[Level] = Level.SEQUENCE
 
@@ -291,6 +311,7 @@ class LeadingNot:
     formula: Formula
 
     operator: ClassVar[str | None] = "TOP_NOT"
+    syntax: ClassVar[str] = TOP_NOT_SYNTAX
     symbol: ClassVar[str] = "NOT"
     level: ClassVar[Level] = Level.SEQUENCE
 
@@ -311,6 +332,7 @@ class TrailingNot:
     excluded: tuple[Formula, ...]
 
     operator: ClassVar[str | None] = "TOP_NOT"
+    syntax: ClassVar[str] = TOP_NOT_SYNTAX
     symbol: ClassVar[str] = "NOT"
     level: ClassVar[Level] = Level.SEQUENCE
 
@@ -332,6 +354,7 @@ class Repeat:
     contiguous: bool = False
 
     operator: ClassVar[str | None] = "REPEAT"
+    syntax: ClassVar[str] = "φ{n}, φ{n,m}, φ{n,} and φ:{n}, φ:{n,m}, φ:{n,} (counted repetition)"
     symbol: ClassVar[str] = "{}"
     level: ClassVar[Level] = Level.POSTFIX
 
@@ -353,6 +376,7 @@ class Opt:
     star: bool = False
 
     operator: ClassVar[str | None] = "OPTIONAL"
+    syntax: ClassVar[str] = "ψ? and ψ* as elements of a ; or : sequence"
     symbol: ClassVar[str] = "?"
     level: ClassVar[Level] = Level.POSTFIX
 

@@ -67,6 +67,11 @@ def neg(operand: Expr) -> Expr:
 
 # ------------------------------------------------ terms that relate events (spec §5.1)
 
+RELATE_SYNTAX = (
+    "X[P] with Y.a, F(Y.a), COUNT(Y), FIRST/LAST(Y.a), PREV(a), RUNNING F(a) (spec §5.1)"
+)
+"""What the operator ``RELATE`` (:data:`acel.lang.operators.OPERATORS`) stands for."""
+
 
 @dataclass(frozen=True)
 class VarAttr:
@@ -77,6 +82,7 @@ class VarAttr:
     attr: str
 
     operator: ClassVar[str | None] = "RELATE"
+    syntax: ClassVar[str] = RELATE_SYNTAX
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,7 @@ class BagAgg:
     attr: str | None
 
     operator: ClassVar[str | None] = "RELATE"
+    syntax: ClassVar[str] = RELATE_SYNTAX
 
 
 EdgeKind = Literal["FIRST", "LAST"]
@@ -102,6 +109,7 @@ class FirstLast:
     attr: str
 
     operator: ClassVar[str | None] = "RELATE"
+    syntax: ClassVar[str] = RELATE_SYNTAX
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,7 @@ class Prev:
     attr: str
 
     operator: ClassVar[str | None] = "RELATE"
+    syntax: ClassVar[str] = RELATE_SYNTAX
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,7 @@ class Running:
     attr: str
 
     operator: ClassVar[str | None] = "RELATE"
+    syntax: ClassVar[str] = RELATE_SYNTAX
 
 
 Relating = Union[VarAttr, BagAgg, FirstLast, Prev, Running]
@@ -195,6 +205,7 @@ class BagPred:
     attr: str
 
     operator: ClassVar[str | None] = "BAG"
+    syntax: ClassVar[str] = "φ FILTER X[SAME(a)], X[INC(a)], X[DEC(a)] (bag predicates)"
 
 
 @dataclass(frozen=True)

@@ -11,28 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from acel.lang.ast import AggOutput, Query, walk
+from acel.lang.ast import NODE_KINDS, RELATING_TYPES, AggOutput, BagPred, Query, walk
 from acel.lang.errors import AcelError
 
-OPERATORS: dict[str, str] = {
-    "AS": "φ AS X",
-    "FILTER": "φ FILTER X[P] (unary predicates: comparisons, arithmetic, IN, NOT, AND, OR)",
-    "BAG": "φ FILTER X[SAME(a)], X[INC(a)], X[DEC(a)] (bag predicates)",
-    "OR": "φ1 OR φ2",
-    "AND": "φ1 AND φ2",
-    "SEQ": "φ1 ; φ2",
-    "CONTIG": "φ1 : φ2",
-    "PLUS": "φ+",
-    "CONTIG_PLUS": "φ:+",
-    "PROJECT": "PROJECT[X, …](φ)",
-    "PROJECT_ATTRS": "PROJECT X[a, …](φ)",
-    "AGG": "AGG Z[b := F(X.a), …](φ)",
-    "NEXT": "NEXT(R)",
-    "REPEAT": "φ{n}, φ{n,m}, φ{n,} and φ:{n}, φ:{n,m}, φ:{n,} (counted repetition)",
-    "OPTIONAL": "ψ? and ψ* as elements of a ; or : sequence",
-    "RELATE": "X[P] with Y.a, F(Y.a), COUNT(Y), FIRST/LAST(Y.a), PREV(a), RUNNING F(a) (spec §5.1)",
-    "NOT": "φ1 ; NOT ψ ; φ2 (middle negation)",
-    "TOP_NOT": "NOT ψ ; φ and φ ; NOT ψ (leading and trailing negation)",
+CLAUSES: dict[str, str] = {
     "PARTITION_BY": "PARTITION BY a, …",
     "WITHIN": "WITHIN n EVENTS",
     "WITHIN_ON": "WITHIN d ON attr, SLIDE d ON attr",
@@ -41,9 +23,26 @@ OPERATORS: dict[str, str] = {
     "SELECT": "SELECT STRICT|NEXT|LAST|MAX φ (selection strategies, spec §6.2)",
     "SKIP": "AFTER MATCH SKIP TO NEXT ROW|PAST LAST ROW|TO FIRST X|TO LAST X",
 }
-"""Every name an engine can declare unsupported, with the syntax it stands for.
-An atom ``R`` is always supported.  Each formula node names its own entry
-(:attr:`acel.lang.ast.Seq.operator` and so on), and so does ``BagPred`` (``BAG``)."""
+"""The query clauses an engine can declare unsupported, with the syntax they stand for
+(:func:`operators_of` reads each from the :class:`acel.lang.ast.Query`)."""
+
+
+def declared_operators() -> dict[str, str]:
+    """Every operator a node of the AST declares (its ClassVars ``operator`` and
+    ``syntax``): the formula nodes, ``BagPred`` (``BAG``) and the terms of spec §5.1
+    (``RELATE``); a new node is listed without an entry here (issue 34)."""
+    found: dict[str, str] = {}
+    for cls in (*NODE_KINDS["formula"], BagPred, *RELATING_TYPES):
+        name = getattr(cls, "operator", None)
+        if name is not None:
+            found.setdefault(name, cls.syntax)  # type: ignore[attr-defined]
+    return found
+
+
+OPERATORS: dict[str, str] = {**declared_operators(), **CLAUSES}
+"""Every name an engine can declare unsupported, with the syntax it stands for: the
+operators the AST's nodes declare, then the clauses.  An atom ``R`` is always supported."""
+
 
 def operator_names(names: Iterable[str]) -> frozenset[str]:
     """``names`` checked against :data:`OPERATORS` (case-insensitive; ``;`` ``:`` ``+``
