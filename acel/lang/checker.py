@@ -336,11 +336,12 @@ def _env_filter(f: A.FilterF, chk: _Checker) -> Env:
     return env
 
 
-@_env.register(A.Or)
-@_env.register(A.And)
-@_env.register(A.Seq)
-@_env.register(A.Contig)
-def _env_binary(f: A.Infix, chk: _Checker) -> Env:
+@_env.register(A.Infix)
+def _env_binary(f: A.Infix, chk: _Checker) -> Env:  # type: ignore[misc]  # Infix: a base of formula nodes
+    """``OR``, ``AND``, ``;``, ``:`` and any new binary operator: both sides merged (a
+    new one needs a case here only for rules of its own; a derived one is expanded)."""
+    if isinstance(f, A.Derived):  # Infix comes first in a derived operator's MRO
+        return _env_derived(f, chk)
     return merge(_env(f.left, chk), _env(f.right, chk))
 
 
@@ -366,10 +367,12 @@ def _env_trailing_not(f: A.TrailingNot, chk: _Checker) -> Env:
     return env
 
 
-@_env.register(A.Plus)
-@_env.register(A.ContigPlus)
+@_env.register(A.Postfix)
 @_env.register(A.Opt)
-def _env_iteration(f: A.Postfix | A.Opt, chk: _Checker) -> Env:
+def _env_iteration(f: A.Postfix | A.Opt, chk: _Checker) -> Env:  # type: ignore[misc]  # Postfix: a base
+    """``+``, ``:+``, ``ψ?``/``ψ*`` and any new postfix operator: its operand's."""
+    if isinstance(f, A.Derived):
+        return _env_derived(f, chk)
     return _env(f.formula, chk)
 
 
