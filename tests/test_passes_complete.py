@@ -117,6 +117,7 @@ def toy_operator(name: str) -> type[A.Infix]:
     @dataclass(frozen=True)
     class AnyOrder(A.Infix):
         operator = "ANY_ORDER"
+        syntax = "φ1 & φ2 (both, in either order)"
         symbol = "&"
         level = A.Level.SEQUENCE
 
@@ -229,6 +230,7 @@ from acel.lang import ast as A
 @dataclass(frozen=True)
 class Toy(A.Infix):
     operator = "TOY"
+    syntax = "φ1 & φ2"
     symbol = "&"
     level = A.Level.SEQUENCE
 
@@ -259,6 +261,7 @@ class EitherOrder(A.Infix, A.Derived):
     """``φ1 & φ2`` defined by its expansion: no case in any pass."""
 
     operator = "ANY_ORDER"
+    syntax = "φ1 & φ2 (both, in either order)"
     symbol = "&"
     level = A.Level.SEQUENCE
 
@@ -305,3 +308,24 @@ class Hidden(A.Infix, A.Derived):
 def test_the_generic_checker_case_expands_a_derived_operator() -> None:
     assert checker.formula_env(A.Seq(A.Atom("A"), A.Atom("B")), SCHEMA) != {}
     assert checker.formula_env(Hidden(A.Atom("A"), A.Atom("B")), SCHEMA) == {}
+
+
+def test_the_strategies_draw_a_new_operator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A binary operator of the AST that the strategies do not know is drawn from the
+    AST (issue 34), with operands the checker accepts."""
+    from hypothesis import find, given, settings
+
+    from acel.testing import formulas
+
+    monkeypatch.setitem(OPERATORS, "ANY_ORDER", "φ1 & φ2 (both, in either order)")
+    monkeypatch.setitem(A.NODE_KINDS, "formula", (*A.NODE_KINDS["formula"], EitherOrder))
+    ops = ["ANY_ORDER", "AS", "SEQ", "FILTER"]
+    found = find(formulas(SCHEMA, 3, ops), lambda f: A.contains(f, EitherOrder))
+    assert A.contains(found, EitherOrder)
+
+    @settings(max_examples=30, deadline=None)
+    @given(formulas(SCHEMA, 3, ops))
+    def well_formed(formula: A.Formula) -> None:
+        checker.check_formula(formula, SCHEMA)
+
+    well_formed()

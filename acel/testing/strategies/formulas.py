@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -217,6 +218,48 @@ _CHOICE_OPERATOR: dict[int, str] = {
 """What each numbered choice of :func:`_formula_env` builds (0, 1: an atom; 10: ``+``/``:+``)."""
 
 
+_DRAWN_BY_HAND = frozenset({*_CHOICE_OPERATOR.values(), "PLUS", "CONTIG_PLUS", "NEXT"})
+"""The operators the numbered choices build; the rest are drawn from the AST."""
+
+GENERIC = 20
+"""The choice of :func:`_formula_env` that builds an operator the other choices do not
+know: an :class:`acel.lang.ast.Infix` or ``Postfix`` of the AST (issue 34: a new one is
+generated with no edit here)."""
+
+
+def generic_operators(ops: frozenset[str]) -> list[type]:
+    """The binary and postfix formula classes of the AST that no numbered choice builds,
+    among those ``ops`` allows (none today: then the draws are as before)."""
+    return list(_generic_operators(ops, ast.NODE_KINDS["formula"]))
+
+
+@lru_cache(maxsize=64)
+def _generic_operators(ops: frozenset[str], kinds: tuple[type, ...]) -> tuple[type, ...]:
+    return tuple(
+        cls for cls in kinds
+        if issubclass(cls, (ast.Infix, ast.Postfix))
+        and cls.operator not in _DRAWN_BY_HAND and cls.operator in ops
+    )
+
+
+@st.composite
+def _generic_env(
+    draw: Any, schema: Schema, depth: int, plus_budget: int, ops: frozenset[str]
+) -> tuple[ast.Formula, Env]:
+    """One of :func:`generic_operators` over drawn operands: environments merged, as the
+    checker's generic case does; a postfix one spends the iteration budget (it may
+    iterate)."""
+    cls = draw(st.sampled_from(generic_operators(ops)))
+    if issubclass(cls, ast.Postfix):
+        if plus_budget <= 0:
+            return draw(_formula_env(schema, depth - 1, plus_budget, ops))
+        operand, env = draw(_formula_env(schema, depth - 1, plus_budget - 1, ops))
+        return cls(operand), env
+    sub = _formula_env(schema, depth - 1, plus_budget, ops)
+    (left, lenv), (right, renv) = draw(sub), draw(sub)
+    return cls(_closed(left, lenv, ops, always=False), right), _merge(lenv, renv)
+
+
 def _choices(ops: frozenset[str]) -> list[int]:
     """The choices of :func:`_formula_env` that ``ops`` allows, in shrinking order."""
     out = []
@@ -230,6 +273,8 @@ def _choices(ops: frozenset[str]) -> list[int]:
                 out.append(choice)
         elif choice <= 1 or _CHOICE_OPERATOR[choice] in ops:
             out.append(choice)
+    if generic_operators(ops):
+        out.append(GENERIC)  # last: it shrinks to the others
     return out
 
 
@@ -250,6 +295,8 @@ def _formula_env(
     if choice <= 1:
         return draw(_formula_env(schema, 0, plus_budget, ops))
     sub = _formula_env(schema, depth - 1, plus_budget, ops)
+    if choice == GENERIC:
+        return draw(_generic_env(schema, depth, plus_budget, ops))
     if choice in (16, 17):  # middle negation: φ1 ; NOT ψ1 [; NOT ψ2] ; φ2
         (left, lenv), (right, renv) = draw(sub), draw(sub)
         left = _closed(left, lenv, ops, always=False)
