@@ -5,8 +5,11 @@ One method per tree the grammar builds, named by its rule (or alias), taking the
 tree's children as named arguments; :meth:`AstBuilder.visit` calls the one a tree
 names.  It works top-down, so that errors are found in the order of the text and
 parentheses (``paren``, which build no node) are looked through in a loop, however
-deeply they nest.  ``tests/test_grammar_builder.py`` checks that every tree of the
-grammar has its method and that the methods' return types cover the AST's classes.
+deeply they nest.  Binary and postfix operators share two methods, ``infix`` and
+``postfix_op``, which build the :class:`acel.lang.ast.Infix` or ``Postfix`` class whose
+``symbol`` the operator token spells, so a new one needs no method (issue 34).
+``tests/test_grammar_builder.py`` checks that every tree of the grammar has its method
+and that the methods (and the classes the generic two build) cover the AST's classes.
 """
 
 from __future__ import annotations
