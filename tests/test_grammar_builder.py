@@ -141,3 +141,17 @@ def test_the_punctuation_words_are_the_grammar_strings() -> None:
     assert punctuation('start: A\nAMP: "&"\nAS: "AS"i\n') == {"AMP": "&"}
     with pytest.raises(AcelSyntaxError, match=r"found ';' but expected .*'\('"):
         parse_query("A ; ; B")
+
+
+@pytest.mark.parametrize("base", [A.Infix, A.Postfix])
+def test_operator_symbols_name_one_class(base: type) -> None:
+    """The generic methods find a class by its symbol: no two share one (any case)."""
+    classes = [cls for cls in A.FORMULA_TYPES if issubclass(cls, base)]
+    symbols = [cls.symbol.upper() for cls in classes]  # type: ignore[attr-defined]
+    assert len(set(symbols)) == len(symbols) >= 2
+    assert set(builder_module.operator_classes(base).values()) == set(classes)
+
+
+def test_an_unknown_operator_token_is_named() -> None:
+    with pytest.raises(AssertionError, match="no Infix node of acel.lang.ast has the symbol '&'"):
+        builder_module.operator_class(A.Infix, builder_module.Token("AMP", "&"))
