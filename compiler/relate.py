@@ -55,6 +55,7 @@ from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
+from acel.compiler.relate_empty import empty_variable, filter_empty
 from acel.compiler.relate_guarded import holds_own, own_variants, split_exempt, without_repeats
 from acel.compiler.relate_history import filter_history
 from acel.compiler.relate_order import one_step, precedes
@@ -290,7 +291,8 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     """A conjunct with other events' terms: by extremes (:func:`_deferred`), else with one
     event per variable in registers (:mod:`acel.compiler.relate_single`), else as ``U OR
     R`` with the events where ``U`` holds exempt from R's extremes
-    (:mod:`acel.compiler.relate_guarded`), else refused.  A disjunct written twice counts
+    (:mod:`acel.compiler.relate_guarded`), else (``a != MAX(X.a)``, an event always
+    fails: :mod:`acel.compiler.relate_empty`) as an empty variable, else refused.  A disjunct written twice counts
     once."""
     conjunct = without_repeats(conjunct)
     try:
@@ -298,6 +300,9 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     except UnsupportedQuery as refusal:
         if by_events(auto, conjunct, var, ctx.events):
             return filter_by_events(ctx, auto, var, conjunct)
+        gone = empty_variable(auto, conjunct, var)
+        if gone is not None:
+            return filter_empty(ctx, auto, gone)
         split = split_exempt(conjunct, var)
         if split is None:
             raise
