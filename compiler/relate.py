@@ -56,7 +56,13 @@ from acel.compiler.context import Context
 from acel.compiler.equality import value
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
 from acel.compiler.relate_empty import empty_variable, filter_empty
-from acel.compiler.relate_guarded import holds_own, own_variants, split_exempt, without_repeats
+from acel.compiler.relate_guarded import (
+    disjuncts_of,
+    holds_own,
+    own_variants,
+    split_exempt,
+    without_repeats,
+)
 from acel.compiler.relate_history import filter_history
 from acel.compiler.relate_order import one_step, precedes
 from acel.compiler.relate_single import compiles as by_events
@@ -292,8 +298,9 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
     event per variable in registers (:mod:`acel.compiler.relate_single`), else as ``U OR
     R`` with the events where ``U`` holds exempt from R's extremes
     (:mod:`acel.compiler.relate_guarded`), else (``a != MAX(X.a)``, an event always
-    fails: :mod:`acel.compiler.relate_empty`) as an empty variable, else refused.  A disjunct written twice counts
-    once."""
+    fails: :mod:`acel.compiler.relate_empty`) as an empty variable, else (disjuncts that
+    bound one own expression from one side, :func:`_one_way_bounds`) by the extreme of
+    that expression, else refused.  A disjunct written twice counts once."""
     conjunct = without_repeats(conjunct)
     try:
         return _check_at_end(ctx, auto, var, _deferred(conjunct, var))
@@ -304,13 +311,20 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
         if gone is not None:
             return filter_empty(ctx, auto, gone)
         split = split_exempt(conjunct, var)
-        if split is None:
-            raise
-        try:
-            plan = replace(_deferred(split[1], var), exempt=split[0])
-        except UnsupportedQuery:
-            raise refusal from None
-        return _check_at_end(ctx, auto, var, plan)
+        failed: UnsupportedQuery = refusal
+        if split is not None:
+            try:
+                plan = replace(_deferred(split[1], var), exempt=split[0])
+                try:
+                    return _check_at_end(ctx, auto, var, plan)
+                except UnsupportedQuery as late:
+                    failed = late  # the construction's own refusal (ties, copies) names it
+            except UnsupportedQuery:
+                pass
+        bounds = _one_way_bounds(conjunct, var)
+        if bounds is None:
+            raise failed from None
+        return _check_any_at_end(ctx, auto, var, bounds)
 
 
 @dataclass(frozen=True)
@@ -546,6 +560,83 @@ def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> 
         for own_values, exempt in _own_copies(tr, var, plan):
             assignment = {**base, **_side_updates(own, first, own_values)}
             predicate = conj(tr.predicate, *exempt, *([final] if last else []))
+            out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+    return _finish(ctx, auto, out)
+
+
+def _one_way_bounds(conjunct: Pred, var: str) -> list[_Deferred] | None:
+    """``E op1 G1 OR E op2 G2 OR …``: every disjunct a comparison the extremes decide, with
+    one own side ``E`` and every ``op`` bounding it from one side (all ``<``/``<=`` or all
+    ``>``/``>=``), each other variable read in one disjunct at most, no ``PREV``/``RUNNING``;
+    None otherwise.  Then ``∀e ∀y1…yk: OR_i E(e) op_i G_i(y_i)`` is ``OR_i ∀y_i: E op_i
+    G_i(y_i)`` for each ``e`` (disjoint choices), and a set of values bounded from below
+    (above) lies in a union of up-sets (down-sets) iff its least (greatest) value does:
+    the one extreme of E decides every disjunct."""
+    disjuncts = list(dict.fromkeys(disjuncts_of(conjunct)))
+    if len(disjuncts) < 2:
+        return None
+    try:
+        plans = [_deferred(d, var) for d in disjuncts]
+    except UnsupportedQuery:
+        return None
+    owns = {subst(Compare("=", p.own, Lit(0)), {}, var) for p in plans}
+    ways = {p.op in ("<", "<=") for p in plans}
+    others = [p.other for p in plans if p.other is not None]
+    terms = [t for p in plans for t in _terms(p.rest, var)]
+    if (len(owns) > 1 or len(ways) > 1 or any(p.parts or p.op == "=" for p in plans)
+            or len(others) != len(set(others)) or any(isinstance(t, (Prev, Running)) for t in terms)):
+        return None
+    return plans
+
+
+def _check_any_at_end(ctx: Context, auto: Auto, var: str, plans: list[_Deferred]) -> Auto:
+    """The disjuncts of :func:`_one_way_bounds`: X's side keeps the one extreme of E, each
+    other variable its side, the whole-bag and FIRST/LAST terms their registers; the last
+    step checks ``X empty OR some Y empty OR (no NULL E AND OR_i (ext E op_i ext G_i))``."""
+    upper = plans[0].op in ("<", "<=")
+    own = _side(ctx, not upper, upper)
+    sides = {p.other: (_side(ctx, upper, not upper), p) for p in plans if p.other is not None}
+    terms = [t for p in plans for t in _terms(p.rest, var)]
+    bag_terms = list(dict.fromkeys(t for t in terms if isinstance(t, BagAgg)))
+    edges = list(dict.fromkeys(t for t in terms if isinstance(t, FirstLast)))
+    accs = {t: ctx.fresh("rel_acc") for t in bag_terms}
+    finals = {t: ctx.fresh("rel_bag") for t in bag_terms}
+    edge_regs = {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges}
+
+    def term(t: Expr) -> RExpr:
+        return Reg(finals[t]) if isinstance(t, BagAgg) else Reg(edge_regs[t])  # type: ignore[index]
+
+    checks: list[RPred] = []
+    for p in plans:
+        if p.other is not None:
+            side = sides[p.other][0]
+            checks.append(PAnd((_side_ok(side), _universal(p.op, own, side))))
+        else:
+            target = translate_expr_terms(p.rest, var, lambda a: Const(None), term)
+            checks.append(_universal(p.op, own, target))
+    final = POr((_empty(own), *(_empty(side) for side, _ in sides.values()),
+                 PAnd((_side_ok(own), POr(tuple(checks))))))
+    out: list[Transition | None] = []
+    for tr in auto.transitions:
+        first, last = auto.is_first(tr), auto.is_last(tr)
+        outputs = outputs_of(tr)
+        updates: dict[str, RExpr] = {}
+        for y, (side, p) in sides.items():
+            updates.update(_side_updates(side, first, _emitted_values(tr, y, p.rest, "")))
+        for t, acc in accs.items():
+            expr: RExpr = Identity(t.func) if first else Reg(acc)
+            for r in outputs.get(t.var, []):
+                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
+                expr = Combine(t.func, expr, lifted)
+            updates[acc] = expr
+        if last:
+            for t in bag_terms:
+                updates[finals[t]] = Finish(t.func, updates[accs[t]])
+        ((own_values, _),) = _own_copies(tr, var, plans[0])
+        updates.update(_side_updates(own, first, own_values))
+        for variant_updates, guard in edge_variants(auto, tr, edges, edge_regs, var):
+            assignment = {**assignment_of(tr), **updates, **variant_updates}
+            predicate = conj(tr.predicate, *guard, *([final] if last else []))
             out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
 

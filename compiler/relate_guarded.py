@@ -34,16 +34,16 @@ MAX_EXEMPT_COPIES = 16
 """The most copies of one step the exemption may make (2 per event emitted into X)."""
 
 
-def _disjuncts(pred: Pred) -> list[Pred]:
+def disjuncts_of(pred: Pred) -> list[Pred]:
     """The top-level ``OR`` disjuncts of ``pred``, left to right."""
     if isinstance(pred, PredOr):
-        return [*_disjuncts(pred.left), *_disjuncts(pred.right)]
+        return [*disjuncts_of(pred.left), *disjuncts_of(pred.right)]
     return [pred]
 
 
 def without_repeats(pred: Pred) -> Pred:
     """``pred`` with each top-level disjunct once (``P OR P`` is ``P``), order kept."""
-    disjuncts = list(dict.fromkeys(_disjuncts(pred)))
+    disjuncts = list(dict.fromkeys(disjuncts_of(pred)))
     out = disjuncts[0]
     for d in disjuncts[1:]:
         out = PredOr(out, d)
@@ -54,7 +54,7 @@ def split_exempt(conjunct: Pred, var: str) -> tuple[Pred, Pred] | None:
     """``(U, R)`` when ``conjunct`` is ``U OR R`` up to the order of its disjuncts, with
     ``U`` (one or more disjuncts) over X's own attributes and ``R`` the one disjunct that
     reads other events; None otherwise."""
-    disjuncts = _disjuncts(conjunct)
+    disjuncts = disjuncts_of(conjunct)
     relating = [d for d in disjuncts if any(not is_own(t, var) for t in relating_terms(d))]
     plain = [d for d in disjuncts if d not in relating]
     if len(relating) != 1 or not plain:
@@ -100,4 +100,4 @@ def _no_term(term: Expr) -> RExpr:
     raise AssertionError(f"U reads no term of §5.1: {term!r}")
 
 
-__all__ = ["MAX_EXEMPT_COPIES", "holds_own", "own_variants", "split_exempt", "without_repeats"]
+__all__ = ["MAX_EXEMPT_COPIES", "disjuncts_of", "holds_own", "own_variants", "split_exempt", "without_repeats"]
