@@ -31,7 +31,7 @@ data is read; the oracle still answers it (``papers/compiler.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from acel.acea.model.automaton import Renaming, Transition
@@ -116,6 +116,9 @@ class _Deferred:
     """With several other variables (``c[v > a.v + b.v]``): ``G`` as a sum of one part per
     variable, ``other`` None; the extreme of the sum over every choice is the sum of the
     parts' extremes (spec §5.1's linear sides)."""
+    whole: Expr | None = None
+    """With ``parts``: the summand of whole-bag and FIRST/LAST terms (one value per run,
+    ``b[v > a.v + MAX(a.v)]``), added to the parts' extremes."""
     exempt: Pred | None = None
     """``U`` of a conjunct ``U OR E op G`` (``U`` over X's own attributes): the events
     where it is true are exempt, the others enter X's side (:mod:`relate_guarded`)."""
@@ -181,7 +184,8 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
             if isinstance(t, (Prev, Running)):
                 raise refuse(format_expr(t), conjunct, var, f"PREV and RUNNING mix with other variables' terms; {FEW_EVENTS}")
         if others and any(isinstance(t, (BagAgg, FirstLast)) for t in terms):
-            raise refuse(format_expr(rest), conjunct, var, f"a side mixes Y.a with whole-bag aggregates; {FEW_EVENTS}")
+            parts, whole = _parts_and_whole(rest, others, conjunct, var)
+            return _Deferred(side_op, own, rest, None, parts, whole)  # type: ignore[arg-type]
         if len(others) > 1:
             return _Deferred(side_op, own, rest, None, _parts(rest, others, conjunct, var))  # type: ignore[arg-type]
         return _Deferred(side_op, own, rest, others[0] if others else None)  # type: ignore[arg-type]
@@ -220,6 +224,27 @@ def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tup
         raise refuse(format_expr(rest), conjunct, var, f"it reads no attribute of the last variable; {FEW_EVENTS}")
     parts.append((others[-1], remaining))
     return tuple(parts)
+
+
+def _parts_and_whole(
+    rest: Expr, others: list[str], conjunct: Pred, var: str
+) -> tuple[tuple[tuple[str, Expr], ...], Expr]:
+    """``rest`` as one part per other variable plus a whole-bag summand (linear), or
+    UnsupportedQuery."""
+    parts: list[tuple[str, Expr]] = []
+    remaining: Expr | None = rest
+    for y in others:
+        split = _split(remaining, y) if remaining is not None else None
+        if split is None or split[0] is None:
+            raise refuse(
+                format_expr(rest), conjunct, var,
+                "a side mixes Y.a with whole-bag aggregates and does not separate into one "
+                f"part per variable plus the whole-bag part (linear, constant coefficients); {FEW_EVENTS}",
+            )
+        parts.append((y, split[0]))
+        remaining = split[1]
+    assert remaining is not None  # the whole-bag terms are in no variable's part
+    return tuple(parts), remaining
 
 
 def _constant(expr: Expr) -> bool:
@@ -546,6 +571,11 @@ def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> 
             lo_g = Reg(side.low) if lo_g is None else Arith("+", lo_g, Reg(side.low))
         if side.high is not None:
             hi_g = Reg(side.high) if hi_g is None else Arith("+", hi_g, Reg(side.high))
+    whole = _Whole.of(ctx, plan.whole, var)
+    if plan.whole is not None:
+        w = whole.value(plan.whole, var)
+        lo_g = Arith("+", lo_g, w) if lo_g is not None else None
+        hi_g = Arith("+", hi_g, w) if hi_g is not None else None
     check = _universal_sum(plan.op, own, lo_g, hi_g)
     final = POr((
         _empty(own), *(_empty(side) for side, _, _ in sides),
@@ -554,14 +584,60 @@ def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> 
     out: list[Transition | None] = []
     for tr in auto.transitions:
         first, last = auto.is_first(tr), auto.is_last(tr)
-        base = assignment_of(tr)
+        base = {**assignment_of(tr), **whole.updates(tr, first, last)}
         for side, y, expr in sides:
             base.update(_side_updates(side, first, _emitted_values(tr, y, expr, "")))
         for own_values, exempt in _own_copies(tr, var, plan):
-            assignment = {**base, **_side_updates(own, first, own_values)}
-            predicate = conj(tr.predicate, *exempt, *([final] if last else []))
-            out.append(rebuild(tr, assignment=assignment, predicate=predicate))
+            own_updates = _side_updates(own, first, own_values)
+            for variant_updates, guard in edge_variants(auto, tr, whole.edges, whole.edge_regs, var):
+                assignment = {**base, **own_updates, **variant_updates}
+                predicate = conj(tr.predicate, *exempt, *guard, *([final] if last else []))
+                out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
+
+
+@dataclass(frozen=True)
+class _Whole:
+    """The registers of whole-bag terms (an accumulator and the final value per ``F(Y.a)``)
+    and of FIRST/LAST terms (updated by :func:`edge_variants`) in one expression."""
+
+    accs: dict[BagAgg, str]
+    finals: dict[BagAgg, str]
+    edges: list[FirstLast]
+    edge_regs: dict[FirstLast, str]
+
+    @staticmethod
+    def of(ctx: Context, expr: Expr | None, var: str) -> _Whole:
+        terms = _terms(expr, var) if expr is not None else []
+        bag_terms = list(dict.fromkeys(t for t in terms if isinstance(t, BagAgg)))
+        edges = list(dict.fromkeys(t for t in terms if isinstance(t, FirstLast)))
+        return _Whole(
+            {t: ctx.fresh("rel_acc") for t in bag_terms},
+            {t: ctx.fresh("rel_bag") for t in bag_terms},
+            edges,
+            {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges},
+        )
+
+    def updates(self, tr: Transition, first: bool, last: bool) -> dict[str, RExpr]:
+        """The accumulators after ``tr`` (and the final values on a last step)."""
+        outputs = outputs_of(tr)
+        out: dict[str, RExpr] = {}
+        for t, acc in self.accs.items():
+            expr: RExpr = Identity(t.func) if first else Reg(acc)
+            for r in outputs.get(t.var, []):
+                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
+                expr = Combine(t.func, expr, lifted)
+            out[acc] = expr
+            if last:
+                out[self.finals[t]] = Finish(t.func, expr)
+        return out
+
+    def value(self, expr: Expr, var: str) -> RExpr:
+        """``expr`` over the final values (read by the last step)."""
+        def term(t: Expr) -> RExpr:
+            return Reg(self.finals[t]) if isinstance(t, BagAgg) else Reg(self.edge_regs[t])  # type: ignore[index]
+
+        return translate_expr_terms(expr, var, lambda a: Const(None), term)
 
 
 def _one_way_bounds(conjunct: Pred, var: str) -> list[_Deferred] | None:
@@ -596,49 +672,38 @@ def _check_any_at_end(ctx: Context, auto: Auto, var: str, plans: list[_Deferred]
     upper = plans[0].op in ("<", "<=")
     own = _side(ctx, not upper, upper)
     sides = {p.other: (_side(ctx, upper, not upper), p) for p in plans if p.other is not None}
-    terms = [t for p in plans for t in _terms(p.rest, var)]
-    bag_terms = list(dict.fromkeys(t for t in terms if isinstance(t, BagAgg)))
-    edges = list(dict.fromkeys(t for t in terms if isinstance(t, FirstLast)))
-    accs = {t: ctx.fresh("rel_acc") for t in bag_terms}
-    finals = {t: ctx.fresh("rel_bag") for t in bag_terms}
-    edge_regs = {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges}
-
-    def term(t: Expr) -> RExpr:
-        return Reg(finals[t]) if isinstance(t, BagAgg) else Reg(edge_regs[t])  # type: ignore[index]
-
+    whole = _Whole.of(ctx, _sum(p.rest for p in plans), var)
     checks: list[RPred] = []
     for p in plans:
         if p.other is not None:
             side = sides[p.other][0]
             checks.append(PAnd((_side_ok(side), _universal(p.op, own, side))))
         else:
-            target = translate_expr_terms(p.rest, var, lambda a: Const(None), term)
-            checks.append(_universal(p.op, own, target))
+            checks.append(_universal(p.op, own, whole.value(p.rest, var)))
     final = POr((_empty(own), *(_empty(side) for side, _ in sides.values()),
                  PAnd((_side_ok(own), POr(tuple(checks))))))
     out: list[Transition | None] = []
     for tr in auto.transitions:
         first, last = auto.is_first(tr), auto.is_last(tr)
-        outputs = outputs_of(tr)
-        updates: dict[str, RExpr] = {}
+        updates = whole.updates(tr, first, last)
         for y, (side, p) in sides.items():
             updates.update(_side_updates(side, first, _emitted_values(tr, y, p.rest, "")))
-        for t, acc in accs.items():
-            expr: RExpr = Identity(t.func) if first else Reg(acc)
-            for r in outputs.get(t.var, []):
-                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
-                expr = Combine(t.func, expr, lifted)
-            updates[acc] = expr
-        if last:
-            for t in bag_terms:
-                updates[finals[t]] = Finish(t.func, updates[accs[t]])
         ((own_values, _),) = _own_copies(tr, var, plans[0])
         updates.update(_side_updates(own, first, own_values))
-        for variant_updates, guard in edge_variants(auto, tr, edges, edge_regs, var):
+        for variant_updates, guard in edge_variants(auto, tr, whole.edges, whole.edge_regs, var):
             assignment = {**assignment_of(tr), **updates, **variant_updates}
             predicate = conj(tr.predicate, *guard, *([final] if last else []))
             out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
+
+
+def _sum(exprs: Iterable[Expr]) -> Expr:
+    """One expression holding every term of ``exprs`` (for :meth:`_Whole.of`)."""
+    out: Expr | None = None
+    for e in exprs:
+        out = e if out is None else BinOp("+", out, e)
+    assert out is not None
+    return out
 
 
 def _universal_sum(op: CmpOp, own: _Side, lo_g: RExpr | None, hi_g: RExpr | None) -> RPred:
