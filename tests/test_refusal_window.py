@@ -161,7 +161,7 @@ def test_a_workload_runs_windowed_relating_queries_as_alone() -> None:
         ("(A AS a)+ ; (B AS b)+ FILTER b[v != a.v]", "FIRST(Y.a), LAST(Y.a), MIN(Y.a)"),
         ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v OR w > 2 * a.v]", "X[P] AND X[Q]"),
         ("(B AS b)+ FILTER b[RUNNING MAX(v) + LAST(b.w) > v]", "WITHIN n EVENTS with n <= 5"),
-        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v + MAX(a.v)]", "WITHIN n EVENTS with n <= 5"),
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v * MAX(a.v)]", "WITHIN n EVENTS with n <= 5"),
         ("(A AS a)+ ; (B AS b)+ FILTER b[v * a.v > 1]", "WITHIN n EVENTS with n <= 5"),
         ("AGG z[f := FIRST(r.v)](AGG w[s := MAX(A.v)](A) AS r)", "a variable of their own"),
     ],

@@ -64,6 +64,7 @@ COMPILED = [
     "(A AS a)+ ; B AS b FILTER b[v > FIRST(a.v) AND w <= LAST(a.v) + 1] AND a[FIRST(a.v) >= 1]",
     "A AS a ; (B AS b)+ FILTER b[v - a.v > 1]",
     "(B AS b)+ ; (A AS a)+ FILTER b[2 * v - 1 <= a.v + 1]",
+    "(A AS a)+ ; (B AS b)+ FILTER b[v > a.v + FIRST(a.v)]",  # refused before issue 32 (whole part)
     # trend aggregation over relating filters
     "RETURN COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ FILTER b[v > a.v]",
     "RETURN COUNT(*), MAX(b.w) PATTERN (B AS b)+ FILTER b[v < PREV(v)]",
@@ -142,7 +143,7 @@ def test_conjuncts_over_few_events_compile_as_written(text: str) -> None:
         ("(A AS a)+ ; (B AS b)+ FILTER b[v != a.v]", "a.v", "!= between two variables that hold many"),
         ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v OR w > 2 * a.v]", "a.v", "OR or IN across relating terms"),
         ("(A AS a)+ ; (B AS b)+ FILTER b[v * a.v > 1]", "v * a.v > 1", "does not separate"),
-        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v + FIRST(a.v)]", "a.v + FIRST(a.v)", "mixes Y.a"),
+        ("(A AS a)+ ; (B AS b)+ FILTER b[v > a.v * FIRST(a.v)]", "a.v * FIRST(a.v)", "mixes Y.a"),
         ("(B AS b)+ ; A AS a FILTER a[v != b.v]", "b.v", "!= between two variables that hold many"),
     ],
 )
