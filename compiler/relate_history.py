@@ -29,6 +29,7 @@ from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, out
 from acel.compiler.construct import _finish, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
+from acel.compiler.relate_order import may_follow
 from acel.compiler.relate_terms import TIES, refuse, translate_terms
 
 from acel.lang.ast import Expr, Pred, Prev, Running
@@ -53,25 +54,28 @@ class History:
             {t: ctx.fresh("rel_old") for t in terms},
         )
 
-    def renaming(self, tr: Transition, conjunct: Pred) -> Renaming | None:
-        """The event ``tr`` emits into the variable, None if none; refused when a step
-        emits several distinct events (ties in time need the canonical order of §2)."""
+    def renamings(self, auto: Auto, tr: Transition, conjunct: Pred) -> list[Renaming]:
+        """The distinct events ``tr`` emits into the variable.  Several (ties in time) share
+        the events before them, so their checks and ``RUNNING`` need no order; ``PREV`` of
+        a later event would need the greatest of them in the canonical order of §2, so a
+        step emitting several is refused when a later step may emit into the variable."""
         emitted = outputs_of(tr).get(self.var, [])
         renamings = distinct_renamings({self.var: emitted}) if emitted else []
-        if len(renamings) > 1:
-            raise refuse(
-                format_expr(next(iter(self.regs))), conjunct, self.var,
-                TIES,
-            )
-        return renamings[0] if renamings else None
+        if (len(renamings) > 1 and any(isinstance(t, Prev) for t in self.regs)
+                and may_follow(auto, tr, self.var)):
+            raise refuse(format_expr(next(t for t in self.regs if isinstance(t, Prev))),
+                         conjunct, self.var, TIES)
+        return renamings
 
     def updates(
-        self, tr: Transition, r: Renaming | None, first: bool, last: bool
+        self, tr: Transition, renamings: list[Renaming], first: bool, last: bool
     ) -> dict[str, RExpr]:
-        """The registers ``tr`` (emitting ``r`` into X, or nothing) assigns: the copies
-        before an event of X, then the new values."""
+        """The registers ``tr`` (emitting ``renamings`` into X, or none) assigns: the copies
+        before the step's events of X, then the new values (``PREV``: the one event's, or
+        any when no later event reads it, :meth:`renamings`)."""
         out: dict[str, RExpr] = {}
         emitted = outputs_of(tr).get(self.var, [])
+        r = renamings[0] if renamings else None
 
         def reset(t: Expr) -> RExpr:
             return Identity(t.func) if isinstance(t, Running) else Const(None)
@@ -93,8 +97,8 @@ class History:
             else:
                 assert isinstance(t, Running)
                 acc = kept(reg, t)
-                for _ in emitted:
-                    acc = Combine(t.func, acc, Lift(t.func, new_value(tr, r, t.attr)))
+                for e in emitted:
+                    acc = Combine(t.func, acc, Lift(t.func, new_value(tr, e, t.attr)))
                 out[reg] = acc
         return out
 
@@ -114,11 +118,11 @@ def filter_history(ctx: Context, auto: Auto, var: str, conjunct: Pred, terms: li
     history = History.fresh(ctx, var, terms)
     out: list[Transition | None] = []
     for tr in auto.transitions:
-        r = history.renaming(tr, conjunct)
+        renamings = history.renamings(auto, tr, conjunct)
         assignment = assignment_of(tr)
-        assignment.update(history.updates(tr, r, auto.is_first(tr), auto.is_last(tr)))
+        assignment.update(history.updates(tr, renamings, auto.is_first(tr), auto.is_last(tr)))
         predicate = tr.predicate
-        if r is not None:
+        for r in renamings:
             check = translate_terms(conjunct, var, lambda a, r=r: value(r, a), history.term)  # type: ignore[misc]
             predicate = conj(predicate, POr((history.first_event(), check)))
         out.append(rebuild(tr, assignment=assignment, predicate=predicate))

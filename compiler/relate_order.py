@@ -104,6 +104,12 @@ def _quiet_closure(auto: Auto, start: set[int], var: str, forward: bool) -> set[
     return seen
 
 
+def may_follow(auto: Auto, step: Transition, var: str) -> bool:
+    """Whether some run has a step emitting into ``var`` after ``step``."""
+    after = _after(auto, [step])
+    return any(t.source in after for t in auto.transitions if outputs_of(t).get(var))
+
+
 def may_open(auto: Auto, step: Transition, var: str) -> bool:
     """Whether ``step`` may emit the first events of ``var`` in a run (no step emitting
     into ``var`` need come before it)."""

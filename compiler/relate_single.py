@@ -227,7 +227,7 @@ def filter_by_events(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto
         assignment = assignment_of(tr)
         assignment.update(_shift(tr, first, slots, attrs, plan_regs.regs, plan_regs.has))
         if history is not None:
-            assignment.update(history.updates(tr, history.renaming(tr, conjunct), first,
+            assignment.update(history.updates(tr, history.renamings(auto, tr, conjunct), first,
                                               auto.is_last(tr)))
         assignment.update(_accumulate(tr, first, plan_regs.accs))
         checks: list[RPred] = []
