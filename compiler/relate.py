@@ -31,8 +31,8 @@ data is read; the oracle still answers it (``papers/compiler.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 
 from acel.acea.model.automaton import Renaming, Transition
 from acel.acea.model.expressions import (
@@ -54,6 +54,7 @@ from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, out
 from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
+from acel.compiler.relate_disjuncts import check_any_at_end
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
 from acel.compiler.relate_empty import empty_variable, filter_empty
 from acel.compiler.relate_guarded import (
@@ -65,6 +66,17 @@ from acel.compiler.relate_guarded import (
 )
 from acel.compiler.relate_history import filter_history
 from acel.compiler.relate_order import one_step, precedes
+from acel.compiler.relate_sides import Deferred as _Deferred
+from acel.compiler.relate_sides import Side as _Side
+from acel.compiler.relate_sides import Whole as _Whole
+from acel.compiler.relate_sides import emitted_values as _emitted_values
+from acel.compiler.relate_sides import empty as _empty
+from acel.compiler.relate_sides import other_terms as _terms
+from acel.compiler.relate_sides import side as _side
+from acel.compiler.relate_sides import side_ok as _side_ok
+from acel.compiler.relate_sides import side_updates as _side_updates
+from acel.compiler.relate_sides import universal as _universal
+from acel.compiler.relate_sides import universal_sum as _universal_sum
 from acel.compiler.relate_single import compiles as by_events
 from acel.compiler.relate_single import filter_by_events
 from acel.compiler.relate_terms import (
@@ -83,7 +95,6 @@ from acel.lang.ast import (
     Attr,
     BagAgg,
     BinOp,
-    CmpOp,
     Compare,
     Expr,
     FirstLast,
@@ -101,31 +112,6 @@ from acel.lang.printer import format_expr, format_pred
 from acel.lang.relate import conjuncts, reads_history, relating_terms
 
 # ------------------------------------------------------------------ plans
-
-
-@dataclass(frozen=True)
-class _Deferred:
-    """``E op G``: ``E`` over X's own attributes, ``G`` over one other variable's event
-    (``other`` set) or over whole-bag terms (``other`` None)."""
-
-    op: CmpOp
-    own: Expr
-    rest: Expr
-    other: str | None
-    parts: tuple[tuple[str, Expr], ...] = ()
-    """With several other variables (``c[v > a.v + b.v]``): ``G`` as a sum of one part per
-    variable, ``other`` None; the extreme of the sum over every choice is the sum of the
-    parts' extremes (spec §5.1's linear sides)."""
-    whole: Expr | None = None
-    """With ``parts``: the summand of whole-bag and FIRST/LAST terms (one value per run,
-    ``b[v > a.v + MAX(a.v)]``), added to the parts' extremes."""
-    exempt: Pred | None = None
-    """``U`` of a conjunct ``U OR E op G`` (``U`` over X's own attributes): the events
-    where it is true are exempt, the others enter X's side (:mod:`relate_guarded`)."""
-
-
-def _terms(expr: Expr, var: str) -> list[Expr]:
-    return [t for t in relating_terms(Compare("=", expr, Lit(0))) if not is_own(t, var)]
 
 
 def _hasis_own(expr: Expr, var: str) -> bool:
@@ -349,87 +335,7 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
         bounds = _one_way_bounds(conjunct, var)
         if bounds is None:
             raise failed from None
-        return _check_any_at_end(ctx, auto, var, bounds)
-
-
-@dataclass(frozen=True)
-class _Side:
-    """Registers summarising one side over a run: events, non-NULL values, extremes."""
-
-    count: str
-    known: str
-    low: str | None
-    high: str | None
-
-
-def _side(ctx: Context, low: bool, high: bool) -> _Side:
-    return _Side(
-        ctx.fresh("rel_n"),
-        ctx.fresh("rel_k"),
-        ctx.fresh("rel_lo") if low else None,
-        ctx.fresh("rel_hi") if high else None,
-    )
-
-
-def _side_updates(
-    side: _Side, first: bool, values: list[RExpr]
-) -> dict[str, RExpr]:
-    """The new values of a side's registers after the step emits ``values``."""
-    def start(func: str, reg: str) -> RExpr:
-        return Identity(func) if first else Reg(reg)
-
-    out: dict[str, RExpr] = {}
-    count = start("COUNT", side.count)
-    known = start("COUNT", side.known)
-    for v in values:
-        count = Combine("COUNT", count, Lift("COUNT", Const(1)))
-        known = Combine("COUNT", known, Lift("COUNT", v))
-    out[side.count] = count
-    out[side.known] = known
-    for reg, func in ((side.low, "MIN"), (side.high, "MAX")):
-        if reg is None:
-            continue
-        acc: RExpr = Const(None) if first else Reg(reg)
-        for v in values:
-            acc = Combine(func, acc, Lift(func, v))
-        out[reg] = acc
-    return out
-
-
-def _side_ok(side: _Side) -> RPred:
-    """Every value of the side was known (no NULL)."""
-    return Cmp("=", Reg(side.known), Reg(side.count))
-
-
-def _empty(side: _Side) -> RPred:
-    return Cmp("=", Reg(side.count), Const(0))
-
-
-def _universal(op: CmpOp, own: _Side, other: RExpr | _Side) -> RPred:
-    """``E op G`` for every value E of ``own`` and every G (one value, or a side)."""
-    if isinstance(other, _Side):
-        lo_g, hi_g = Reg(other.low) if other.low else None, Reg(other.high) if other.high else None
-    else:
-        lo_g = hi_g = other
-    return _universal_sum(op, own, lo_g, hi_g)
-
-
-def _emitted_values(tr: Transition, name: str, expr: Expr, own_var: str) -> list[RExpr]:
-    """``expr`` on each event ``tr`` emits into ``name`` (with multiplicity), as expressions
-    over ``τ ◁ e``; ``own_var`` names the variable whose ``X.a`` is the event's own."""
-    values: list[RExpr] = []
-    for r in outputs_of(tr).get(name, []):
-
-        def attr(a: str, r: Renaming = r) -> RExpr:
-            return new_value(tr, r, a)
-
-        def term(t: Expr, r: Renaming = r) -> RExpr:
-            assert isinstance(t, VarAttr)
-            return new_value(tr, r, t.attr)
-
-        values.append(translate_expr_terms(expr, own_var, attr, term))
-    return values
-
+        return check_any_at_end(ctx, auto, var, bounds)
 
 
 def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
@@ -596,50 +502,6 @@ def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> 
     return _finish(ctx, auto, out)
 
 
-@dataclass(frozen=True)
-class _Whole:
-    """The registers of whole-bag terms (an accumulator and the final value per ``F(Y.a)``)
-    and of FIRST/LAST terms (updated by :func:`edge_variants`) in one expression."""
-
-    accs: dict[BagAgg, str]
-    finals: dict[BagAgg, str]
-    edges: list[FirstLast]
-    edge_regs: dict[FirstLast, str]
-
-    @staticmethod
-    def of(ctx: Context, expr: Expr | None, var: str) -> _Whole:
-        terms = _terms(expr, var) if expr is not None else []
-        bag_terms = list(dict.fromkeys(t for t in terms if isinstance(t, BagAgg)))
-        edges = list(dict.fromkeys(t for t in terms if isinstance(t, FirstLast)))
-        return _Whole(
-            {t: ctx.fresh("rel_acc") for t in bag_terms},
-            {t: ctx.fresh("rel_bag") for t in bag_terms},
-            edges,
-            {t: ctx.fresh(f"rel_{t.which.lower()}") for t in edges},
-        )
-
-    def updates(self, tr: Transition, first: bool, last: bool) -> dict[str, RExpr]:
-        """The accumulators after ``tr`` (and the final values on a last step)."""
-        outputs = outputs_of(tr)
-        out: dict[str, RExpr] = {}
-        for t, acc in self.accs.items():
-            expr: RExpr = Identity(t.func) if first else Reg(acc)
-            for r in outputs.get(t.var, []):
-                lifted = Lift(t.func, Const(1) if t.attr is None else new_value(tr, r, t.attr))
-                expr = Combine(t.func, expr, lifted)
-            out[acc] = expr
-            if last:
-                out[self.finals[t]] = Finish(t.func, expr)
-        return out
-
-    def value(self, expr: Expr, var: str) -> RExpr:
-        """``expr`` over the final values (read by the last step)."""
-        def term(t: Expr) -> RExpr:
-            return Reg(self.finals[t]) if isinstance(t, BagAgg) else Reg(self.edge_regs[t])  # type: ignore[index]
-
-        return translate_expr_terms(expr, var, lambda a: Const(None), term)
-
-
 def _one_way_bounds(conjunct: Pred, var: str) -> list[_Deferred] | None:
     """``E op1 G1 OR E op2 G2 OR …``: every disjunct a comparison the extremes decide, with
     one own side ``E`` and every ``op`` bounding it from one side (all ``<``/``<=`` or all
@@ -663,62 +525,6 @@ def _one_way_bounds(conjunct: Pred, var: str) -> list[_Deferred] | None:
             or len(others) != len(set(others)) or any(isinstance(t, (Prev, Running)) for t in terms)):
         return None
     return plans
-
-
-def _check_any_at_end(ctx: Context, auto: Auto, var: str, plans: list[_Deferred]) -> Auto:
-    """The disjuncts of :func:`_one_way_bounds`: X's side keeps the one extreme of E, each
-    other variable its side, the whole-bag and FIRST/LAST terms their registers; the last
-    step checks ``X empty OR some Y empty OR (no NULL E AND OR_i (ext E op_i ext G_i))``."""
-    upper = plans[0].op in ("<", "<=")
-    own = _side(ctx, not upper, upper)
-    sides = {p.other: (_side(ctx, upper, not upper), p) for p in plans if p.other is not None}
-    whole = _Whole.of(ctx, _sum(p.rest for p in plans), var)
-    checks: list[RPred] = []
-    for p in plans:
-        if p.other is not None:
-            side = sides[p.other][0]
-            checks.append(PAnd((_side_ok(side), _universal(p.op, own, side))))
-        else:
-            checks.append(_universal(p.op, own, whole.value(p.rest, var)))
-    final = POr((_empty(own), *(_empty(side) for side, _ in sides.values()),
-                 PAnd((_side_ok(own), POr(tuple(checks))))))
-    out: list[Transition | None] = []
-    for tr in auto.transitions:
-        first, last = auto.is_first(tr), auto.is_last(tr)
-        updates = whole.updates(tr, first, last)
-        for y, (side, p) in sides.items():
-            updates.update(_side_updates(side, first, _emitted_values(tr, y, p.rest, "")))
-        ((own_values, _),) = _own_copies(tr, var, plans[0])
-        updates.update(_side_updates(own, first, own_values))
-        for variant_updates, guard in edge_variants(auto, tr, whole.edges, whole.edge_regs, var):
-            assignment = {**assignment_of(tr), **updates, **variant_updates}
-            predicate = conj(tr.predicate, *guard, *([final] if last else []))
-            out.append(rebuild(tr, assignment=assignment, predicate=predicate))
-    return _finish(ctx, auto, out)
-
-
-def _sum(exprs: Iterable[Expr]) -> Expr:
-    """One expression holding every term of ``exprs`` (for :meth:`_Whole.of`)."""
-    out: Expr | None = None
-    for e in exprs:
-        out = e if out is None else BinOp("+", out, e)
-    assert out is not None
-    return out
-
-
-def _universal_sum(op: CmpOp, own: _Side, lo_g: RExpr | None, hi_g: RExpr | None) -> RPred:
-    """``E op G`` for every value E of ``own`` and every G between ``lo_g`` and ``hi_g``
-    (both reached): the extremes decide it, as in :func:`_universal`."""
-    lo_e = Reg(own.low) if own.low else None
-    hi_e = Reg(own.high) if own.high else None
-    if op in ("<", "<="):
-        assert hi_e is not None and lo_g is not None
-        return Cmp(op, hi_e, lo_g)
-    if op in (">", ">="):
-        assert lo_e is not None and hi_g is not None
-        return Cmp(op, lo_e, hi_g)
-    assert lo_e is not None and hi_e is not None and lo_g is not None and hi_g is not None
-    return PAnd((Cmp("=", lo_e, hi_e), Cmp("=", lo_g, hi_g), Cmp("=", hi_e, lo_g)))
 
 
 def _final_check(
