@@ -54,7 +54,7 @@ from acel.compiler.automaton import Auto, assignment_of, distinct_renamings, out
 from acel.compiler.construct import _finish, filter_unary, new_value
 from acel.compiler.context import Context
 from acel.compiler.equality import value
-from acel.compiler.relate_disjuncts import check_any_at_end
+from acel.compiler.relate_disjuncts import check_any_at_end, check_partition_at_end
 from acel.compiler.relate_edges import aggregate_edges, edge_variants
 from acel.compiler.relate_empty import empty_variable, filter_empty
 from acel.compiler.relate_guarded import (
@@ -333,9 +333,12 @@ def _comparison(ctx: Context, auto: Auto, var: str, conjunct: Pred) -> Auto:
             except UnsupportedQuery:
                 pass
         bounds = _one_way_bounds(conjunct, var)
-        if bounds is None:
+        if bounds is not None:
+            return check_any_at_end(ctx, auto, var, bounds)
+        independent = _independent_disjuncts(conjunct, var)
+        if independent is None:
             raise failed from None
-        return check_any_at_end(ctx, auto, var, bounds)
+        return check_partition_at_end(ctx, auto, var, independent)
 
 
 def _check_when_read(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> Auto:
@@ -500,6 +503,33 @@ def _check_parts_at_end(ctx: Context, auto: Auto, var: str, plan: _Deferred) -> 
                 predicate = conj(tr.predicate, *exempt, *guard, *([final] if last else []))
                 out.append(rebuild(tr, assignment=assignment, predicate=predicate))
     return _finish(ctx, auto, out)
+
+
+def _independent_disjuncts(conjunct: Pred, var: str) -> list[_Deferred] | None:
+    """The disjuncts of ``conjunct`` as comparisons the extremes decide, a ``!=`` against
+    one value per run (no ``Y.a``) as its ``<`` and ``>``, when no other variable is read
+    in two of them, nothing reads ``PREV``/``RUNNING`` and no side splits into parts (for
+    :func:`check_partition_at_end`); None otherwise."""
+    plans: list[_Deferred] = []
+    for d in dict.fromkeys(disjuncts_of(conjunct)):
+        pred, negated = (d.operand, True) if isinstance(d, PredNot) else (d, False)
+        if isinstance(pred, Compare) and pred.op == ("=" if negated else "!="):
+            pair = [Compare("<", pred.left, pred.right), Compare(">", pred.left, pred.right)]
+        else:
+            pair = [d]
+        try:
+            found = [_deferred(one, var) for one in pair]
+        except UnsupportedQuery:
+            return None
+        if len(pair) == 2 and any(p.other is not None for p in found):
+            return None  # != against every event of Y: the choice is shared by < and >
+        plans.extend(found)
+    others = [p.other for p in plans if p.other is not None]
+    terms = [t for p in plans for t in _terms(p.rest, var)]
+    if (len(plans) < 2 or any(p.parts for p in plans) or len(others) != len(set(others))
+            or any(isinstance(t, (Prev, Running)) for t in terms)):
+        return None
+    return plans
 
 
 def _one_way_bounds(conjunct: Pred, var: str) -> list[_Deferred] | None:

@@ -31,18 +31,14 @@ def _stream(rng: random.Random) -> list[Event]:
     return relating_stream(rng, 2, 9)
 
 
-WINDOWED = [
+WINDOWED = [  # (the != against one value per run compile without the window since the
+    # guessed partition: tests/test_refusal_partition.py)
     "(A AS a)+ ; (B AS b)+ FILTER b[v != a.v]\nWITHIN 4 EVENTS",
-    "(B AS b)+ FILTER b[2 * LAST(b.v) != w]\nWITHIN 3 EVENTS",
     "(B AS b)+ FILTER b[v != AVG(b.w) + RUNNING SUM(w) AND w != PREV(v)]\nWITHIN 4 EVENTS",
     "(A AS a)+ ; (B AS b)+ FILTER b[v > a.v OR w > 2 * a.v]\nWITHIN 5 EVENTS",
     "(B AS b)+ FILTER b[v > PREV(v) + MAX(b.w) OR w = 0]\nWITHIN 3 EVENTS",
     "((A AS a)+ ; B AS b FILTER a[v != b.v])+\nWITHIN 4 EVENTS",
-    "(A AS a)+ ; NOT ((C AS c)+ FILTER c[v != LAST(c.v) + 1]) ; B\nWITHIN 5 EVENTS",
-    "RETURN MAX(b.v) PATTERN (B AS b)+ FILTER b[v != SUM(b.w)]\nWITHIN 3 EVENTS\nSLIDE 2 EVENTS",
-    "(B AS b)+ FILTER b[v != LAST(b.w)]\nPARTITION BY v\nWITHIN 2 EVENTS",
     "RETURN COUNT(*), SUM(b.v) PATTERN (A AS a)+ ; (B AS b)+ FILTER b[v != a.v]\nWITHIN 4 EVENTS",
-    "RETURN COUNT(*) PATTERN (B AS b)+ FILTER b[v != MIN(b.w)]\nWITHIN 3 EVENTS\nSLIDE 1 EVENTS",
 ]
 
 
