@@ -5,7 +5,7 @@ a.v OR v > COUNT(c)]``), decided by its one extreme.  :func:`check_partition_at_
 disjuncts whose choices are independent (each other variable in one disjunct), each an
 extremes comparison, with any own sides and directions (``c[LAST(c.k) >= k OR x =
 MIN(c.x)]``, and ``k != AVG(c.x)`` as ``k < … OR k > …``): each event of X is guessed
-onto one disjunct's side (``papers/compiler.md``, "Three exact shortcuts").
+onto one disjunct's side (``papers/compiler.md``, "Four exact constructions").
 """
 
 from __future__ import annotations
