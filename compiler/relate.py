@@ -24,7 +24,12 @@ registers when its variables hold few events (:mod:`acel.compiler.relate_single`
 query's ``WITHIN n EVENTS`` bounds them, ``Context.events``); a conjunct ``U OR R`` with
 ``U`` over X's own attributes exempts the events where ``U`` holds from R's extremes
 (:mod:`acel.compiler.relate_guarded`); a history conjunct over a variable that one step
-fills is vacuous.  What remains raises
+fills is vacuous.  Then, exactly: a ``!=`` that the event giving the compared value always
+fails as an empty variable (:mod:`acel.compiler.relate_empty`), an ``OR`` of extremes
+comparisons over disjoint variables (a ``!=`` against one value per run as ``<`` OR ``>``)
+by one extreme or a guessed partition of X's events
+(:mod:`acel.compiler.relate_disjuncts`); a side mixing ``Y.a`` with whole-bag terms adds
+them as one summand.  What remains raises
 :class:`UnsupportedQuery` naming the term, and saying what compiles instead, before any
 data is read; the oracle still answers it (``papers/compiler.md``).
 """
