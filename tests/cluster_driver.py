@@ -22,7 +22,7 @@ from typing import Any
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 
-SCHEMA = Schema.of({"A": ["k", "x"], "B": ["k", "x"]})
+SCHEMA = Schema.of({"A": ["k", "g", "x", "t"], "B": ["k", "g", "x", "t"]})
 
 CASES: dict[str, tuple[str, int | None, str]] = {
     # name: (query, slice_size, the strategy the backend must choose)
@@ -31,15 +31,24 @@ CASES: dict[str, tuple[str, int | None, str]] = {
     "slices": ("(A AS a)+ ; B AS b FILTER a[x < 3] WITHIN 4 EVENTS", 3, "slice"),
     "returns": ("RETURN COUNT(*), SUM(a.x), MAX(b.x) PATTERN (A AS a)+ ; B AS b "
                 "WITHIN 6 EVENTS SLIDE 2 EVENTS", 4, "slice"),
+    # Keyed slices (issue 31): PARTITION BY under WITHIN d ON t, cut by time with every
+    # key in every slice; slices of 3 time units, so a key's complex events cross edges.
+    "keyed_slices": ("RETURN g, COUNT(*), SUM(a.x), MAX(b.x) PATTERN (A AS a)+ ; B AS b "
+                     "PARTITION BY g WITHIN 5 ON t", 3, "slice"),
 }
+KEYED_CASE = "keyed_slices"
+"""The keyed-slices case, checked by its own test (every key's row)."""
 KILLED_CASE = "returns"
 """The case run again while one Python worker kills itself mid-job."""
 
 
 def stream(n: int = 40) -> list[Event]:
-    """A and B events with ``x`` = position mod 4 and two keys: matches cross slice edges."""
+    """A and B events with ``x`` = position mod 4, two keys ``k``, five keys ``g`` (one RETURN
+    row each) and a time ``t`` rising by 0 or 1 (ties included): matches cross slice edges."""
     return [
-        Event.make(i, {"type": "AB"[i % 3 == 2], "x": i % 4, "k": i % 2}) for i in range(n)
+        Event.make(i, {"type": "AB"[i % 3 == 2], "x": i % 4, "k": i % 2, "g": i % 5,
+                       "t": (3 * i) // 4})
+        for i in range(n)
     ]
 
 

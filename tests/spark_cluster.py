@@ -1,12 +1,14 @@
-"""A real Spark standalone cluster for the tests: one master, one worker, on 127.0.0.1.
+"""A real Spark standalone cluster for the tests and benches: one master, ``workers`` workers, on 127.0.0.1.
 
 Both daemons come from the installed pyspark distribution
 (``<pyspark>/bin/spark-class``), each in its own process group, on free
-ports, logging into a temporary folder.  The worker's Python is a *bare*
+ports, logging into a temporary folder.  By default the worker's Python is a *bare*
 interpreter (``bare_python``): the test venv's interpreter run with ``-S`` over
 links to only what PySpark itself needs (pyarrow, pandas and theirs), so neither
 acel nor its own dependencies (lark, orjson, ...) import unless the backend ships
-them or does without.
+them or does without.  ``bench/spark_scale.py`` starts ``clusterN`` (N one-core workers)
+with ``python=`` the venv's own interpreter and ``conf={"spark.acel.ship": "false"}``: workers
+with acel installed, native core included, as an operator would run them.
 
 Drivers are separate processes (``run_driver``): one Python process holds one
 SparkContext, and the test session already holds a ``local[2,2]`` one.  A
@@ -151,13 +153,20 @@ class ClusterError(RuntimeError):
 
 @dataclass
 class StandaloneCluster:
-    """One Spark master and one worker (``cores`` cores, ``memory``) under ``root``."""
+    """One Spark master and ``workers`` workers (``cores`` cores, ``memory`` each) under ``root``.
+
+    ``python``: the executors' interpreter (None: a bare one, see ``bare_python``);
+    ``conf``: more lines of the drivers' ``spark-defaults.conf``.
+    """
 
     root: Path
     cores: int = 2
     memory: str = "1g"
     executor_memory: str = "512m"
     timeout: float = 120.0
+    workers: int = 1
+    python_path: Path | None = None
+    conf: dict[str, str] = field(default_factory=dict)
     master_port: int = field(default_factory=free_port)
     master_ui_port: int = field(default_factory=free_port)
     processes: dict[str, subprocess.Popen[Any]] = field(default_factory=dict)
@@ -172,8 +181,17 @@ class StandaloneCluster:
 
     @property
     def python(self) -> Path:
-        """The executors' Python (a bare interpreter, see ``bare_python``)."""
-        return self.root / "bare" / "python"
+        """The executors' Python (a bare interpreter unless ``python_path`` names one)."""
+        return self.python_path or self.root / "bare" / "python"
+
+    @property
+    def worker_names(self) -> list[str]:
+        """``worker`` (the first, as the tests name it), ``worker2``, ``worker3`` ..."""
+        return ["worker" if i == 0 else f"worker{i + 1}" for i in range(self.workers)]
+
+    def pids(self) -> dict[str, int]:
+        """The daemons' process ids by name (their executors are their descendants)."""
+        return {name: p.pid for name, p in self.processes.items() if p.poll() is None}
 
     def log(self, name: str) -> Path:
         return self.root / "logs" / f"{name}.log"
@@ -240,15 +258,17 @@ class StandaloneCluster:
         raise self._fail(f"no {what} after {self.timeout:.0f} s")
 
     def start(self) -> StandaloneCluster:
-        """Start master and worker; return once the worker has registered (ALIVE)."""
+        """Start master and workers; return once every worker has registered (ALIVE)."""
         for folder in ("logs", "conf", "scratch", "work", "bare"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        bare_python(self.root / "bare")
+        if self.python_path is None:
+            bare_python(self.root / "bare")
+        extra = "".join(f"{key} {value}\n" for key, value in self.conf.items())
         (self.conf_dir / "spark-defaults.conf").write_text(
             "# The test cluster's settings, read by every driver started with this SPARK_CONF_DIR.\n"
             f"spark.pyspark.python {self.python}\n"
             f"spark.executor.memory {self.executor_memory}\n"
-            "spark.driver.host 127.0.0.1\n"
+            "spark.driver.host 127.0.0.1\n" + extra
         )
         try:
             # Both JVMs boot at once; the worker retries registering until the master listens.
@@ -256,22 +276,25 @@ class StandaloneCluster:
                 "master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                 "--port", str(self.master_port), "--webui-port", str(self.master_ui_port),
             )
-            self._spawn(
-                "worker", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                "--port", str(free_port()), "--webui-port", str(free_port()),
-                "--cores", str(self.cores), "--memory", self.memory,
-                "--work-dir", str(self.root / "work"), self.url,
-            )
-            self._wait("registered worker", lambda s: int(s.get("aliveworkers", 0)) >= 1)
+            for name in self.worker_names:
+                self._spawn(
+                    name, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                    "--port", str(free_port()), "--webui-port", str(free_port()),
+                    "--cores", str(self.cores), "--memory", self.memory,
+                    "--work-dir", str(self.root / "work" / name), self.url,
+                )
+            wanted = self.workers
+            self._wait(f"{wanted} registered worker(s)",
+                       lambda s: int(s.get("aliveworkers", 0)) >= wanted)
         except BaseException:
             self.stop()
             raise
         return self
 
     def stop(self) -> None:
-        """Stop the worker (and its executors) and then the master; no process may survive."""
+        """Stop the workers (and their executors) and then the master; no process may survive."""
         survivors = []
-        for name in ("worker", "master"):
+        for name in [*self.worker_names, "master"]:
             process = self.processes.pop(name, None)
             if process is not None and not stop_group(process):
                 survivors.append(name)
