@@ -34,6 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+DAEMONS_ENV = "ACEL_BENCH_DAEMONS"
+"""Comma-separated pids of a standalone cluster's daemons (``bench/spark_scale.py``):
+their trees (executors, their Python workers) count in the Spark child's CPU and memory."""
+
 INPUT_ENV = "ACEL_BENCH_INPUT"
 """``frame`` or ``file``: what the Spark child hands ``acel.spark.run`` (``--input``)."""
 
@@ -57,20 +61,6 @@ def write_w0(path: Path, n: int, keys: int, seed: int = 1) -> None:
     pq.write_table(table, path, row_group_size=1 << 20)
 
 
-def tree_cpu(proc: Any) -> float:
-    """CPU seconds of a process and all its descendants, live or already reaped."""
-    import psutil
-
-    total = 0.0
-    for p in [proc, *proc.children(recursive=True)]:
-        try:
-            t = p.cpu_times()
-        except psutil.Error:
-            continue
-        total += t.user + t.system + t.children_user + t.children_system
-    return total
-
-
 def digest(rows: list[tuple[int, ...]]) -> str:
     import hashlib
 
@@ -90,18 +80,24 @@ def single_child(path: str) -> None:
             for r in acel.run(QUERY, path)]  # RETURN rows; k is an item
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"rows": len(rows), "digest": digest(rows),
-                      "self_cpu_s": round(usage.ru_utime + usage.ru_stime, 3)}))
+                      "self_cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+                      "peak_rss_mib": round(usage.ru_maxrss / 1024)}))  # KiB on Linux
 
 
 def spark_child(master: str, repeat: int, files: list[str]) -> None:
     """One warm session: every file in turn, ``repeat`` times, timed from build to collected
     rows (the last run of each is reported; the earlier ones' figures beside it)."""
     import psutil
+    from spark_procs import TreeWatch
+    from spark_procs import tree_cpu as trees_cpu
 
     import acel
     import acel.spark
 
     me = psutil.Process()
+    daemons = [psutil.Process(int(p)) for p in os.environ.get(DAEMONS_ENV, "").split(",") if p]
+    roots = [me, *daemons]
+    watch = TreeWatch([p.pid for p in roots], driver=me.pid).__enter__()
     spark = acel.spark.session(master)
     context = spark.sparkContext
     schema = acel.Schema.of({t: ["ts", "v", "k"] for t in "ABC"}, {"ts": "int", "v": "int", "k": "int"})
@@ -114,7 +110,8 @@ def spark_child(master: str, repeat: int, files: list[str]) -> None:
     for index, path in enumerate(files * repeat):
         group = f"acel-warm-{index}"
         time.sleep(1.0)  # let the warm-up's or the last run's tasks settle
-        cpu, started = tree_cpu(me), time.perf_counter()
+        watch.take()  # peaks of this case only
+        cpu, started = trees_cpu(roots), time.perf_counter()
         as_file = os.environ.get(INPUT_ENV) == "file"
         # a frame: Spark reads the footer (a job of the user's); a file: the driver copies it
         data = path if as_file else spark.read.parquet(path)
@@ -124,28 +121,32 @@ def spark_child(master: str, repeat: int, files: list[str]) -> None:
         context.setJobGroup(group + "-action", group)
         got = frame.collect()
         wall = time.perf_counter() - started
-        used = tree_cpu(me) - cpu
+        used = trees_cpu(roots) - cpu
+        peaks = watch.take()
         rows = [tuple(int(v) for v in r) for r in got]
         out.append({"file": path, "wall_s": round(wall, 2), "cpu_s": round(used, 2),
-                    "jobs_before_action": jobs, "rows": len(rows), "digest": digest(rows)})
+                    "jobs_before_action": jobs, "rows": len(rows), "digest": digest(rows),
+                    "peak_rss": peaks})
         print(json.dumps(out[-1]), file=sys.stderr, flush=True)
     last = out[-len(files):]
     for run in last:
         run["earlier"] = [(r["wall_s"], r["cpu_s"]) for r in out[:-len(files)] if r["file"] == run["file"]]
     print(json.dumps(last))
     spark.stop()
+    watch.__exit__()
 
 
 # ------------------------------------------------------------------ driver
 
 
-def _child(args: list[str]) -> tuple[Any, float, float]:
+def _child(args: list[str], env: dict[str, str] | None = None) -> tuple[Any, float, float]:
     """A child of this script: its JSON answer, wall and CPU (its whole reaped tree)."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
+                          check=False, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
