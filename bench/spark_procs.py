@@ -25,7 +25,7 @@ ROLE_MARKS = (
     ("launcher.Main", "launcher JVM"),  # spark-class's short-lived command builder
     ("SparkSubmit", "driver JVM"),
 )
-"""Command-line marks of Spark's JVMs, first match wins."""
+"""Command-line marks of Spark's JVMs (``java`` processes), first match wins."""
 
 
 def role_of(proc: Any, driver: int | None = None) -> str:
@@ -40,12 +40,12 @@ def role_of(proc: Any, driver: int | None = None) -> str:
             parent = proc.parent()
             forked = parent is not None and "pyspark.daemon" in " ".join(parent.cmdline())
             return "Python worker" if forked else "Python daemon"
-        for mark, role in ROLE_MARKS:
-            if mark in line:
-                return role
+        name = str(proc.name())
+        if name == "java":
+            return next((role for mark, role in ROLE_MARKS if mark in line), "JVM")
         if "pyspark.worker" in line:
             return "Python worker"
-        return str(proc.name())
+        return "Spark scripts" if "spark-class" in line or "spark-submit" in line else name
     except psutil.Error:
         return "gone"
 

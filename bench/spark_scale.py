@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +177,7 @@ def main() -> None:
     parser.add_argument("--huge", type=int, default=0, help="also N events, 8 keys (e.g. 100000000)")
     parser.add_argument("--huge-masters", default="local[2]")
     args = parser.parse_args()
+    started = time.perf_counter()
     os.environ[spark_warm.INPUT_ENV] = args.input  # the Spark child reads it
     work = Path(args.work or tempfile.mkdtemp(prefix="acel-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -195,6 +197,7 @@ def main() -> None:
     if args.cold:
         report["cold"] = cold_case(work, data_file(work, max(sizes), "8"), args.cold_master)
     report["load_after"] = os.getloadavg()
+    report["bench_wall_s"] = round(time.perf_counter() - started)  # data files included
     text = json.dumps(report, indent=2)
     if args.out:
         Path(args.out).write_text(text + "\n")

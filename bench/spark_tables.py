@@ -87,10 +87,61 @@ def cold_table(cold: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _check(met: bool) -> str:
+    return "met" if met else "**not met**"
+
+
+def _warm_targets(report: dict[str, Any], n: int) -> list[list[str]]:
+    rows: list[list[str]] = []
+    single, spark = report["single"], report["spark"]
+    two = spark.get("local[2]", {}).get("runs", {})
+    for keys in ("8", "1000"):
+        case, one = f"{n}/{keys}", single.get(f"{n}/{keys}")
+        if one is None:
+            continue
+        worst = max((m["runs"][case]["cpu_vs_single"] for m in spark.values() if case in m["runs"]), default=None)
+        if worst is not None:
+            rows.append([f"warm, {case_name(case)}: tree CPU ≤ 2× one process", f"{worst}× (largest)",
+                         _check(worst <= 2)])
+        if case in two:
+            ratio = round(two[case]["wall_s"] / one["wall_s"], 2)
+            rows.append([f"warm, {case_name(case)}: `local[2]` wall ≤ one process's", f"{ratio}×",
+                         _check(ratio <= 1)])
+    scale = report.get("throughput_ratios", {}).get("cluster2/cluster1", {}).get(f"{n}/1000")
+    if scale is not None:
+        rows.append([f"scale-out, {case_name(f'{n}/1000')}: `cluster2` ≥ 1.7× `cluster1`", f"{scale}×",
+                     _check(scale >= 1.7)])
+    if f"{n}/skew" in two and f"{n}/8" in two:
+        skew = round(two[f"{n}/skew"]["wall_s"] / two[f"{n}/8"]["wall_s"], 2)
+        rows.append([f"{case_name(f'{n}/skew')}: `local[2]` wall ≤ 1.5× 8 balanced keys",
+                     f"{skew}×", _check(skew <= 1.5)])
+    return rows
+
+
+def target_table(report: dict[str, Any]) -> list[str]:
+    """Issue 31's "Done when" figures, at the largest ``--events`` measured (the issue asks 10^7)."""
+    n = max(int(case.split("/")[0]) for case in report["single"])
+    rows = _warm_targets(report, n)
+    if "cold" in report:
+        cold = report["cold"]
+        rows.append([f"cold `acel run --engine spark --master {cold['master']}`: wall ≤ 2× `acel run`",
+                     f"{cold['wall_vs_single']}×", _check(cold["wall_vs_single"] <= 2)])
+    for master, entry in report.get("huge", {}).get("spark", {}).items():
+        for case, run in entry["runs"].items():
+            top = run["peak_rss"]["max_mib"]
+            rows.append([f"{case_name(case)} on `{master}`: same rows, every process < 2 GiB",
+                         f"{'same' if run['equal_to_single'] else 'DIFFERENT'} rows, largest {_mib(run['peak_rss'])}",
+                         _check(run["equal_to_single"] and top < 2048)])
+    return [_row(["issue 31 target", "measured", ""]), _row(["---", "---:", "---"]), *map(_row, rows)]
+
+
 def markdown(report: dict[str, Any]) -> str:
     """Every table of the report, each under a one-line heading, with the load averages."""
     load = f"load average {report['load_before'][0]:.1f} before, {report['load_after'][0]:.1f} after"
-    parts = [f"**Warm session** (`--input {report['input']}`, repeat {report['repeat']}, "
+    if "bench_wall_s" in report:
+        load += f"; the whole bench {report['bench_wall_s'] // 60} min {report['bench_wall_s'] % 60} s"
+    parts = ["**Targets** (issue 31, \"Done when\"):", "", *target_table(report), "",
+             f"**Warm session** (`--input {report['input']}`, repeat {report['repeat']}, "
              f"last run shown; {report['cpus']} CPUs, {load}):", "",
              *warm_table(report["single"], report["spark"]), "",
              "**Peak RSS per process, MiB** (largest process of each role):", "",
