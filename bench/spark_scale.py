@@ -34,6 +34,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +159,18 @@ def cold_case(work: Path, data: str, master: str) -> dict[str, Any]:
     return answer
 
 
+def attempt(errors: dict[str, str], name: str, step: Callable[..., dict[str, Any]],
+            *args: Any) -> dict[str, Any] | None:
+    """One part of the bench; a failure is recorded (its last lines) and the rest still runs:
+    an hour's run should not lose its other figures to one case."""
+    try:
+        return step(*args)
+    except Exception as error:  # noqa: BLE001 - any failure of a part is reported, not raised
+        errors[name] = "\n".join(str(error).splitlines()[-12:])
+        print(f"{name} FAILED:", errors[name], file=sys.stderr, flush=True)
+        return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", default="1000000")
@@ -186,16 +199,25 @@ def main() -> None:
     report: dict[str, Any] = {"input": args.input, "query": spark_warm.QUERY, "load_before": os.getloadavg(),
                               "cpus": os.cpu_count(), "repeat": args.repeat, "single": run_single(files),
                               "spark": {}}
+    errors: dict[str, str] = {}
     for master in split_masters(args.masters):
-        report["spark"][master] = run_master(master, files, report["single"], args.repeat, work)
+        done = attempt(errors, master, run_master, master, files, report["single"], args.repeat, work)
+        if done is not None:
+            report["spark"][master] = done
     report["throughput_ratios"] = throughput_ratios(report)
     if args.huge:
         huge = [(args.huge, "8", data_file(work, args.huge, "8"))]
-        single = run_single(huge)
-        report["huge"] = {"single": single, "spark": {
-            m: run_master(m, huge, single, 1, work) for m in split_masters(args.huge_masters)}}
+        single = attempt(errors, f"{args.huge} events, one process", run_single, huge) or {}
+        report["huge"] = {"single": single, "spark": {}}
+        for master in split_masters(args.huge_masters) if single else []:
+            done = attempt(errors, f"{args.huge} events on {master}", run_master, master, huge, single, 1, work)
+            if done is not None:
+                report["huge"]["spark"][master] = done
     if args.cold:
-        report["cold"] = cold_case(work, data_file(work, max(sizes), "8"), args.cold_master)
+        done = attempt(errors, "cold", cold_case, work, data_file(work, max(sizes), "8"), args.cold_master)
+        if done is not None:
+            report["cold"] = done
+    report["errors"] = errors
     report["load_after"] = os.getloadavg()
     report["bench_wall_s"] = round(time.perf_counter() - started)  # data files included
     text = json.dumps(report, indent=2)

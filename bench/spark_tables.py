@@ -153,6 +153,8 @@ def markdown(report: dict[str, Any]) -> str:
         parts += ["", "**Large input** (one run in the session):", "",
                   *warm_table(report["huge"]["single"], report["huge"]["spark"]), "",
                   *memory_table(report["huge"]["spark"])]
+    for name, message in report.get("errors", {}).items():
+        parts += ["", f"**{name} failed**:", "", "```", message, "```"]
     if "cold" in report:
         parts += ["", f"**Cold command line** ({report['cold']['results']:,} result rows):", "",
                   *cold_table(report["cold"])]
