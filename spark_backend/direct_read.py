@@ -25,6 +25,7 @@ from .partitioning import Slicing
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from .in_place import InPlace
     from .numbered import Stream
 
 DIRECT_ENV = "ACEL_SPARK_COPY_READ"
@@ -81,34 +82,42 @@ def direct_slices(
     """The slices' engine stage reading the copy (``None``: not a local file's copy)."""
     import pyarrow.parquet as pq
 
-    target = copy_of(spark, stream)
+    place = stream.in_place
+    target = place.path if place is not None else copy_of(spark, stream)
     if target is None or attr not in stream.columns:
         return None
-    copied = pq.read_schema(target)
-    cuts = slice_cuts(axis_values(target, attr), slicing, k_lo, k_lo + units - 1)
-    spec = replace(spec, attr_columns=tuple(c for c in spec.attr_columns if c in copied.names))
+    names = place.layout.names if place is not None else pq.read_schema(target).names
+    axis = place.file_column(attr) if place is not None else attr
+    cuts = slice_cuts(axis_values(target, axis), slicing, k_lo, k_lo + units - 1)
+    spec = replace(spec, attr_columns=tuple(c for c in spec.attr_columns if c in names))
     length = slicing.length
     count = max(1, min(tasks, units))
 
     def run_task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return slice_task(batches, spec, target, cuts, attr, length)
+        return slice_task(batches, spec, target, cuts, attr, length, place)
 
     return spark.range(k_lo, k_lo + units, 1, count).mapInArrow(run_task, struct)
 
 
 def slice_task(
     batches: Iterable[pa.RecordBatch], spec: UnitSpec, target: str, cuts: Sequence[Cut],
-    attr: str, length: float,
+    attr: str, length: float, place: InPlace | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """One task's slices (its ``spark.range`` values) read from the copy, then run as
+    """One task's slices (its ``spark.range`` values) read from the copy, or from the
+    user's file converted as the reader converts it (``place``), then run as
     :func:`executor.evaluate_task` runs shuffled slices."""
     import pyarrow.parquet as pq
+
+    from .in_place import convert
 
     wanted = {int(v) for batch in batches for v in batch.column(0).to_pylist()}
     handle = pq.ParquetFile(target)
     starts = np.cumsum([0] + [handle.metadata.row_group(g).num_rows
                               for g in range(handle.metadata.num_row_groups)])
-    columns = [*spec.attr_columns, POS]
+    if place is None:
+        columns = [*spec.attr_columns, POS]
+    else:
+        columns = list(dict.fromkeys(place.file_column(c) for c in spec.attr_columns))
     kept: list[pa.RecordBatch] = []
     for k, lo, hi in cuts:
         if k not in wanted or hi <= lo:
@@ -116,13 +125,52 @@ def slice_task(
         first = int(np.searchsorted(starts, lo, "right")) - 1
         last = int(np.searchsorted(starts, hi, "left"))
         groups = handle.read_row_groups(list(range(first, last)), columns=columns)
-        table = _present(groups.slice(lo - int(starts[first]), hi - lo), spec.key_names)
+        table = groups.slice(lo - int(starts[first]), hi - lo)
+        if place is not None:
+            table = convert(table, place, spec.attr_columns, lo)
+        table = _present(table, spec.key_names)
         values = table.column(attr).to_numpy(zero_copy_only=False).astype(np.float64)
         with np.errstate(invalid="ignore"):
             own = np.floor(values / float(length)) == k
         table = table.append_column(SLICE, pa.array(np.full(table.num_rows, k, np.int64)))
         kept.extend(table.append_column(OWN, pa.array(own)).to_batches())
     yield from evaluate_task(kept, spec)
+
+
+def bare_parquet(frame: DataFrame) -> str | None:
+    """The one Parquet file a DataFrame is a bare scan of (``spark.read.parquet(F)``:
+    a file relation with no projection or filter, Spark's types the footer's), else
+    ``None``.  No Spark job: the plan and the file index are the driver's."""
+    from .frames import parquet_schema
+    from .in_place import candidate
+
+    try:
+        analyzed = frame._jdf.queryExecution().analyzed()
+        if analyzed.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        files = list(frame.inputFiles())
+    except Exception:  # noqa: BLE001 - any other plan keeps the DataFrame path
+        return None
+    if len(files) != 1:
+        return None
+    path = _local_path(str(files[0]))
+    if path is None or not candidate(path):
+        return None
+    known = parquet_schema(path)
+    if known is None or [(f.name, f.dataType) for f in known.fields] != [
+            (f.name, f.dataType) for f in frame.schema.fields]:
+        return None
+    return path
+
+
+def _local_path(uri: str) -> str | None:
+    """A ``file:`` URI (or a plain path) as a local path; other schemes ``None``."""
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        return unquote(parsed.path)
+    return None
 
 
 def _present(table: pa.Table, keys: Sequence[str]) -> pa.Table:
@@ -140,4 +188,4 @@ def _present(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     return table
 
 
-__all__ = ["axis_values", "direct_slices", "slice_cuts", "slice_task"]
+__all__ = ["axis_values", "bare_parquet", "direct_slices", "slice_cuts", "slice_task"]

@@ -29,7 +29,9 @@ from acel.lang.errors import DataError
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 
+from . import in_place
 from .executor import POS
+from .file_facts import FileFacts, event_layout
 from .scratch import make_folder, remove_stale
 
 if TYPE_CHECKING:
@@ -128,8 +130,6 @@ def parquet_schema(path: str) -> Any:
 INT64 = (-(2**63), 2**63 - 1)
 """The integers a Spark ``bigint`` column holds."""
 
-_ARROW_OF_KIND = {"int": "int64", "float": "float64", "str": "string", "bool": "bool"}
-
 
 @dataclass(frozen=True)
 class FileEvents:
@@ -142,77 +142,6 @@ class FileEvents:
     folder: str
     facts: FileFacts | None = None
     """What the driver learnt while writing the copy (so planning needs no Spark job)."""
-
-
-@dataclass
-class FileFacts:
-    """Planning facts gathered on the driver while a file's events are written for Spark.
-
-    The copy carries each event's position (``POS``), so numbering needs no job; the
-    events per PARTITION BY key, the missing ``WITHIN/SLIDE … ON`` values and the axes'
-    order and range are counted batch by batch with Arrow compute (papers/spark.md,
-    "A plan without jobs").
-    """
-
-    keys: tuple[str, ...] = ()
-    axes: tuple[str, ...] = ()
-    sizes: dict[tuple[Any, ...], int] | None = None
-    missing: dict[str, int] | None = None
-    axis: dict[str, tuple[bool, float | None, float | None]] | None = None
-
-    def add(self, table: Any, kinds: dict[str, str]) -> None:
-        """Count one Arrow table of events (in stream order) into the facts."""
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        keyed = _arrow_keyed(table, self.keys, kinds)
-        if self.keys and self.sizes is not None:
-            chosen = table.filter(keyed)
-            if chosen.num_rows:
-                counted = chosen.group_by(list(self.keys)).aggregate([([], "count_all")])
-                cols = [counted.column(k).to_pylist() for k in self.keys]
-                for key, c in zip(zip(*cols), counted.column("count_all").to_pylist()):
-                    self.sizes[key] = self.sizes.get(key, 0) + int(c)
-                if len(self.sizes) > MAX_KEYS:
-                    self.sizes = None
-        for attr in self.axes:
-            if attr not in table.column_names or kinds.get(attr) not in ("int", "float"):
-                continue
-            column = pc.cast(table.column(attr), pa.float64())
-            absent = pc.or_kleene(pc.is_null(column), pc.is_nan(column))
-            missing = self.missing if self.missing is not None else {}
-            missing[attr] = missing.get(attr, 0) + int(
-                pc.sum(pc.cast(pc.and_(pc.fill_null(absent, True), keyed), "int64")).as_py() or 0
-            )
-            self.missing = missing
-            values = pc.drop_null(column).to_numpy(zero_copy_only=False)
-            axis = self.axis if self.axis is not None else {}
-            ok, first, last = axis.get(attr, (True, None, None))
-            if len(values):
-                if (last is not None and values[0] < last) or bool(np.any(values[1:] < values[:-1])):
-                    ok = False
-                first = float(values[0]) if first is None else first
-                last = float(values[-1])
-            axis[attr] = (ok, first, last)
-            self.axis = axis
-
-
-def _arrow_keyed(table: Any, keys: Sequence[str], kinds: dict[str, str]) -> Any:
-    """Rows of an Arrow table holding every ``keys`` attribute (not NULL, not NaN)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    mask = pa.array([True] * table.num_rows, pa.bool_())
-    for key in keys:
-        if key not in table.column_names:
-            return pa.array([False] * table.num_rows, pa.bool_())
-        column = table.column(key)
-        held = pc.is_valid(column)
-        if kinds.get(key) == "float":
-            held = pc.and_(held, pc.invert(pc.fill_null(pc.is_nan(column), True)))
-        mask = pc.and_(mask, held)
-    return mask
 
 
 @dataclass(frozen=True)
@@ -285,10 +214,7 @@ def copy_file(
     stream = open_events(path, type_col=type_col, time_col=time_col, schema=schema)
     events_schema = stream.schema
     kinds = dict(events_schema.kinds)
-    names = ["type"] + [a for a in _attribute_order(events_schema) if a != "type"]
-    arrow_schema = pa.schema(
-        [pa.field(n, pa.string() if n == "type" else _arrow_type(kinds.get(n))) for n in names]
-    )
+    arrow_schema = event_layout(events_schema)
     facts = FileFacts(tuple(keys), tuple(axes), {} if keys else None)
     written = arrow_schema.append(pa.field(POS, pa.int64()))
     folder = _temporary_folder(path)
@@ -356,16 +282,21 @@ def prefetch(
     schema: Schema | None = None,
     keys: Sequence[str] = (),
     axes: Sequence[str] = (),
+    sliced_on: str | None = None,
 ) -> None:
     """Start :func:`copy_file` in a background thread, so that the driver's reading overlaps
     the JVM's start (papers/spark.md, Pipeline step 2); :func:`read_file` with the same
-    arguments waits for it and takes it (its errors are raised there, unchanged)."""
+    arguments waits for it and takes it (its errors are raised there, unchanged).  A
+    Parquet file a sliced query may read in place is only checked (``in_place.prefetch``)."""
     import threading
 
     import acel.spark_backend.datasource as datasource
 
     if datasource.wanted(path):  # the executors read it: only the driver's check starts now
         datasource.prefetch(path, type_col=type_col, time_col=time_col, schema=schema)
+        return
+    if sliced_on is not None and in_place.candidate(path):
+        in_place.prefetch(path, type_col=type_col, time_col=time_col, schema=schema, keys=keys, axes=axes)
         return
     key = _copy_key(path, type_col, time_col, schema, keys, axes)
     if path == "-" or key in _PREFETCHED:  # standard input is read where it is used
@@ -421,20 +352,6 @@ def _conformed(batch: Any, arrow_schema: Any) -> Any:
         for f in arrow_schema
     ]
     return pa.Table.from_arrays(columns, schema=arrow_schema)
-
-
-def _attribute_order(schema: Schema) -> list[str]:
-    """Attributes in order of first appearance over the types (as the reader found them)."""
-    order: dict[str, None] = {}
-    for type_name in schema.type_names():
-        order.update(dict.fromkeys(schema.attributes(type_name)))
-    return list(order)
-
-
-def _arrow_type(kind: str | None) -> Any:
-    import pyarrow as pa
-
-    return pa.type_for_alias(_ARROW_OF_KIND.get(kind or "str", "string"))
 
 
 def _too_big(
@@ -598,8 +515,12 @@ def prepare(
     schema: Schema | None = None,
     axes: Sequence[str] = (),
     keys: Sequence[str] = (),
+    sliced_on: str | None = None,
 ) -> Stream:
     """Load, check and number the input stream (see the module docstring).
+
+    ``sliced_on``: the query is cut into time slices on this ``ON`` axis when it never
+    decreases; a Parquet file may then be read in place (:func:`in_place_stream`).
 
     ``axes``: ``WITHIN/SLIDE … ON`` attributes whose missing values (on events
     holding every ``keys`` attribute) the same pass counts, for
@@ -628,6 +549,10 @@ def prepare(
         data, schema = sourced
         type_col = "type"
     elif isinstance(data, (str, Path)):
+        direct = in_place_stream(spark, str(data), type_col=type_col, time_col=time_col, schema=schema,
+                                 keys=keys, axes=axes, sliced_on=sliced_on)
+        if direct is not None:  # the slices' tasks read the user's Parquet file: no copy
+            return direct
         read = read_file(spark, str(data), type_col=type_col, time_col=time_col, schema=schema,
                          keys=keys, axes=axes)
         return _file_stream(read, keys)
@@ -683,9 +608,32 @@ def prepare(
                   found.key_sizes, found.many_keys, folders)
 
 
-def _file_stream(read: FileEvents, keys: Sequence[str]) -> Stream:
+def in_place_stream(
+    spark: SparkSession, path: str, *, type_col: str, time_col: str | None, schema: Schema | None,
+    keys: Sequence[str], axes: Sequence[str], sliced_on: str | None,
+) -> Stream | None:
+    """A Parquet file whose slices' tasks read it in place, with no copy and no Spark
+    job (``in_place.take`` says when); ``None``: copy it.  The stream's frame is empty,
+    with the copy's columns: only ``direct_read.direct_slices`` reads its events."""
+    from pyspark.sql import types as T
+
+    checked = in_place.take(spark, path, type_col=type_col, time_col=time_col, schema=schema,
+                            keys=keys, axes=axes, sliced_on=sliced_on)
+    if checked is None:
+        return None
+    spark_of = {"string": T.StringType(), "int64": T.LongType(), "double": T.DoubleType(),
+                "bool": T.BooleanType()}
+    struct = T.StructType([T.StructField(f.name, spark_of[str(f.type)], True) for f in checked.place.layout]
+                          + [T.StructField(POS, T.LongType(), True)])
+    read = FileEvents(spark.createDataFrame([], struct), path, checked.schema, checked.count, "",
+                      checked.facts)
+    return _file_stream(read, keys, checked.place)
+
+
+def _file_stream(read: FileEvents, keys: Sequence[str], place: in_place.InPlace | None = None) -> Stream:
     """A file's numbered stream, with no Spark job: the copy holds ``POS`` and the
-    driver counted keys and axes while writing it (:class:`FileFacts`)."""
+    driver counted keys and axes while writing it (:class:`FileFacts`); or the file
+    read in place (``place``: no copy, no folder)."""
     frame = normalise(read.frame, read.source)
     columns = tuple(c for c in frame.columns if c != POS)
     kinds = {f.name: k for f in frame.schema.fields
@@ -697,7 +645,8 @@ def _file_stream(read: FileEvents, keys: Sequence[str]) -> Stream:
     if keys and present_keys and facts.sizes is not None:
         sizes = sorted(facts.sizes.items(), key=lambda kv: repr(kv[0]))
     return Stream(frame, read.count, columns, kinds, read.schema, read.source, (), flags,
-                  sizes, bool(keys) and sizes is None, (read.folder,), facts.axis or {})
+                  sizes, bool(keys) and sizes is None, (read.folder,) if read.folder else (),
+                  facts.axis or {}, place)
 
 
 def _keyed(columns: Sequence[str], kinds: dict[str, str], keys: Sequence[str]) -> Column:

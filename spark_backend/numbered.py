@@ -19,6 +19,8 @@ from .names import MAX_EXAMPLES
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
+    from .in_place import InPlace
+
 _TEMPORARY: list[str] = []
 """Folders holding events read from a file, removed with their stream or at exit."""
 
@@ -50,6 +52,9 @@ class Stream:
     """Temporary folders holding the events read from a file (see :func:`read_file`)."""
     axes: dict[str, tuple[bool, float | None, float | None]] | None = None
     """Per ``ON`` axis, as :func:`axis_summary` gives it, when known without a job (files)."""
+    in_place: InPlace | None = None
+    """A Parquet file the slices' tasks read themselves (no copy; ``frame`` is then empty
+    and never read: :mod:`acel.spark_backend.in_place`)."""
     lazy: bool = False
     """Numbered inside the plan (``acel.spark_backend.lazy``): ``count`` is unknown (0), the
     frame carries the total in ``TOTAL`` and its checks fail the first action."""

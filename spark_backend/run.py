@@ -27,7 +27,7 @@ from acel.lang.clauses import Key, Match, TrendRow, item_name
 from acel.lang.errors import AcelError
 from acel.lang.schema import Schema
 
-from .direct_read import direct_slices
+from .direct_read import bare_parquet, direct_slices
 from .executor import (
     OWN,
     POS,
@@ -177,7 +177,16 @@ def prefetch(
 
     if isinstance(data, (str, Path)):
         frames.prefetch(str(data), type_col=type_col, time_col=time_col, schema=schema,
-                        keys=tuple(query.partition_by), axes=_axes(query))
+                        keys=tuple(query.partition_by), axes=_axes(query), sliced_on=_sliced_on(query))
+
+
+def _sliced_on(query: Query) -> str | None:
+    """The ``ON`` axis the query is cut into time slices on, should it never decrease
+    (then a Parquet file may be read in place: ``frames.in_place_stream``)."""
+    within = query.within
+    if within is None or within.attr is None:
+        return None
+    return within.attr if choose(query, attr_monotone=True).kind == "slice" else None
 
 
 def _axes(query: Query) -> list[str]:
@@ -196,25 +205,18 @@ def _plan(
     partitions: int | None,
     slice_size: int | float | None,
     lazy: bool = False,
+    in_place: bool = True,
 ) -> Planned:
-    from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
 
     if isinstance(query, str):
         from acel.lang.parser import parse_query
 
         query = parse_query(query)  # syntax errors before any Spark job
-    axes = _axes(query)
     if schema is not None:  # known before reading: refuse before the numbering job too
         check_supported(_query(query, schema), schema)
-    if lazy and isinstance(data, DataFrame):
-        from .lazy import number
-
-        stream = number(spark, data, type_col=type_col, time_col=time_col, schema=schema,
-                        axes=axes, keys=tuple(query.partition_by))
-    else:
-        stream = frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema,
-                                axes=axes, keys=tuple(query.partition_by))
+    stream = _stream(spark, data, query, type_col=type_col, time_col=time_col, schema=schema, lazy=lazy,
+                     in_place=in_place)
     parsed = _query(query, stream.schema)
     check_supported(parsed, stream.schema)
     keys = tuple(parsed.partition_by)
@@ -232,6 +234,9 @@ def _plan(
             integral = stream.kinds.get(parsed.within.attr) == "int"
             span = (int(lo), int(hi)) if integral else (lo, hi)
     strategy = choose(parsed, attr_monotone=monotone)
+    if stream.in_place is not None and strategy.kind != "slice":  # read in place only when sliced
+        return _plan(query, data, spark, type_col=type_col, time_col=time_col, schema=schema,
+                     partitions=partitions, slice_size=slice_size, lazy=lazy, in_place=False)
     if strategy.kind == "single":
         warnings.warn(strategy.reason, NotParallelWarning, stacklevel=caller_level())
     n_parts = partitions or spark.sparkContext.defaultParallelism
@@ -283,6 +288,30 @@ def _plan(
         elif stream.count == 0:
             result = _identity_frame(spark, base, result_struct)
     return Planned(result, parsed, strategy, layout, stream)
+
+
+def _stream(spark: SparkSession, data: Any, query: Query, *, type_col: str, time_col: str | None,
+            schema: Schema | None, lazy: bool, in_place: bool = True) -> frames.Stream:
+    """The numbered input: a file or a bare one-file Parquet scan read in place by a
+    sliced query's tasks, a DataFrame numbered lazily or by a scan, a file copied."""
+    from pyspark.sql import DataFrame
+
+    axes, keys = _axes(query), tuple(query.partition_by)
+    sliced_on = _sliced_on(query) if in_place else None
+    if isinstance(data, DataFrame) and sliced_on is not None:
+        path = bare_parquet(data)
+        direct = None if path is None else frames.in_place_stream(
+            spark, path, type_col=type_col, time_col=time_col, schema=schema, keys=keys,
+            axes=axes, sliced_on=sliced_on)
+        if direct is not None:
+            return direct
+    if lazy and isinstance(data, DataFrame):
+        from .lazy import number
+
+        return number(spark, data, type_col=type_col, time_col=time_col, schema=schema,
+                      axes=axes, keys=keys)
+    return frames.prepare(spark, data, type_col=type_col, time_col=time_col, schema=schema,
+                          axes=axes, keys=keys, sliced_on=sliced_on)
 
 
 MAX_BALANCED_KEYS = frames.MAX_KEYS
@@ -562,6 +591,8 @@ def _sliced(
                                    units, tasks, spec, struct)
             if direct is not None:  # a local file's copy: each task reads its own rows
                 return direct
+        if stream.in_place is not None:  # its frame is empty: only the tasks read the file
+            raise RuntimeError(f"{stream.source}: read in place but not sliced on its ON axis")
         return _run_units(sliced, k_lo, units, tasks, spec, struct)
 
     if query.returns is None:

@@ -34,7 +34,7 @@ def arrow_stream(
     def rows() -> Iterator[list[Row]]:  # the row-wise fallback
         return arrow_rows(batches)
 
-    if not all(_plain_type(f.type) for f in _first_schema(batches, names)):
+    if not all(plain_type(f.type) for f in _first_schema(batches, names)):
         return rows_stream(source, rows, options)
     try:
         inferred, facts = _infer_columns(source, batches, names, options)
@@ -123,6 +123,16 @@ class _ArrowEvents:
         return (as_columns(_normalised(batch), self.options, target) for batch in self.source_batches())
 
 
+def event_columns(batch: Any, type_col: str, target: Any) -> Any:
+    """One record batch of a checked, unsorted Arrow source laid out as its events
+    (NaN → NULL, the type column as ``type``, each column cast to its kind): what
+    :meth:`EventStream.arrow_batches` yields for it, for a Spark task reading a
+    Parquet file in place (``acel.spark_backend.in_place``)."""
+    from acel.io.columns import as_columns
+
+    return as_columns(_normalised(batch), SourceOptions(type_col=type_col), target)
+
+
 def _fits_int64(arrow_type: Any) -> bool:
     """Whether every value of an Arrow type is an int64 when an int (uint64 may not be)."""
     import pyarrow as pa
@@ -167,7 +177,7 @@ def _is_floating(arrow_type: Any) -> bool:
     return bool(pa.types.is_floating(arrow_type))
 
 
-def _plain_type(arrow_type: Any) -> bool:
+def plain_type(arrow_type: Any) -> bool:
     import pyarrow as pa
 
     t = arrow_type
