@@ -191,7 +191,8 @@ def take(
     if checked is None or sliced_on not in checked.place.layout.names:
         return None
     monotone = (checked.facts.axis or {}).get(sliced_on, (False, None, None))[0]
-    return checked if monotone else None
+    missing = any((checked.facts.missing or {}).values())  # refused: the copy names the rows
+    return checked if monotone and not missing else None
 
 
 __all__ = ["IN_PLACE_ENV", "Checked", "InPlace", "candidate", "check", "convert",
