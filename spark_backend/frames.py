@@ -255,12 +255,12 @@ def prefetched_bytes() -> int | None:
     """The size of the files :func:`prefetch` is copying (Parquet counted 8 times, about
     its compression against JSON Lines), ``None`` when none is: a hint for the JVM's
     start (``session.jit_options``)."""
-    if not _PREFETCHED:
+    if not _PREFETCHED and not in_place.PENDING:
         import acel.spark_backend.datasource as datasource
 
         return datasource.pending_bytes()
     total = 0
-    for key in _PREFETCHED:
+    for key in [*_PREFETCHED, *in_place.PENDING]:
         try:
             size = os.path.getsize(key[0])
         except OSError:

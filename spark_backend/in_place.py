@@ -139,7 +139,7 @@ def convert(table: Any, place: InPlace, names: Sequence[str], first: int) -> Any
 
 # ------------------------------------------------------------------ started early
 
-_PENDING: dict[tuple[Any, ...], Future[Checked | None]] = {}
+PENDING: dict[tuple[Any, ...], Future[Checked | None]] = {}
 """Checks started by :func:`prefetch`, taken by :func:`take` with the same arguments."""
 
 
@@ -153,7 +153,7 @@ def prefetch(path: str, *, type_col: str, time_col: str | None, schema: Schema |
     """Start :func:`check` in a background thread (overlapping the JVM's start, as the
     copy's prefetch does); :func:`take` waits for it and raises its errors unchanged."""
     key = _key(path, type_col, time_col, schema, keys, axes)
-    if key in _PENDING:
+    if key in PENDING:
         return
     pending: Future[Checked | None] = Future()
     pending.set_running_or_notify_cancel()
@@ -165,7 +165,7 @@ def prefetch(path: str, *, type_col: str, time_col: str | None, schema: Schema |
         except BaseException as error:  # handed to take, which raises it
             pending.set_exception(error)
 
-    _PENDING[key] = pending
+    PENDING[key] = pending
     threading.Thread(target=work, name="acel-check", daemon=True).start()
 
 
@@ -179,7 +179,7 @@ def take(
     from .shipping import needs_shipping
 
     key = _key(path, type_col, time_col, schema, keys, axes)
-    pending = _PENDING.pop(key, None)
+    pending = PENDING.pop(key, None)
     if sliced_on is None or needs_shipping(spark.sparkContext.master or "local"):
         return None
     if pending is not None:

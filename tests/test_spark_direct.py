@@ -19,6 +19,7 @@ import pytest
 from spark_fixtures import SPARK_MARKS
 
 from acel.lang.clauses import TrendRow
+from acel.lang.errors import DataError
 from acel.lang.parser import parse_query
 
 pytestmark = SPARK_MARKS
@@ -183,3 +184,25 @@ def test_a_filtered_or_selected_dataframe_keeps_the_dataframe_path(spark: Any, t
         assert planned.stream.in_place is None
         rows = changed.toPandas()
         assert _approx(got) == _approx(_single(text, rows))
+
+
+def test_a_prefetched_check_is_taken_and_its_error_raised_unchanged(spark: Any, tmp_path: Path) -> None:
+    """``acel run --engine spark`` starts only the driver's check before the JVM (no copy)."""
+    from acel.spark_backend import in_place
+    from acel.spark_backend.run import prefetch
+
+    path = _write(tmp_path / "s.parquet", _columns(400, 2, 8, False))
+    text = QUERIES[0].format(d=3)
+    prefetch(parse_query(text), path)
+    assert len(in_place.PENDING) == 1
+    planned, got = _spark(spark, text, path)
+    assert not in_place.PENDING and planned.stream.in_place is not None
+    assert _approx(got) == _approx(_single(text, path))
+    bad = _columns(10, 2, 8, False)
+    bad["type"][3] = None
+    path = _write(tmp_path / "bad.parquet", bad)
+    prefetch(parse_query(text), path)  # no error here: it is the run's to raise
+    with pytest.raises(DataError) as fetched:
+        _spark(spark, text, path)
+    assert not in_place.PENDING
+    assert str(fetched.value) == f"{path}: 1 bad row:\n  row 4, column 'type': event type is NULL"
