@@ -124,8 +124,7 @@ def slice_task(
             continue
         first = int(np.searchsorted(starts, lo, "right")) - 1
         last = int(np.searchsorted(starts, hi, "left"))
-        groups = handle.read_row_groups(list(range(first, last)), columns=columns)
-        table = groups.slice(lo - int(starts[first]), hi - lo)
+        table = _rows(handle, columns, list(range(first, last)), int(starts[first]), lo, hi)
         if place is not None:
             table = convert(table, place, spec.attr_columns, lo)
         table = _present(table, spec.key_names)
@@ -161,6 +160,29 @@ def bare_parquet(frame: DataFrame) -> str | None:
             (f.name, f.dataType) for f in frame.schema.fields]:
         return None
     return path
+
+
+ROWS_AT_ONCE = 65_536
+"""Rows decoded at a time when a task reads its slice (so a big row group is not decoded
+past the slice's last row)."""
+
+
+def _rows(handle: Any, columns: list[str], groups: list[int], start: int, lo: int, hi: int) -> pa.Table:
+    """Rows ``[lo, hi)`` of the file, read from ``groups`` (the first starting at row
+    ``start``) batch by batch, stopping once ``hi`` is reached: a user's file may hold
+    10^6 rows in one row group, and each of several tasks needs a part of it."""
+    out: list[pa.RecordBatch] = []
+    at = start
+    for batch in handle.iter_batches(batch_size=ROWS_AT_ONCE, row_groups=groups, columns=columns):
+        end = at + batch.num_rows
+        if end > lo:
+            out.append(batch.slice(max(lo - at, 0), min(hi, end) - max(lo, at)))
+        at = end
+        if at >= hi:
+            break
+    if not out:
+        return handle.schema_arrow.empty_table().select(columns)
+    return pa.Table.from_batches(out)
 
 
 def _local_path(uri: str) -> str | None:

@@ -206,3 +206,23 @@ def test_a_prefetched_check_is_taken_and_its_error_raised_unchanged(spark: Any, 
         _spark(spark, text, path)
     assert not in_place.PENDING
     assert str(fetched.value) == f"{path}: 1 bad row:\n  row 4, column 'type': event type is NULL"
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 7), (95, 105), (130, 300), (299, 300), (0, 300), (64, 192)])
+def test_a_tasks_rows_are_read_across_row_groups_and_stop_at_the_last(tmp_path: Path, lo: int, hi: int) -> None:
+    """``direct_read._rows``: rows ``[lo, hi)`` of a file of row groups of 100 rows read
+    in batches of 32, equal to slicing the whole file."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from acel.spark_backend import direct_read
+
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.table({"a": np.arange(300), "b": np.arange(300) * 2.0}), path, row_group_size=100)
+    handle = pq.ParquetFile(path)
+    first, last = lo // 100, (hi + 99) // 100
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(direct_read, "ROWS_AT_ONCE", 32)
+        got = direct_read._rows(handle, ["a", "b"], list(range(first, last)), first * 100, lo, hi)
+    assert got.column("a").to_pylist() == list(range(lo, hi))
+    assert got.column("b").to_pylist() == [2.0 * i for i in range(lo, hi)]
