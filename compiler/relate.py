@@ -144,7 +144,8 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
     if isinstance(pred, PredNot):
         pred, negated = pred.operand, True
     if not isinstance(pred, Compare):
-        term = format_expr(_terms_of(conjunct, var)[0])
+        named = _terms_of(conjunct, var)  # none in an own disjunct (`v IN (1, 3)`) of an OR
+        term = format_expr(named[0]) if named else "this disjunct"
         raise refuse(
             term, conjunct, var,
             "OR or IN across relating terms over variables that hold many events: each event "
