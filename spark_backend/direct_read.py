@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from .executor import OWN, POS, SLICE, UnitSpec, evaluate_task
+from .executor import OWN, POS, SLICE, UnitSpec, evaluate_task, inject_fault
 from .partitioning import Slicing
 
 if TYPE_CHECKING:
@@ -48,31 +48,38 @@ def copy_of(spark: SparkSession, stream: Stream) -> str | None:
     return target if os.path.exists(target) else None
 
 
-def axis_values(target: str, attr: str) -> np.ndarray:
-    """The ``ON`` column alone, as doubles, a missing value taking the last value before
-    it (so the array never decreases and ``searchsorted`` applies; such rows are dropped
-    as keyless, or were refused by the axis check)."""
+AXIS_BATCH = 1 << 20
+"""``ON`` values read at a time on the driver: the cuts need counts, not the column."""
+
+
+def slice_cuts(target: str, attr: str, slicing: Slicing, k_lo: int, k_hi: int) -> list[Cut]:
+    """Rows of each slice's data ``[kL − P, (k+1)L + U)``, widened by a hair (floats; more
+    contiguous context never changes what a slice owns, papers/spark.md Strategy 2).
+
+    The ``ON`` column is read batch by batch (memory bounded at any size, issue 31's
+    10^8 events): as doubles, a missing value taking the last value before it, so the
+    values never decrease (such rows are dropped as keyless, or were refused by the
+    axis check) and a slice's first row is the count of values below its start."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    column = pq.read_table(target, columns=[attr]).column(attr)
-    values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
-    values = np.where(np.isnan(values), -np.inf, values)
-    out: np.ndarray = np.maximum.accumulate(values) if len(values) else values
-    return out
-
-
-def slice_cuts(values: np.ndarray, slicing: Slicing, k_lo: int, k_hi: int) -> list[Cut]:
-    """Rows of each slice's data ``[kL − P, (k+1)L + U)``, widened by a hair (floats; more
-    contiguous context never changes what a slice owns, papers/spark.md Strategy 2)."""
     length = float(slicing.length)
     hair = 1e-9 * length
-    out = []
-    for k in range(k_lo, k_hi + 1):
-        lo = int(np.searchsorted(values, k * length - float(slicing.before) - hair, "left"))
-        hi = int(np.searchsorted(values, (k + 1) * length + float(slicing.after) + hair, "right"))
-        out.append((k, lo, hi))
-    return out
+    ks = np.arange(k_lo, k_hi + 1, dtype=np.float64)
+    starts = ks * length - float(slicing.before) - hair
+    ends = (ks + 1) * length + float(slicing.after) + hair
+    lo = np.zeros(len(ks), dtype=np.int64)
+    hi = np.zeros(len(ks), dtype=np.int64)
+    carry = -np.inf
+    for batch in pq.ParquetFile(target).iter_batches(batch_size=AXIS_BATCH, columns=[attr]):
+        values = pc.cast(batch.column(0), pa.float64()).to_numpy(zero_copy_only=False)
+        values = np.maximum.accumulate(np.where(np.isnan(values), -np.inf, values))
+        values = np.maximum(values, carry)
+        if len(values):
+            carry = float(values[-1])
+        lo += np.searchsorted(values, starts, "left")
+        hi += np.searchsorted(values, ends, "right")
+    return [(int(k), int(a), int(b)) for k, a, b in zip(range(k_lo, k_hi + 1), lo, hi)]
 
 
 def direct_slices(
@@ -88,7 +95,7 @@ def direct_slices(
         return None
     names = place.layout.names if place is not None else pq.read_schema(target).names
     axis = place.file_column(attr) if place is not None else attr
-    cuts = slice_cuts(axis_values(target, axis), slicing, k_lo, k_lo + units - 1)
+    cuts = slice_cuts(target, axis, slicing, k_lo, k_lo + units - 1)
     spec = replace(spec, attr_columns=tuple(c for c in spec.attr_columns if c in names))
     length = slicing.length
     count = max(1, min(tasks, units))
@@ -118,7 +125,9 @@ def slice_task(
         columns = [*spec.attr_columns, POS]
     else:
         columns = list(dict.fromkeys(place.file_column(c) for c in spec.attr_columns))
-    kept: list[pa.RecordBatch] = []
+    if any(k in wanted and hi > lo for k, lo, hi in cuts):
+        inject_fault(spec.fault)  # once a task, as a shuffled task's (then not per slice)
+    spec = replace(spec, fault="")
     for k, lo, hi in cuts:
         if k not in wanted or hi <= lo:
             continue
@@ -132,8 +141,8 @@ def slice_task(
         with np.errstate(invalid="ignore"):
             own = np.floor(values / float(length)) == k
         table = table.append_column(SLICE, pa.array(np.full(table.num_rows, k, np.int64)))
-        kept.extend(table.append_column(OWN, pa.array(own)).to_batches())
-    yield from evaluate_task(kept, spec)
+        # one slice at a time: a task holds one slice's rows, never its whole share
+        yield from evaluate_task(table.append_column(OWN, pa.array(own)).to_batches(), spec)
 
 
 def bare_parquet(frame: DataFrame) -> str | None:
@@ -210,4 +219,4 @@ def _present(table: pa.Table, keys: Sequence[str]) -> pa.Table:
     return table
 
 
-__all__ = ["axis_values", "bare_parquet", "direct_slices", "slice_cuts", "slice_task"]
+__all__ = ["bare_parquet", "direct_slices", "slice_cuts", "slice_task"]

@@ -60,6 +60,11 @@ UNITS_PER_CORE = 4
 """Units (key buckets or time slices) per core: small enough tasks that Spark's
 scheduler balances uneven units, few enough that per-task costs stay small."""
 
+SLICE_EVENTS = 1 << 21
+"""At most about this many events in a time slice of a counted stream (more slices
+when there are more events): a task holds one slice at a time, so a Python worker's
+memory stays bounded at any input size (issue 31: 10^8 events under 2 GiB a process)."""
+
 
 class NotParallelWarning(UserWarning):
     """The query runs as one ordered partition on one core."""
@@ -542,7 +547,7 @@ def _sliced(
     from pyspark.sql import functions as F
 
     assert query.within is not None
-    slices = UNITS_PER_CORE * n_parts
+    slices = max(UNITS_PER_CORE * n_parts, -(-stream.count // SLICE_EVENTS))
     slicing = slicing_for(
         query,
         count=stream.count,
