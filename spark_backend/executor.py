@@ -138,9 +138,14 @@ def inject_fault(fault: str) -> None:
     the one task that first creates the marker file ``<path>`` kills its own
     Python worker with SIGKILL, as a crash or an out-of-memory kill would (the
     marker makes it exactly one worker, even across processes on one machine).
-    ``raise-always``/``kill-always``: every attempt, so the job fails.
+    ``raise-always``/``kill-always``: every attempt, so the job fails.  ``hold:<seconds>``:
+    every task waits that long first, so a job on a few events is still running when a
+    test signals the driver (the Ctrl-C and SIGTERM tests).
     """
     if not fault:
+        return
+    if fault.startswith("hold:"):
+        time.sleep(float(fault[len("hold:"):]))
         return
     from pyspark import TaskContext
 

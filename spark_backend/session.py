@@ -26,7 +26,8 @@ LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 FAULT_CONF = "spark.acel.test.failFirstAttempt"
 """Runtime conf (tests only) that makes executor tasks fail; see ``executor.inject_fault``:
 ``true`` (every task's first attempt raises), ``kill:<marker file>`` (the first task
-to create the file kills its own Python worker), ``raise-always``, ``kill-always``."""
+to create the file kills its own Python worker), ``raise-always``, ``kill-always``,
+``hold:<seconds>`` (every task waits first)."""
 
 DEFAULT_MASTER = "local[*,4]"
 """All cores, and a failed task is tried up to 4 times in all (Spark's cluster default).

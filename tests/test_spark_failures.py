@@ -179,14 +179,21 @@ def test_the_command_line_retries_four_times_by_default_then_says_why_in_two_lin
 
 
 def _spark_run_then_signal(tmp_path: Path, sig: int) -> tuple[int, list[str], Path]:
-    """``acel run --engine spark`` on a file, signalled once its Spark job is running."""
+    """``acel run --engine spark`` on a file, signalled once its Spark job is running.
+
+    Every task waits before it works (the test-only ``hold`` fault, set the way a user's
+    setting comes), so a few thousand events keep the job running (it took 300,000)."""
     import time
 
     data = tmp_path / "events.jsonl"
     data.write_text("".join(json.dumps({"type": "AB"[i % 3 == 0], "k": i % 10, "v": i}) + "\n"
-                            for i in range(300_000)))
+                            for i in range(3_000)))
     err = tmp_path / "err.txt"
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.acel.test.failFirstAttempt hold:600\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    env["SPARK_CONF_DIR"] = str(conf)
     with err.open("w") as errors:
         process = subprocess.Popen(
             [sys.executable, "-m", "acel", "run", "A AS a ; B AS b PARTITION BY k WITHIN 20 EVENTS",
