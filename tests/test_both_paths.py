@@ -85,6 +85,15 @@ def test_every_one_path_file_exists_and_holds_properties() -> None:
         assert "@given" in text or "assert_conforms(" in text, name
 
 
+def test_every_one_path_test_exists_in_a_file_of_both_paths() -> None:
+    """A renamed test in ``ONE_PATH_TESTS`` would be a stale entry, and one of a
+    ``ONE_PATH`` file a needless one."""
+    for entry in sorted(conftest.ONE_PATH_TESTS):
+        name, test = entry.split("::")
+        assert name not in conftest.ONE_PATH, entry
+        assert f"def {test}(" in (TESTS / name).read_text(encoding="utf-8"), entry
+
+
 def test_the_second_pass_is_in_make_test() -> None:
     """``make test`` (what CI runs, .ci/run) runs the marked properties with ``ACEL_NATIVE=0``."""
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
@@ -108,9 +117,12 @@ def test_the_engine_properties_are_marked() -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     marked = {line.strip() for line in done.stdout.splitlines() if "::" in line}
-    kit = "tests/test_engine_properties.py::test_engine_equals_oracle"  # runs assert_conforms
+    kit = "tests/test_engine_properties.py::test_trend_rows_equal_oracle"  # runs assert_conforms
     given = "tests/test_engine_properties.py::test_propagation_equals_enumeration"  # @given
-    assert {kit, given} <= {nodeid.split("[", 1)[0] for nodeid in marked}, done.stdout[-2000:] + done.stderr[-2000:]
+    once = "tests/test_engine_properties.py::test_engine_equals_oracle"  # in ONE_PATH_TESTS
+    tests = {nodeid.split("[", 1)[0] for nodeid in marked}
+    assert {kit, given} <= tests, done.stdout[-2000:] + done.stderr[-2000:]
+    assert once not in tests
     assert not any(nodeid.startswith("tests/test_native_core.py") for nodeid in marked)
     assert not any("test_both_paths.py" in nodeid for nodeid in marked)
 
