@@ -58,6 +58,7 @@ def test_next_and_last_under_within_do_not_list_the_candidates(strategy: str) ->
                for m in found)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(st.data(), st.sampled_from(("NEXT", "LAST")))
 def test_next_and_last_under_within_equal_the_oracle(data: st.DataObject, strategy: str) -> None:

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pyarrow as pa
+import pytest
 from acel.acea import engine
 from acel.spark_backend.executor import UnitSpec
 from acel.spark_backend.streaming import END_MS, ENDED_MS, SHIFT, KeyStream, StreamSpec
@@ -172,6 +173,7 @@ def timed_case(draw: Any) -> tuple[list[Event], list[int], list[int], int]:
     return out, times, draw(arrivals(times, delay)), delay
 
 
+@pytest.mark.slow
 @given(queries(top_negation=True), timed_case())
 def test_streamed_complex_events_on_event_time_equal_the_batch_run(
     query: Query, case: tuple[list[Event], list[int], list[int], int]
@@ -183,6 +185,7 @@ def test_streamed_complex_events_on_event_time_equal_the_batch_run(
     assert to_json_lines(sorted(got, key=Match.sort_key)) == to_json_lines(expected)
 
 
+@pytest.mark.slow
 @given(trend_queries(top_negation=True), timed_case())
 def test_streamed_rows_on_event_time_equal_the_batch_run(
     query: Query, case: tuple[list[Event], list[int], list[int], int]
@@ -194,6 +197,7 @@ def test_streamed_rows_on_event_time_equal_the_batch_run(
     assert sorted(got, key=TrendRow.sort_key) == expected
 
 
+@pytest.mark.slow
 @given(trend_queries(top_negation=True), timed_case())
 def test_without_the_end_row_only_final_results_come_out(
     query: Query, case: tuple[list[Event], list[int], list[int], int]

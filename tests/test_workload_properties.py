@@ -201,6 +201,7 @@ _RUNAWAY = Query(
 )
 
 
+@pytest.mark.slow
 @given(shared_workloads(), streams(max_len=40))
 @example([_RUNAWAY, _RUNAWAY], [Event(t, (("type", "A"), ("x", t % 4))) for t in range(40)])
 def test_shared_workload_equals_queries_alone(qs: list[Query], stream: list[Any]) -> None:
@@ -209,11 +210,13 @@ def test_shared_workload_equals_queries_alone(qs: list[Query], stream: list[Any]
     _check_alone(qs, stream)
 
 
+@pytest.mark.slow
 @given(prefix_workloads(), streams(max_len=25))
 def test_prefix_workload_equals_queries_alone(qs: list[Query], stream: list[Any]) -> None:
     _check_alone(qs, stream)
 
 
+@pytest.mark.slow
 @given(shared_workloads() | prefix_workloads(), streams(max_len=7))
 def test_workload_equals_oracle(qs: list[Query], stream: list[Any]) -> None:
     named = _named(qs)
@@ -223,6 +226,7 @@ def test_workload_equals_oracle(qs: list[Query], stream: list[Any]) -> None:
         assert _same(got[name], want), (name, query, got[name], want)
 
 
+@pytest.mark.slow
 @given(shared_workloads(), streams(max_len=30))
 def test_sharing_off_is_the_same(qs: list[Query], stream: list[Any]) -> None:
     named = _named(qs)
