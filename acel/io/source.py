@@ -26,7 +26,7 @@ from acel.io.arrow_source import arrow_stream
 from acel.io.formats import BATCH
 from acel.io.live import _Reorder, stdin_stream
 from acel.io.options import SourceOptions
-from acel.io.readers import reader_for
+from acel.io.readers.registry import BY_SUFFIX, reader_for
 from acel.io.records import memory_row, with_time_column
 from acel.io.row_passes import require_columns, rows_stream
 from acel.io.sorting import DEFAULT_CHUNK
@@ -72,8 +72,9 @@ def open_events(
 
 
 def open_file(path: Path, options: SourceOptions) -> EventStream:
-    """An event file through its format's registered reader (by extension)."""
-    reader = reader_for(path)
+    """An event file through its format's registered reader (by extension; an unknown one
+    is :func:`reader_for`'s error)."""
+    reader = BY_SUFFIX.get(path.suffix.lower()) or reader_for(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
     if path.is_dir():

@@ -54,6 +54,10 @@ class Reader:
 _READERS: dict[str, Reader] = {}
 """Format name → reader, in registration order."""
 
+BY_SUFFIX: dict[str, Reader] = {}
+"""File extension → reader, kept by :func:`register` and :func:`unregister`: opening a
+file looks its reader up here without a call (issue 34, the walk of one event)."""
+
 
 def register(reader: Reader) -> Reader:
     """Adds a format; a name or suffix already taken by another format is an error."""
@@ -62,12 +66,16 @@ def register(reader: Reader) -> Reader:
     if clash or (reader.name in _READERS and _READERS[reader.name] is not reader):
         raise ValueError(f"format {reader.name!r}: {', '.join(clash) or 'name'} already registered")
     _READERS[reader.name] = reader
+    BY_SUFFIX.update(dict.fromkeys(reader.suffixes, reader))
     return reader
 
 
 def unregister(name: str) -> None:
     """Removes a format (tests that register a toy one)."""
-    _READERS.pop(name, None)
+    gone = _READERS.pop(name, None)
+    if gone is not None:
+        for suffix in gone.suffixes:
+            BY_SUFFIX.pop(suffix, None)
 
 
 def readers() -> tuple[Reader, ...]:
