@@ -71,11 +71,12 @@ def rows_stream(source: str, rows: Callable[[], Iterator[list[Row]]], options: S
 
     plain = facts is not None and facts.plain
 
-    def batches() -> Iterator[list[Attrs]]:
-        checked = _checked(source, rows(), options, final, trusted, plain)
-        return ordered(checked, sort, chunk)
+    def batches(stream: EventStream) -> Iterator[list[Attrs]]:
+        for batch in ordered(_checked(source, rows(), options, final, trusted, plain), sort, chunk):
+            stream.read += len(batch)
+            yield batch
 
-    return EventStream(source, final, batches, facts, time_col=time_col, sort=sort, chunk=chunk)
+    return EventStream(source, final, batches, facts, time_col=time_col, sort=sort, chunk=chunk, counts=True)
 
 
 _PLAIN = frozenset([str, int, float, bool, type(None)])
@@ -436,9 +437,12 @@ def native_given_stream(
             yield [(time_key(a.get(column)) if sort else 0, a) for a in batch]
         second.problems.raise_if_any()
 
-    return EventStream(
-        source, final, lambda: ordered(checked(), sort, chunk), None, time_col=time_col, sort=sort, chunk=chunk
-    )
+    def batches(stream: EventStream) -> Iterator[list[Attrs]]:
+        for batch in ordered(checked(), sort, chunk):
+            stream.read += len(batch)
+            yield batch
+
+    return EventStream(source, final, batches, None, time_col=time_col, sort=sort, chunk=chunk, counts=True)
 
 
 def native_lines_stream(
@@ -484,7 +488,7 @@ def native_lines_stream(
             return None
         return column_blocks(native, path, spec.with_floats(floats), event, csv)
 
-    def batches() -> Iterator[list[Attrs]]:
+    def pulled() -> Iterator[list[Attrs]]:
         if not facts.plain or type_col != "type":
             rows = pure_rows() if pure_rows is not None else json_rows(path)
             checked = _checked(source, rows, options, schema, True, facts.plain)
@@ -497,8 +501,13 @@ def native_lines_stream(
         keyed = ([(time_key(a.get(column)), a) for a in batch] for batch in lines)
         return ordered(keyed, sort, chunk)
 
+    def batches(stream: EventStream) -> Iterator[list[Attrs]]:
+        for batch in pulled():
+            stream.read += len(batch)
+            yield batch
+
     return EventStream(
-        source, schema, batches, facts, time_col=time_col, sort=sort, chunk=chunk, columns=columns
+        source, schema, batches, facts, time_col=time_col, sort=sort, chunk=chunk, columns=columns, counts=True
     )
 
 

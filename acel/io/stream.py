@@ -46,7 +46,7 @@ class EventStream:
         self,
         source: str,
         schema: Schema,
-        batches: Callable[[], Iterator[list[Attrs]]],
+        batches: Callable[..., Iterator[list[Attrs]]],
         facts: Facts | None,
         *,
         time_col: str | None,
@@ -55,6 +55,7 @@ class EventStream:
         once: bool = False,
         arrow: Callable[[], Iterator[Any]] | None = None,
         columns: Callable[[Any], Iterator[Any] | None] | None = None,
+        counts: bool = False,
     ) -> None:
         names = schema.all_attributes()
         if len(names) > MAX_ATTRIBUTES + 1:
@@ -70,6 +71,10 @@ class EventStream:
         self._once = once
         self._arrow = arrow
         self._columns = columns
+        self._counts = counts
+        """``batches`` is a generator function of the stream that adds what it hands out
+        to :attr:`read` itself: the engine then pulls the reader's own generator, with no
+        generator of this module between them (issue 34, the walk of one event)."""
         self._used = False
         self.read = 0
         """Events handed out so far."""
@@ -86,6 +91,12 @@ class EventStream:
 
     def batches(self) -> Iterator[list[Attrs]]:
         """The events as attribute maps, in stream order (position = running count)."""
+        if self._counts:
+            self._used = True
+            return self._batches(self)
+        return self._counted_maps()
+
+    def _counted_maps(self) -> Iterator[list[Attrs]]:
         if self._once and self._used:
             raise DataError(f"{self.source}: the stream can be read only once")
         self._used = True
