@@ -8,6 +8,13 @@ from the first call of ``open_events`` to the end of the run, consecutive frames
 same file merged into one *stay*.  It prints the stays, the files, how often each was
 entered, and how many stays began with a return; ``--json`` prints them as JSON.
 
+Only the event's path is walked: a frame counts when it is ``open_events``, when the
+nearest ``acel/io`` frame below it is on the walk, or when it belongs to the stream (a
+method of the :class:`~acel.io.stream.EventStream`, or a generator given the stream, that
+the engine calls or resumes).  Helpers the engine or the result writer call on their own
+(the ``ACEL_NATIVE`` switch, an integer written as text) are not on it; ``--every-call``
+counts them too (the count before issue 34's refinement).
+
 The "walk of one event" section of ``docs/architecture.md`` reads these figures.
 """
 
@@ -46,11 +53,42 @@ def write_events(folder: Path, fmt: str, n: int) -> Path:
 class Walk:
     """The profiler: the input-side file of each call and return, merged into stays."""
 
-    def __init__(self, io_root: str) -> None:
+    def __init__(self, io_root: str, every_call: bool = False) -> None:
         self.io_root = io_root
+        self.every_call = every_call
         self.started = False
         self.stays: list[tuple[str, str]] = []
         """(file, "call" or "return"): each stay and how it began."""
+        self.on_walk: set[FrameType] = set()
+        """The input-side frames on the event's path (generators stay: they are resumed)."""
+        from acel.io.stream import EventStream
+
+        self.stream_type = EventStream
+
+    def _nearest_io(self, frame: FrameType | None) -> FrameType | None:
+        """The nearest frame of ``acel/io`` (either side) at or below ``frame``."""
+        while frame is not None and not frame.f_code.co_filename.startswith(self.io_root):
+            frame = frame.f_back
+        return frame
+
+    def _of_stream(self, frame: FrameType) -> bool:
+        local = frame.f_locals
+        return isinstance(local.get("self"), self.stream_type) or isinstance(local.get("stream"), self.stream_type)
+
+    def _on_path(self, frame: FrameType, event: str) -> bool:
+        """Whether a call (of ``frame``) or a return (into ``frame``) is on the event's path."""
+        if self.every_call:
+            return True
+        if event == "return":
+            return frame in self.on_walk
+        if frame in self.on_walk or frame.f_code.co_name == "open_events" or self._of_stream(frame):
+            self.on_walk.add(frame)
+            return True
+        below = self._nearest_io(frame.f_back)
+        if below is not None and below in self.on_walk:
+            self.on_walk.add(frame)
+            return True
+        return False
 
     def _input_side(self, filename: str) -> str | None:
         if not filename.startswith(self.io_root):
@@ -71,7 +109,7 @@ class Walk:
         if where is None:
             return
         name = self._input_side(where.f_code.co_filename)
-        if name is None:
+        if name is None or not self._on_path(where, event):
             return
         if not self.stays or self.stays[-1][0] != name:
             self.stays.append((name, event))
@@ -88,7 +126,7 @@ class Walk:
         }
 
 
-def walk(fmt: str, n: int) -> dict[str, Any]:
+def walk(fmt: str, n: int, every_call: bool = False) -> dict[str, Any]:
     """The walk of ``acel run`` of ``n`` events of format ``fmt`` (optimized engine)."""
     import acel.io
     from acel.app.cli import main
@@ -97,7 +135,7 @@ def walk(fmt: str, n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         data = write_events(Path(folder), fmt, n)
         out = Path(folder) / "out.jsonl"
-        profiler = Walk(io_root)
+        profiler = Walk(io_root, every_call)
         sys.setprofile(profiler)
         try:
             code = main(["run", QUERY, "--data", str(data), "--out", str(out), "--engine", "optimized"])
@@ -113,8 +151,10 @@ def main() -> None:
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     parser.add_argument("--events", type=int, default=50)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--every-call", action="store_true",
+                        help="count the engine's and the writer's own calls into acel/io too")
     args = parser.parse_args()
-    report = walk(args.format, args.events)
+    report = walk(args.format, args.events, args.every_call)
     if args.json:
         print(json.dumps(report))
         return
