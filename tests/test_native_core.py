@@ -624,7 +624,7 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
 
     import acel
     from acel.engines import running
-    from acel.io import native_scan, row_passes
+    from acel.io import record_pass
 
     path = tmp_path / "w0.jsonl"
     with open(path, "w") as out:
@@ -640,7 +640,7 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
             out.write(json.dumps(record) + ("\n\n" if i % 500 == 0 else "\n"))
     results = []
     blocks: list[Any] = []
-    scan = row_passes.column_blocks
+    scan = record_pass.column_blocks
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         for block in scan(*args, **kwargs):
@@ -650,8 +650,8 @@ def test_files_through_columns_equal_pure_python(tmp_path: Any, query: str, max_
     for mode, columns in (("0", False), ("auto", False), ("auto", True)):
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("ACEL_NATIVE", mode)
-            mp.setattr(native_scan, "BATCH", 256)
-            mp.setattr(row_passes, "column_blocks", spy)
+            mp.setattr(record_pass, "BATCH", 256)
+            mp.setattr(record_pass, "column_blocks", spy)
             if not columns:
                 mp.setattr(running.Feed, "_source", lambda self, runner, stream: stream.batches())
             results.append(repr(list(acel.run(query, str(path), max_events=max_events))))

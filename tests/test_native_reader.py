@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acel.io import native_scan, open_events
+from acel.io import native_scan, open_events, record_pass
 from acel.io.columns import ColumnSpec, blocks_of_rows
 from acel.io.native_switch import NativeUnavailable
 from acel.lang.errors import DataError
@@ -131,7 +131,7 @@ def test_bad_utf8_names_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_long_file_crosses_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(native_scan, "BLOCK", 100)
+    monkeypatch.setattr(record_pass, "BLOCK", 100)
     records = W0 * 400 + [{"type": "A", "ts": 10**30, "v": 1}]
     got = same(write(tmp_path, lines(records)), monkeypatch, time_col="ts")
     assert sum(len(b) for b in got[1]) == len(records) and max(len(b) for b in got[1]) == 8192
@@ -400,8 +400,8 @@ def test_hostile_lines_in_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_w0_in_columns_crosses_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(native_scan, "BLOCK", 100)
-    monkeypatch.setattr(native_scan, "BATCH", 64)
+    monkeypatch.setattr(record_pass, "BLOCK", 100)
+    monkeypatch.setattr(record_pass, "BATCH", 64)
     records = W0 * 40 + [{"type": "C", "ts": 2**70, "v": 1}, {"type": "Q", "ts": 1.5, "v": None}] + W0
     got = same_columns(write(tmp_path, lines(records)), monkeypatch)
     assert got is not None and len(got[0]) == len(records) == got[1]
@@ -455,7 +455,7 @@ def test_hostile_csv_in_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_csv_w0_in_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(native_scan, "BATCH", 16)
+    monkeypatch.setattr(record_pass, "BATCH", 16)
     body = "".join(f"{r['type']},{r['ts']},{r['v']}\n" for r in W0)
     got = same_columns(write(tmp_path, "type,ts,v\n" + body, "w0.csv"), monkeypatch,
                        ColumnSpec(("type", "ts", "v"), ("A", "B")))

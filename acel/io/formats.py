@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallba
     import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.native_protocol import BIG
+from acel.io.record_pass import BATCH, BOM, Row, _keys_distinct, line_row
 from acel.io.values import (
     MAX_ATTRIBUTES,
     first_duplicate,
@@ -32,45 +33,6 @@ from acel.io.values import (
     too_many_attributes,
 )
 from acel.lang.errors import DataError
-
-
-class Row:
-    """One raw input record: 1-based data row, physical line (when known), values.
-
-    ``values`` holds only the attributes the record mentions (a CSV empty cell
-    or a Parquet NULL is not mentioned; a JSON ``null`` is), already converted
-    to Python values (still unchecked).  ``failure`` says why a record could
-    not be read at all (bad JSON, a ragged CSV row).  (A plain class with
-    slots: a reader makes one per record.)
-    """
-
-    __slots__ = ("number", "line", "values", "failure", "failure_column")
-
-    def __init__(
-        self,
-        number: int,
-        line: int | None,
-        values: Mapping[str, object],
-        failure: str | None = None,
-        failure_column: str | None = None,
-    ) -> None:
-        self.number = number
-        self.line = line
-        self.values = values
-        self.failure = failure
-        self.failure_column = failure_column
-
-    def where(self) -> str:
-        return f"row {self.number}" + (f" (line {self.line})" if self.line is not None else "")
-
-
-BATCH = 8192
-"""Records per batch."""
-
-BOM = b"\xef\xbb\xbf"
-_BIG = BIG
-"""Floats this large may be integers orjson read as floats (it has 64-bit ints only; the C
-reader leaves them to Python too: acel.io.native_protocol)."""
 
 
 def read_text_file(path: str | Path) -> str:
@@ -132,19 +94,6 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_SPACED_COLONS = (b" :", b"\t:", b"\r:", b"\n:")
-
-
-def _keys_distinct(line: bytes, n: int) -> bool:
-    """Whether the ``n`` keys orjson kept (the last of equal ones) are all the line's keys.
-
-    Every key's colon follows its closing quote, maybe after JSON whitespace. With no
-    whitespace before any colon, ``'":'`` occurs once per key and maybe inside strings,
-    so ``n`` occurrences mean no key repeats; any other line is decided exactly (issue 36
-    D10: ``"v" :2`` hid a repeated key from the count)."""
-    return line.count(b'":') == n and not any(spaced in line for spaced in _SPACED_COLONS)
-
-
 def parse_json_object(line: bytes) -> Any:
     """One JSON Lines record: orjson's fast path, checked; the standard library otherwise.
 
@@ -160,7 +109,7 @@ def parse_json_object(line: bytes) -> Any:
         if not _keys_distinct(line, len(value)):
             return _slow(line)  # maybe a key twice (or '":' inside a string): decide exactly
         for v in value.values():
-            if type(v) is float and (v >= _BIG or v <= -_BIG):
+            if type(v) is float and (v >= BIG or v <= -BIG):
                 return _slow(line)
     return value
 
@@ -193,21 +142,6 @@ def json_line_row(number: int, line_number: int, line: bytes) -> Row:
     return Row(number, line_number, {}, f"expected a JSON object, found {type(value).__name__}")
 
 
-def line_row(number: int, index: int, line: bytes) -> Row:
-    """One non-blank JSON Lines line (its newline included) as a record: the common case
-    (orjson parses an object whose keys are distinct and whose numbers fit) at once, every
-    other line checked by :func:`json_line_row`."""
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return json_line_row(number, index, line)
-    if type(value) is dict and len(value) <= _WIDEST and _keys_distinct(line, len(value)) and not (
-        float in set(map(type, value.values())) and _big_float(value)
-    ):
-        return Row(number, index, value)
-    return json_line_row(number, index, line)
-
-
 def json_line_rows(handle: Iterable[bytes], first_line: int = 1, batch: int = BATCH) -> Iterator[list[Row]]:
     """JSON Lines from a binary handle, in batches of ``batch`` (blank lines skipped).
 
@@ -224,21 +158,12 @@ def json_line_rows(handle: Iterable[bytes], first_line: int = 1, batch: int = BA
         if not line.strip():
             continue
         number += 1
-        out.append(line_row(number, index, line))
+        out.append(line_row(number, index, line, json_line_row))
         if len(out) >= batch:
             yield out
             out = []
     if out:
         yield out
-
-
-_WIDEST = MAX_ATTRIBUTES + 1
-"""A JSON object with more keys goes the slow way, to be refused by :func:`json_line_row`."""
-
-
-def _big_float(value: dict[str, Any]) -> bool:
-    """A float that may be an integer orjson could not hold (it has 64-bit ints only)."""
-    return any(type(v) is float and (v >= _BIG or v <= -_BIG) for v in value.values())
 
 
 def json_rows(path: str | Path) -> Iterator[list[Row]]:

@@ -1,16 +1,14 @@
-"""The C scanner's shared bits: its block size and CSV column codes, and :func:`reader`
+"""The C scanner's shared bits: the CSV column codes, :func:`csv_spec`, and :func:`reader`
 (``acel.io._native_reader`` when built and wanted; defined with the switch,
-:mod:`acel.io.native_switch`).  The loops that drive it over a file live with the passes
-that check the lines it leaves (:mod:`acel.io.row_passes`).
+:mod:`acel.io.native_switch`).  The loops that drive it over a file, its block size and
+batch size live with the per-record steps they take for each line it leaves
+(:mod:`acel.io.record_pass`; re-exported here).
 
 JSON Lines: the scanner reads the plain flat objects that make up nearly every event
-file; each other line (nested values, escapes, long integers, a key twice, bad UTF-8,
-not an object) is handed, with its row and line numbers, to the pure-Python reader,
-which stays the reference and reports every problem with today's message.  CSV: the
-scanner reads files whose lines are all simple (no quotes, one cell a column, each cell
-of its column's kind); at the first other line the whole file goes to the Python reader
-(:class:`NotSimple`).  ``ACEL_NATIVE`` chooses the path (issue 23, ``papers/io.md``,
-"The native readers").
+file; each other line is handed to the pure-Python reader, which stays the reference.
+CSV: the scanner reads files whose lines are all simple; at the first other line the
+whole file goes to the Python reader (:class:`NotSimple`).  ``ACEL_NATIVE`` chooses the
+path (issue 23, ``papers/io.md``, "The native readers").
 """
 
 from __future__ import annotations
@@ -18,21 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from acel.io.formats import BATCH, BOM
 from acel.io.native_protocol import CSV_BOOL, CSV_FLOAT, CSV_INT, CSV_STR
 from acel.io.native_switch import reader
+from acel.io.record_pass import BATCH, BLOCK, BOM, NotSimple
 
 __all__ = ["BATCH", "BLOCK", "CSV_KINDS", "NotSimple", "csv_data_start", "csv_spec", "reader"]
 
-BLOCK = 1 << 20
-"""Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
-
 CSV_KINDS = {"str": CSV_STR, "int": CSV_INT, "float": CSV_FLOAT, "bool": CSV_BOOL}
 """A column kind as the scanner's code."""
-
-
-class NotSimple(Exception):
-    """A CSV line the scanner does not read: the Python reader reads the file."""
 
 
 def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, ...], bytes]:

@@ -17,6 +17,7 @@ from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
 from acel.io.records import Row, with_time_column
 from acel.io.row_passes import (
+    checked_pass,
     csv_kinds,
     native_given_stream,
     native_lines_stream,
@@ -170,7 +171,7 @@ def _native_csv_stream(path: Path, native: Any, header: list[str], options: Sour
     kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
     return native_lines_stream(
         path, native, options, make_row=_simple_csv_row(header, kinds),
-        pure_rows=lambda: _csv_rows(path, header, kinds), csv=native_scan.csv_spec(header, kinds),
+        pure_rows=lambda: _csv_rows(path, header, kinds), recheck=checked_pass, csv=native_scan.csv_spec(header, kinds),
     )
 
 

@@ -1,7 +1,7 @@
 """JSON Lines event files (``.jsonl``, ``.ndjson``, ``.json``; spec §9): one JSON object a
 line, or a ``.json`` file holding one array of objects.
 
-A file of lines goes through the C scanner (:mod:`acel.io.native_scan`) when it is built
+A file of lines goes through the C scanner (:mod:`acel.io.record_pass`) when it is built
 (and, with a given schema, when every kind is given and the type column is ``type``);
 the pure-Python reader (:func:`acel.io.formats.json_rows`) is the reference and fallback.
 """
@@ -9,6 +9,7 @@ the pure-Python reader (:func:`acel.io.formats.json_rows`) is the reference and 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,14 @@ from acel.io.formats import BOM, json_rows
 from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
 from acel.io.records import Row
-from acel.io.row_passes import native_given_stream, native_lines_stream, open_kinds, rows_stream
+from acel.io.row_passes import (
+    JSON_LINE,
+    checked_pass,
+    native_given_stream,
+    native_lines_stream,
+    open_kinds,
+    rows_stream,
+)
 from acel.io.stream import EventStream
 
 
@@ -35,7 +43,9 @@ class JsonlReader(Reader):
         native = self.native()
         if native is not None and is_lines_file(path):
             if options.schema is None:
-                return native_lines_stream(path, native, options)
+                return native_lines_stream(
+                    path, native, options, make_row=JSON_LINE, pure_rows=partial(json_rows, path), recheck=checked_pass
+                )
             if options.type_col == "type" and not open_kinds(options.schema):
                 return native_given_stream(path, native, options, options.schema)
         return rows_stream(str(path), lambda: json_rows(path), options)
