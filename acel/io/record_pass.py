@@ -45,6 +45,7 @@ from acel.io.values import (
     kind_of,
     lone_surrogate,
     native,
+    parse_cells,
     surrogate_message,
     time_key,
 )
@@ -118,6 +119,15 @@ def line_row(number: int, index: int, line: bytes, slow: Callable[[int, int, byt
     ):
         return Row(number, index, value)
     return slow(number, index, line)
+
+
+def csv_line_row(number: int, index: int, line: bytes, header: list[str], kinds: list[str]) -> Row:
+    """One simple CSV line (no quotes: its cells are its text split at commas) as a record,
+    each cell read as its column's kind (:func:`acel.io.values.parse_cells`)."""
+    text = line.decode("utf-8").removesuffix("\n").removesuffix("\r")
+    values, failure, column = parse_cells(header, kinds, text.split(","))
+    return Row(number, index, values, failure, column)
+
 
 _WIDEST = MAX_ATTRIBUTES + 1
 """A JSON object with more keys goes the slow way, to be refused there."""
@@ -523,7 +533,7 @@ def first_pass(
     """The schema pass: lines of a known shape are counted and their order noted in C
     (into ``order``, an ``acel.io.row_passes.Order``); every other line goes to ``on_row``,
     which says whether its shape is now known.  Returns how many lines C counted.  With
-    ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
+    ``csv`` (:func:`acel.io.readers.csv.csv_spec`) the lines are CSV records after the header."""
     shapes: dict[bytes, None] = {}
     time_col = options.time_col
     type_key = options.type_col.encode()
@@ -653,7 +663,7 @@ def native_lines_stream(
 ) -> EventStream:
     """A file without a schema through the C scanner: the same two passes as
     :func:`acel.io.row_passes.rows_stream`, the lines it leaves made into records by
-    ``make_row`` (``csv``: a CSV file's :func:`acel.io.native_scan.csv_spec`).  A stream
+    ``make_row`` (``csv``: a CSV file's :func:`acel.io.readers.csv.csv_spec`).  A stream
     whose values are not all plain, or whose type column is not ``type``, takes its
     second pass in Python: ``recheck`` (:func:`acel.io.row_passes.checked_pass`) over
     ``pure_rows``."""

@@ -7,14 +7,17 @@ scanner (:mod:`acel.io.native_scan`); any other is read by Python's ``csv`` modu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import acel.io.native_scan as native_scan
-from acel.io.formats import csv_cells, csv_header
+from acel.io.formats import BOM, csv_cells, csv_header
+from acel.io.native_protocol import CSV_BOOL, CSV_FLOAT, CSV_INT, CSV_STR
 from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
+from acel.io.record_pass import csv_line_row
 from acel.io.records import Row, with_time_column
 from acel.io.row_passes import (
     checked_pass,
@@ -170,8 +173,8 @@ def _native_csv_stream(path: Path, native: Any, header: list[str], options: Sour
     _refuse_mixed(path, header, [i for i in sorted(mixed) if header[i] != type_col])
     kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
     return native_lines_stream(
-        path, native, options, make_row=_simple_csv_row(header, kinds),
-        pure_rows=lambda: _csv_rows(path, header, kinds), recheck=checked_pass, csv=native_scan.csv_spec(header, kinds),
+        path, native, options, make_row=partial(csv_line_row, header=header, kinds=kinds),
+        pure_rows=lambda: _csv_rows(path, header, kinds), recheck=checked_pass, csv=csv_spec(header, kinds),
     )
 
 
@@ -189,8 +192,8 @@ def _native_csv_given(
     if time_col is not None:
         schema = with_time_column(schema, time_col, schema.type_names(), [kinds[header.index(time_col)]])
     return native_given_stream(
-        path, native, options, schema, make_row=_simple_csv_row(header, kinds),
-        csv=native_scan.csv_spec(header, kinds),
+        path, native, options, schema, make_row=partial(csv_line_row, header=header, kinds=kinds),
+        csv=csv_spec(header, kinds),
     )
 
 
@@ -223,26 +226,31 @@ def _refuse_mixed(path: Path, header: list[str], mixed: list[int]) -> None:
             f"--schema:\n{shown}{more}")
 
 
+CSV_KINDS = {"str": CSV_STR, "int": CSV_INT, "float": CSV_FLOAT, "bool": CSV_BOOL}
+"""A column kind as the scanner's code."""
+
+
+def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, ...], bytes]:
+    """The scanner's description of a CSV file's columns."""
+    return tuple(h.encode() for h in header), "".join(CSV_KINDS[k] for k in kinds).encode()
+
+
+def csv_data_start(path: Path) -> bytes:
+    """The header line of a CSV file (a BOM dropped), as the scanner skips it."""
+    with open(path, "rb") as handle:
+        first = handle.readline()
+    return first[3:] if first.startswith(BOM) else first
+
+
 def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> tuple[list[str], set[int]]:
     """Each column's kind as the Python reader infers it, and the mixed columns, when the
     header is one line and every line is simple (``NotSimple`` otherwise)."""
     import csv
 
-    first = native_scan.csv_data_start(path)
+    first = csv_data_start(path)
     try:
         if [h.strip() for h in next(csv.reader([first.decode("utf-8")]))] != header:
             raise native_scan.NotSimple(str(path))  # a header over several lines
     except (UnicodeDecodeError, csv.Error, StopIteration):
         raise native_scan.NotSimple(str(path)) from None
     return csv_kinds(native, path, len(header))
-
-
-def _simple_csv_row(header: list[str], kinds: list[str]) -> Callable[[int, int, bytes], Row]:
-    """Reads one simple CSV line (no quotes: its cells are its text split at commas)."""
-
-    def make_row(number: int, index: int, line: bytes) -> Row:
-        text = line.decode("utf-8").removesuffix("\n").removesuffix("\r")
-        return _csv_row(number, index, text.split(","), header, kinds)
-
-    return make_row
-
