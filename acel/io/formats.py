@@ -1,12 +1,13 @@
-"""Event file formats: raw records out of JSON Lines, CSV and Parquet, in batches (the
-registered readers of :mod:`acel.io.readers` use them).
+"""Event file formats: raw records out of JSON Lines and Parquet, in batches, for the
+registered readers of :mod:`acel.io.readers` (CSV's Python reader is its reader's,
+:mod:`acel.io.readers.csv`), and the text files a run reads (a query, a schema).
 
-Each reader yields lists of :class:`Row` (or, for Parquet,
-Arrow record batches) without holding the file in memory, and reports what
-it cannot read with the row and line (spec §9): a line that is not JSON, a
-JSON object with a key twice (the second value would silently win), a CSV
-row with the wrong number of fields or an unclosed quote, bytes that are not
-UTF-8.  A UTF-8 byte order mark at the start of a file is accepted.
+Each reader yields lists of :class:`Row` (or, for Parquet, Arrow record batches)
+without holding the file in memory, and reports what it cannot read with the row and
+line (spec §9): a line that is not JSON, a JSON object with a key twice (the second
+value would silently win), bytes that are not UTF-8.  A UTF-8 byte order mark at the
+start of a file is accepted.  JSON Lines's common line is read by
+:func:`acel.io.record_pass.line_row`, beside the C scanner's loops that call it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from acel.io.native_protocol import BIG
 from acel.io.record_pass import BATCH, BOM, Row, _keys_distinct, line_row
 from acel.io.values import (
     MAX_ATTRIBUTES,
-    first_duplicate,
     int_from_digits,
     lone_surrogate,
     surrogate_message,
@@ -209,115 +209,6 @@ def _json_array(source: str, data: bytes) -> list[Any]:
     if not isinstance(value, list):
         raise DataError(f"{source}: a JSON file holds one object per line or one array of objects")
     return value
-
-
-# ------------------------------------------------------------------ CSV
-
-
-def csv_header(path: str | Path) -> list[str]:
-    """The header of a CSV file, checked (empty or duplicate names are errors)."""
-    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
-
-    source = str(path)
-    with _open_text(path) as handle:
-        reader = csv.reader(handle, strict=True)
-        try:
-            header = next(reader, None)
-        except csv.Error as error:
-            raise DataError(f"{source}: line 1: {error}") from None
-    if header is None:
-        raise DataError(f"{source}: empty CSV file (a header line naming the columns is needed)")
-    if len(header) > MAX_ATTRIBUTES + 1:
-        raise DataError(f"{source}: line 1: {too_many_attributes(len(header) - 1, 'the header')}")
-    header = [h.strip() for h in header]
-    empty = [i + 1 for i, h in enumerate(header) if not h]
-    if empty:
-        raise DataError(f"{source}: line 1: empty column name in the header at position {empty[0]}")
-    duplicate = first_duplicate(header)
-    if duplicate is not None:
-        raise DataError(f"{source}: line 1: duplicate column name {duplicate!r} in the header")
-    return header
-
-
-def csv_cells(path: str | Path, width: int) -> Iterator[list[tuple[int, int, list[str] | str]]]:
-    """The data records of a CSV file as ``(row, line, cells)`` in batches.
-
-    ``cells`` is a failure message instead for a record with the wrong number
-    of fields; an unclosed quote ends the file with a :class:`DataError`
-    naming the line where the quoted field starts.
-    """
-    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
-
-    source = str(path)
-    with _open_text(path) as handle:
-        reader = csv.reader(handle, strict=True)
-        batch: list[tuple[int, int, list[str] | str]] = []
-        number = 0
-        last_line = 1
-        try:
-            next(reader, None)
-            last_line = reader.line_num
-            for cells in reader:
-                if not cells:
-                    last_line = reader.line_num
-                    continue
-                number += 1
-                line = reader.line_num
-                if len(cells) != width:
-                    batch.append((number, line, f"{len(cells)} fields, but the header has {width}"))
-                else:
-                    batch.append((number, line, cells))
-                last_line = line
-                if len(batch) >= BATCH:
-                    yield batch
-                    batch = []
-        except csv.Error as error:
-            message = str(error)
-            if "unexpected end of data" in message or "EOF" in message:
-                raise DataError(
-                    f"{source}: line {last_line + 1}: a quoted field is never closed "
-                    "(an unmatched '\"')"
-                ) from None
-            raise DataError(f"{source}: line {reader.line_num}: {message}") from None
-        if batch:
-            yield batch
-
-
-class _TextLines:
-    """The lines of a file decoded one by one (a BOM dropped), for ``csv.reader``.
-
-    A line that is not UTF-8 raises :class:`DataError` with its physical line
-    number (a text handle decodes ahead in blocks, so its error would come
-    while reading an earlier, good line).
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = path
-        self.handle = open(path, "rb")
-        self.line = 0
-
-    def __enter__(self) -> _TextLines:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.handle.close()
-
-    def __iter__(self) -> Iterator[str]:
-        for raw in self.handle:
-            self.line += 1
-            if self.line == 1 and raw.startswith(BOM):
-                raw = raw[3:]
-            try:
-                yield raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise DataError(
-                    f"{self.path}: line {self.line}: not UTF-8 text (byte {error.start + 1} "
-                    "of the line); save the file as UTF-8"
-                ) from None
-
-
-def _open_text(path: str | Path) -> _TextLines:
-    return _TextLines(path)
 
 
 # ------------------------------------------------------------------ Parquet

@@ -10,14 +10,7 @@ the engine stays in few files (``tools/walk.py``).  The pure-Python passes
 (:mod:`acel.io.row_passes`) use the same checker; JSON Lines's Python reader
 (:mod:`acel.io.formats`) the same :func:`line_row`.
 
-JSON Lines: the scanner reads the plain flat objects that make up nearly every event
-file; each other line (nested values, escapes, long integers, a key twice, bad UTF-8,
-not an object) is handed, with its row and line numbers, to the pure-Python reader,
-which stays the reference and reports every problem with today's message.  CSV: the
-scanner reads files whose lines are all simple (no quotes, one cell a column, each cell
-of its column's kind); at the first other line the whole file goes to the Python reader
-(:class:`NotSimple`).  ``ACEL_NATIVE`` chooses the path (issue 23, ``papers/io.md``,
-"The native readers").
+What the scanner reads and leaves: :mod:`acel.io.native_scan`.
 """
 
 from __future__ import annotations
@@ -33,7 +26,18 @@ except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallba
     import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
 from acel.io.columns import ColumnBlock, ColumnSpec
-from acel.io.native_protocol import BIG, SCAN_END, SCAN_NOT_SIMPLE, SCAN_PYTHON
+from acel.io.native_protocol import (
+    BIG,
+    CSV_FLAG_BOOL,
+    CSV_FLAG_FLOAT,
+    CSV_FLAG_INT,
+    CSV_FLAG_NUMERIC,
+    CSV_FLAG_TYPED,
+    CSV_FLAGS,
+    SCAN_END,
+    SCAN_NOT_SIMPLE,
+    SCAN_PYTHON,
+)
 from acel.io.options import SourceOptions
 from acel.io.problems import Problem, Problems, infinity_message
 from acel.io.sorting import sort_by_time
@@ -52,8 +56,6 @@ from acel.io.values import (
 from acel.lang.errors import DataError
 from acel.lang.events import OptValue
 from acel.lang.schema import Schema
-
-# ------------------------------------------------------------------ records
 
 
 class Row:
@@ -382,9 +384,6 @@ class Inference:
         return Schema.of({t: list(a) for t, a in self.mentioned.items()}, kinds)
 
 
-# ------------------------------------------------------------------ the first pass
-
-
 class Order:
     """Tracks whether the time key and the watched attributes never decrease."""
 
@@ -521,6 +520,27 @@ def blocks(path: Path, header: bool = False) -> Iterator[bytes]:
                 yield data[:cut]
                 data = data[cut:]
             rest = data
+
+def csv_kinds(native: Any, path: Path, width: int) -> tuple[list[str], set[int]]:
+    """Each column's kind, as :class:`acel.io.readers.csv._ColumnKind` infers it over the whole
+    column, and the columns it calls mixed (text beside numbers or bools); ``NotSimple``
+    for a file the scanner does not read."""
+    start = bytearray(CSV_FLAGS)  # every cell an int, a number, a bool, until one is not
+    start[CSV_FLAG_INT] = start[CSV_FLAG_FLOAT] = start[CSV_FLAG_BOOL] = 1
+    flags = start * width
+    for data in blocks(path, header=True):
+        if native.csv_kinds(data, width, flags):
+            raise NotSimple(str(path))
+    kinds, mixed = [], set()
+    for i in range(width):
+        column = flags[CSV_FLAGS * i : CSV_FLAGS * (i + 1)]
+        is_int, is_float, is_bool = column[CSV_FLAG_INT], column[CSV_FLAG_FLOAT], column[CSV_FLAG_BOOL]
+        numeric, typed = column[CSV_FLAG_NUMERIC], column[CSV_FLAG_TYPED]
+        kinds.append("int" if is_int else "float" if is_float and numeric else "bool" if is_bool else "str")
+        if kinds[-1] == "str" and typed:
+            mixed.add(i)
+    return kinds, mixed
+
 
 def first_pass(
     native: Any,

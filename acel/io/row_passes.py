@@ -19,21 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from acel.io.formats import json_line_row
-from acel.io.native_protocol import (
-    CSV_FLAG_BOOL,
-    CSV_FLAG_FLOAT,
-    CSV_FLAG_INT,
-    CSV_FLAG_NUMERIC,
-    CSV_FLAG_TYPED,
-    CSV_FLAGS,
-)
 from acel.io.options import SourceOptions
 from acel.io.problems import Problems
 from acel.io.record_pass import (
     _KIND_NAMES,
     _SCALARS,
     Inference,
-    NotSimple,
     RecordChecker,
     Row,
     _beyond_floats,
@@ -41,6 +32,7 @@ from acel.io.record_pass import (
     _plain_event,
     blocks,
     column_blocks,
+    csv_kinds,
     events,
     first_pass,
     fits_int64,
@@ -344,26 +336,5 @@ def native_given_stream(
 # ------------------------------------------------------------------ the C scanner's loops
 # The passes over a file the C scanner reads own their loops here, beside the per-record
 # checks they call for each new record shape (issue 34: one file for the walk).
-
-
-def csv_kinds(native: Any, path: Path, width: int) -> tuple[list[str], set[int]]:
-    """Each column's kind, as :class:`acel.io.readers.csv._ColumnKind` infers it over the whole
-    column, and the columns it calls mixed (text beside numbers or bools); ``NotSimple``
-    for a file the scanner does not read."""
-    start = bytearray(CSV_FLAGS)  # every cell an int, a number, a bool, until one is not
-    start[CSV_FLAG_INT] = start[CSV_FLAG_FLOAT] = start[CSV_FLAG_BOOL] = 1
-    flags = start * width
-    for data in blocks(path, header=True):
-        if native.csv_kinds(data, width, flags):
-            raise NotSimple(str(path))
-    kinds, mixed = [], set()
-    for i in range(width):
-        column = flags[CSV_FLAGS * i : CSV_FLAGS * (i + 1)]
-        is_int, is_float, is_bool = column[CSV_FLAG_INT], column[CSV_FLAG_FLOAT], column[CSV_FLAG_BOOL]
-        numeric, typed = column[CSV_FLAG_NUMERIC], column[CSV_FLAG_TYPED]
-        kinds.append("int" if is_int else "float" if is_float and numeric else "bool" if is_bool else "str")
-        if kinds[-1] == "str" and typed:
-            mixed.add(i)
-    return kinds, mixed
 
 

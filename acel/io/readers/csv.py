@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import acel.io.native_scan as native_scan
-from acel.io.formats import BOM, csv_cells, csv_header
+from acel.io.formats import BATCH, BOM
 from acel.io.native_protocol import CSV_BOOL, CSV_FLOAT, CSV_INT, CSV_STR
 from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
@@ -29,9 +29,117 @@ from acel.io.row_passes import (
     rows_stream,
 )
 from acel.io.stream import EventStream
-from acel.io.values import parse_cells
+from acel.io.values import MAX_ATTRIBUTES, first_duplicate, parse_cells, too_many_attributes
 from acel.lang.errors import DataError
 from acel.lang.schema import Schema
+
+# ------------------------------------------------------------------ the Python reader
+
+
+def csv_header(path: str | Path) -> list[str]:
+    """The header of a CSV file, checked (empty or duplicate names are errors)."""
+    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
+    source = str(path)
+    with _open_text(path) as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader, None)
+        except csv.Error as error:
+            raise DataError(f"{source}: line 1: {error}") from None
+    if header is None:
+        raise DataError(f"{source}: empty CSV file (a header line naming the columns is needed)")
+    if len(header) > MAX_ATTRIBUTES + 1:
+        raise DataError(f"{source}: line 1: {too_many_attributes(len(header) - 1, 'the header')}")
+    header = [h.strip() for h in header]
+    empty = [i + 1 for i, h in enumerate(header) if not h]
+    if empty:
+        raise DataError(f"{source}: line 1: empty column name in the header at position {empty[0]}")
+    duplicate = first_duplicate(header)
+    if duplicate is not None:
+        raise DataError(f"{source}: line 1: duplicate column name {duplicate!r} in the header")
+    return header
+
+def csv_cells(path: str | Path, width: int) -> Iterator[list[tuple[int, int, list[str] | str]]]:
+    """The data records of a CSV file as ``(row, line, cells)`` in batches.
+
+    ``cells`` is a failure message instead for a record with the wrong number
+    of fields; an unclosed quote ends the file with a :class:`DataError`
+    naming the line where the quoted field starts.
+    """
+    import csv  # here: a JSON Lines run never loads it (start-up, issue 23)
+
+    source = str(path)
+    with _open_text(path) as handle:
+        reader = csv.reader(handle, strict=True)
+        batch: list[tuple[int, int, list[str] | str]] = []
+        number = 0
+        last_line = 1
+        try:
+            next(reader, None)
+            last_line = reader.line_num
+            for cells in reader:
+                if not cells:
+                    last_line = reader.line_num
+                    continue
+                number += 1
+                line = reader.line_num
+                if len(cells) != width:
+                    batch.append((number, line, f"{len(cells)} fields, but the header has {width}"))
+                else:
+                    batch.append((number, line, cells))
+                last_line = line
+                if len(batch) >= BATCH:
+                    yield batch
+                    batch = []
+        except csv.Error as error:
+            message = str(error)
+            if "unexpected end of data" in message or "EOF" in message:
+                raise DataError(
+                    f"{source}: line {last_line + 1}: a quoted field is never closed "
+                    "(an unmatched '\"')"
+                ) from None
+            raise DataError(f"{source}: line {reader.line_num}: {message}") from None
+        if batch:
+            yield batch
+
+class _TextLines:
+    """The lines of a file decoded one by one (a BOM dropped), for ``csv.reader``.
+
+    A line that is not UTF-8 raises :class:`DataError` with its physical line
+    number (a text handle decodes ahead in blocks, so its error would come
+    while reading an earlier, good line).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        self.handle = open(path, "rb")
+        self.line = 0
+
+    def __enter__(self) -> _TextLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.close()
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self.handle:
+            self.line += 1
+            if self.line == 1 and raw.startswith(BOM):
+                raw = raw[3:]
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise DataError(
+                    f"{self.path}: line {self.line}: not UTF-8 text (byte {error.start + 1} "
+                    "of the line); save the file as UTF-8"
+                ) from None
+
+def _open_text(path: str | Path) -> _TextLines:
+    return _TextLines(path)
+
+
+# ------------------------------------------------------------------ the reader
 
 
 class CsvReader(Reader):
