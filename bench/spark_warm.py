@@ -99,6 +99,10 @@ def spark_child(master: str, repeat: int, files: list[str]) -> None:
     roots = [me, *daemons]
     watch = TreeWatch([p.pid for p in roots], driver=me.pid).__enter__()
     spark = acel.spark.session(master)
+    if master.startswith("spark://"):
+        # a standalone cluster on this machine: its executors see the driver's files, so
+        # they read the Parquet file in place as local[N]'s tasks do (papers/spark.md)
+        spark.conf.set("spark.acel.sharedFiles", "true")
     context = spark.sparkContext
     schema = acel.Schema.of({t: ["ts", "v", "k"] for t in "ABC"}, {"ts": "int", "v": "int", "k": "int"})
     warm = files[0] + ".warm.parquet"

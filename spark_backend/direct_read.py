@@ -39,10 +39,10 @@ def copy_of(spark: SparkSession, stream: Stream) -> str | None:
     """The file's Parquet copy when tasks may read it themselves (a local session, the
     copy on disk, not turned off), else ``None``."""
     from .frames import copy_target
-    from .shipping import needs_shipping
+    from .shipping import files_shared
 
     if (os.environ.get(DIRECT_ENV, "1") == "0" or stream.lazy or not stream.folders
-            or needs_shipping(spark.sparkContext.master or "local")):
+            or not files_shared(spark)):
         return None
     target = copy_target(stream.folders[0])
     return target if os.path.exists(target) else None

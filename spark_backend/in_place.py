@@ -176,11 +176,11 @@ def take(
     """The checked file when its slices' tasks may read it in place: the query sliced on
     ``sliced_on``, a local session, a candidate file in stream order whose ``ON`` axis
     never decreases; else ``None`` (the caller copies it)."""
-    from .shipping import needs_shipping
+    from .shipping import files_shared
 
     key = _key(path, type_col, time_col, schema, keys, axes)
     pending = PENDING.pop(key, None)
-    if sliced_on is None or needs_shipping(spark.sparkContext.master or "local"):
+    if sliced_on is None or not files_shared(spark):
         return None
     if pending is not None:
         checked = pending.result()

@@ -381,11 +381,11 @@ def _copy_read(
     driver's folder), keys not counted while copying (more than ``MAX_KEYS``), a key
     attribute no event has or one of kind ``bool``, or ``ACEL_SPARK_COPY_READ=0``.
     """
-    from .shipping import needs_shipping
+    from .shipping import files_shared
 
     if (os.environ.get(COPY_READ_ENV, "1") == "0" or stream.lazy or not stream.folders
             or stream.key_sizes is None or stream.many_keys
-            or needs_shipping(spark.sparkContext.master or "local")
+            or not files_shared(spark)
             or any(k not in stream.columns or stream.kinds.get(k) not in ("int", "float", "str")
                    for k in keys)):
         return None

@@ -50,6 +50,20 @@ _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries carry no build time: same files, same bytes
 
 
+SHARED_FILES_CONF = "spark.acel.sharedFiles"
+"""Spark conf: ``true`` says the executors see the driver's file paths (one machine, an
+NFS or fuse mount), so engine tasks may read a file or its copy themselves on a cluster
+as they do in a local session (issue 31: no stage scans and shuffles the events)."""
+
+
+def files_shared(spark: SparkSession) -> bool:
+    """Whether engine tasks may open the driver's files: a local session, or a cluster
+    whose session sets :data:`SHARED_FILES_CONF` to ``true``."""
+    if not needs_shipping(spark.sparkContext.master or "local"):
+        return True
+    return str(spark.conf.get(SHARED_FILES_CONF, "false")).strip().lower() == "true"
+
+
 def needs_shipping(master: str) -> bool:
     """True unless the executors are this machine's processes (``local``, ``local[..]``,
     ``local-cluster[..]``), which import acel from the driver's own environment."""

@@ -52,6 +52,40 @@ def stream(n: int = 40) -> list[Event]:
     ]
 
 
+IN_PLACE = "in_place"
+"""The keyed-slices case on a Parquet file the executors read themselves
+(``spark.acel.sharedFiles``: one machine's cluster sees the driver's paths)."""
+
+
+def in_place(spark: Any, folder: Path) -> dict[str, Any]:
+    """The keyed-slices case planned on a Parquet file with ``spark.acel.sharedFiles`` set:
+    its strategy, rows, and the copy folders written beside the file (none: read in place)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from acel.spark_backend import plan
+    from acel.spark_backend.run import _collect, results_of
+    from acel.spark_backend.shipping import SHARED_FILES_CONF
+
+    from acel.io.results import to_json_lines
+
+    data = folder / "in-place" / "events.parquet"
+    data.parent.mkdir(exist_ok=True)
+    rows = [dict(e.attrs) for e in stream()]
+    pq.write_table(pa.Table.from_pylist(rows), data)
+    text, slice_size, _ = CASES[KEYED_CASE]
+    spark.conf.set(SHARED_FILES_CONF, "true")
+    try:
+        planned = plan(text, str(data), schema=SCHEMA, session=spark, slice_size=slice_size)
+        copies = sorted(p.name for p in data.parent.iterdir() if p.name.startswith(".acel-spark"))
+        try:
+            lines = to_json_lines(results_of(planned, _collect(planned.frame)))
+        finally:
+            planned.stream.release()
+    finally:
+        spark.conf.unset(SHARED_FILES_CONF)
+    return {"kind": planned.strategy.kind, "rows": lines, "copies": copies}
+
+
 def _import_acel(_: Any) -> str:
     """Runs on an executor: import acel, failing the task if it is not there."""
     import importlib
@@ -126,6 +160,8 @@ def main(argv: list[str]) -> int:
     for name, (text, slice_size, _) in CASES.items():
         report[name] = run(text, slice_size)
         lap(name)
+    report[IN_PLACE] = in_place(spark, Path(report_path).parent)
+    lap(IN_PLACE)
     spark.conf.set(FAULT_CONF, f"kill:{marker}")
     try:
         report["killed"] = run(*CASES[KILLED_CASE][:2])

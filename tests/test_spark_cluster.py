@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from acel.acea import engine
-from cluster_driver import CASES, KEYED_CASE, KILLED_CASE, SCHEMA, stream
+from cluster_driver import CASES, IN_PLACE, KEYED_CASE, KILLED_CASE, SCHEMA, stream
 from spark_cluster import StandaloneCluster, run_driver, tail
 
 from acel.io.results import to_json_lines
@@ -119,6 +119,15 @@ def test_keyed_slices_on_the_cluster_equal_the_single_process_engine(driven: Any
     kind, got = driven[KEYED_CASE]
     assert kind == "slice"
     assert got == expected
+
+
+def test_a_file_read_in_place_by_the_cluster_equals_the_single_process_engine(driven: Any) -> None:
+    # spark.acel.sharedFiles: the executors read the user's Parquet file themselves
+    # (issue 31), no copy is written, and the rows are the single process's.
+    got = driven[IN_PLACE]
+    assert got["kind"] == "slice"
+    assert got["copies"] == []
+    assert got["rows"] == _expected(KEYED_CASE)
 
 
 def test_a_killed_python_worker_on_the_cluster_is_retried(driven: Any) -> None:
