@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import acel.spark_backend.in_place as in_place
+
 from acel.lang.errors import DataError
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 
-from . import in_place
 from .executor import POS
 from .file_facts import FileFacts, event_layout
 from .scratch import make_folder, remove_stale
