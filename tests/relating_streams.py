@@ -5,6 +5,13 @@ from __future__ import annotations
 
 import random
 
+from acel.acea import engine
+from acel.acea.engine import naive
+from acel.compiler import compile_query
+from acel.reference import oracle
+
+from acel.lang.checker import check_text
+from acel.lang.errors import UnsupportedQuery
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 
@@ -24,3 +31,17 @@ def relating_stream(rng: random.Random, shortest: int, longest: int) -> list[Eve
             attrs["w"] = rng.randint(0, 3)
         out.append(Event.make(k, attrs))  # type: ignore[arg-type]
     return out
+
+
+def agrees_where_it_compiles(text: str, stream: list[Event]) -> bool:
+    """Where the automaton compiler takes ``text`` (over SCHEMA), both compiled engines
+    give the oracle's results on ``stream``; False (nothing checked) when it refuses."""
+    query = check_text(text, SCHEMA)
+    try:
+        compile_query(query, SCHEMA)
+    except UnsupportedQuery:
+        return False
+    expected = oracle.run(query, stream, SCHEMA)
+    assert naive.run(query, stream, SCHEMA) == expected
+    assert engine.run(query, stream, SCHEMA) == expected
+    return True
