@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import singledispatch
+from typing import Any
 
 import acel.compiler.construct as c
 import acel.compiler.memo as memo
@@ -84,19 +85,25 @@ def _build_filter(f: A.FilterF, ctx: Context) -> Auto:
     return apply_filter(ctx, build(ctx, f.formula), f.filter)
 
 
+def _chain(node: Any, kind: type[A.Or] | type[A.FilterOr]) -> list[Any]:
+    """The operands of a chain of one binary node ``kind`` (``left``, ``right``), left to
+    right, however it is nested: an ``OR`` of many options is one union, not a nest."""
+    operands: list[Any] = []
+    todo: list[Any] = [node]
+    while todo:
+        top = todo.pop()
+        if isinstance(top, kind):
+            todo.extend((top.right, top.left))
+        else:
+            operands.append(top)
+    return operands
+
+
 @_build.register(A.Or)
 def _build_or(f: A.Or, ctx: Context) -> Auto:
     """A chain of ``OR`` (a quantifier's options) as one union: built, shifted and
     trimmed once, not once per option (issue 36: compile time under quantifiers)."""
-    operands: list[A.Formula] = []
-    todo: list[A.Formula] = [f]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, A.Or):
-            todo.extend((node.right, node.left))
-        else:
-            operands.append(node)
-    return c.union_all(ctx, [build(ctx, node) for node in operands])
+    return c.union_all(ctx, [build(ctx, node) for node in _chain(f, A.Or)])
 
 
 @_build.register(A.Derived)
@@ -212,15 +219,7 @@ def _filtered_or(filt: A.FilterOr, ctx: Context, auto: Auto) -> Auto:
     """A chain of filter ``OR`` as one union, as :func:`_build_or` does for formulas: a
     chain of binary unions shifts the growing left side at every step (issue 37: 197
     options took 15 s, quadratic in their number)."""
-    options: list[A.Filter] = []
-    todo: list[A.Filter] = [filt]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, A.FilterOr):
-            todo.extend((node.right, node.left))
-        else:
-            options.append(node)
-    return c.union_all(ctx, [_filtered(option, ctx, auto) for option in options])
+    return c.union_all(ctx, [_filtered(option, ctx, auto) for option in _chain(filt, A.FilterOr)])
 
 
 declare("compiler.formula", "formula", _build)

@@ -198,20 +198,28 @@ def _deferred(conjunct: Pred, var: str) -> _Deferred:
     )
 
 
-def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tuple[str, Expr], ...]:
-    """``rest`` as a sum of one expression per other variable, or UnsupportedQuery."""
+def _peel(
+    rest: Expr, names: list[str], conjunct: Pred, var: str, why: str
+) -> tuple[list[tuple[str, Expr]], Expr | None]:
+    """``rest`` split into one part per name in order, and what remains (None when
+    nothing does), or UnsupportedQuery saying ``why``."""
     parts: list[tuple[str, Expr]] = []
     remaining: Expr | None = rest
-    for y in others[:-1]:
+    for y in names:
         split = _split(remaining, y) if remaining is not None else None
         if split is None or split[0] is None:
-            raise refuse(
-                format_expr(rest), conjunct, var,
-                "it does not separate into one part per other variable (a linear "
-                f"expression with constant coefficients); {FEW_EVENTS}",
-            )
+            raise refuse(format_expr(rest), conjunct, var, f"{why}; {FEW_EVENTS}")
         parts.append((y, split[0]))
         remaining = split[1]
+    return parts, remaining
+
+
+def _parts(rest: Expr, others: list[str], conjunct: Pred, var: str) -> tuple[tuple[str, Expr], ...]:
+    """``rest`` as a sum of one expression per other variable, or UnsupportedQuery."""
+    parts, remaining = _peel(
+        rest, others[:-1], conjunct, var,
+        "it does not separate into one part per other variable (a linear expression with constant coefficients)",
+    )
     if remaining is None:
         raise refuse(format_expr(rest), conjunct, var, f"it reads no attribute of the last variable; {FEW_EVENTS}")
     parts.append((others[-1], remaining))
@@ -223,18 +231,11 @@ def _parts_and_whole(
 ) -> tuple[tuple[tuple[str, Expr], ...], Expr]:
     """``rest`` as one part per other variable plus a whole-bag summand (linear), or
     UnsupportedQuery."""
-    parts: list[tuple[str, Expr]] = []
-    remaining: Expr | None = rest
-    for y in others:
-        split = _split(remaining, y) if remaining is not None else None
-        if split is None or split[0] is None:
-            raise refuse(
-                format_expr(rest), conjunct, var,
-                "a side mixes Y.a with whole-bag aggregates and does not separate into one "
-                f"part per variable plus the whole-bag part (linear, constant coefficients); {FEW_EVENTS}",
-            )
-        parts.append((y, split[0]))
-        remaining = split[1]
+    parts, remaining = _peel(
+        rest, others, conjunct, var,
+        "a side mixes Y.a with whole-bag aggregates and does not separate into one "
+        "part per variable plus the whole-bag part (linear, constant coefficients)",
+    )
     assert remaining is not None  # the whole-bag terms are in no variable's part
     return tuple(parts), remaining
 
