@@ -19,10 +19,12 @@ CI-sized by default (the ``dev``/``ci`` profiles: a few seconds); run with
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -328,6 +330,7 @@ def test_every_example_checks_compiles_and_runs_under_the_fuzz_schema(text: str)
 
 _CLI_EXAMPLES = max(20, settings.default.max_examples // 10)
 _WORKDIR = tempfile.mkdtemp(prefix="acel-fuzz-")  # no file there shares a query's name
+atexit.register(shutil.rmtree, _WORKDIR, ignore_errors=True)  # made at import: removed at exit
 _SCHEMA_FILE = os.path.join(_WORKDIR, "schema.json")
 with open(_SCHEMA_FILE, "w", encoding="utf-8") as _f:
     json.dump(SCHEMA.to_json(), _f)

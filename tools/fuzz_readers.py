@@ -14,7 +14,9 @@ examples in ``tests/test_io_hostile.py``; figures in ``papers/io.md``.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -34,6 +36,7 @@ with atheris.instrument_imports(include=["acel"]):
     from acel.lang.errors import AcelError
 
 FOLDER = Path(tempfile.mkdtemp(prefix="acel-fuzz-"))
+atexit.register(shutil.rmtree, FOLDER, ignore_errors=True)  # made at import: removed at exit
 KINDS = (".jsonl", ".json", ".csv", ".jsonl")
 QUERIES = ("A ; B", "(A AS a)+ ; B FILTER a[v > 1]", "A ; B WITHIN 3 EVENTS",
            "RETURN COUNT(*), SUM(a.v) PATTERN A AS a ; B")
