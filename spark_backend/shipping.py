@@ -24,6 +24,7 @@ import hashlib
 import importlib
 import os
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -151,7 +152,36 @@ def build_zip(directory: Path | None = None) -> Path:
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+    prune_zips(folder, target)
     return target
+
+
+MAX_ZIPS = 8
+"""Zips kept in the cache besides the newest: one per edited source tree or version."""
+
+_ZIP_GRACE_S = 3600.0
+"""A zip younger than this may be about to be shipped by a concurrent run: kept."""
+
+
+def prune_zips(folder: Path, newest: Path) -> list[Path]:
+    """Remove the oldest ``acel-*.zip`` beyond :data:`MAX_ZIPS` (an hour old at least):
+    each edit of an editable install made one more, and nothing bounded them (issue 37).
+    Spark copies a shipped file when it is added, so a removed zip breaks no session."""
+    now = time.time()
+    try:
+        found = sorted((z for z in folder.glob("acel-*.zip") if z != newest),
+                       key=lambda z: z.stat().st_mtime, reverse=True)
+    except OSError:
+        return []
+    removed = []
+    for old in found[MAX_ZIPS:]:
+        try:
+            if now - old.stat().st_mtime >= _ZIP_GRACE_S:
+                old.unlink()
+                removed.append(old)
+        except OSError:
+            continue
+    return removed
 
 
 _SHIPPED_ATTR = "_acel_shipped_zip"

@@ -61,6 +61,30 @@ def test_the_zip_is_named_by_its_content(tmp_path: Path, monkeypatch: pytest.Mon
     assert zipfile.ZipFile(changed).read("acel/__init__.py") == b"x = 2\n"
 
 
+def test_old_zips_are_pruned_beyond_the_bound(tmp_path: Path) -> None:
+    """Each edited tree made one more zip and none went away (issue 37): beyond
+    MAX_ZIPS the oldest go, but never one younger than an hour, nor the newest."""
+    import os
+    import time
+
+    now = time.time()
+    ages = {f"acel-{i:016x}.zip": 7200 + 60 * i for i in range(shipping.MAX_ZIPS + 3)}
+    ages["acel-young000000000.zip"] = 10  # fresh: a concurrent run may ship it
+    for name, age in ages.items():
+        (tmp_path / name).write_bytes(b"z")
+        os.utime(tmp_path / name, (now - age, now - age))
+    newest = tmp_path / "acel-00000000000000ff.zip"
+    newest.write_bytes(b"z")
+    os.utime(newest, (now - 99999, now - 99999))  # the one just asked for stays, however old
+    (tmp_path / "other.txt").write_bytes(b"x")
+    removed = shipping.prune_zips(tmp_path, newest)
+    # newest-first: young, then 0..MAX_ZIPS+2 by age; the first MAX_ZIPS kept (young among them)
+    expected_gone = {f"acel-{i:016x}.zip" for i in range(shipping.MAX_ZIPS - 1, shipping.MAX_ZIPS + 3)}
+    assert {p.name for p in removed} == expected_gone
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == (set(ages) - expected_gone) | {newest.name, "other.txt"}
+
+
 def test_the_zip_imports_in_a_python_without_acel(tmp_path: Path) -> None:
     python = bare_python(tmp_path / "bare")
     zipped = shipping.build_zip()
