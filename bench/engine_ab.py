@@ -11,7 +11,9 @@ change of load hits both sides alike.  Each command is a fresh process started b
 ``bench/c/measure.c`` (its own CPU seconds and peak RSS, see ``bench/native_limit.py``);
 both sides must write byte-identical files.  Reported per workload: every sample, the
 median CPU of each side and the ratio after ÷ before, with the machine's load average
-before and after.  Writes ``DIR/engine-ab.json``.
+before and after.  Writes ``DIR/engine-ab.json``.  Both installs need their modules'
+bytecode written (``make setup``; else each start compiles the newer modules from source,
+about 40 ms of CPU that is not the engine's).
 """
 
 from __future__ import annotations
@@ -41,12 +43,13 @@ def one(launcher: Path, python: str, query: str, data: Path, out: Path) -> dict[
                     None, None)
 
 
-def compare(before: str, after: str, size: int, rounds: int, folder: Path, launcher: Path) -> list[dict[str, Any]]:
-    """Both workloads at one size, the two installs interleaved ``rounds`` times each."""
+def compare(before: str, after: str, size: int, rounds: int, folder: Path, launcher: Path,
+            workloads: tuple[tuple[str, str], ...] = WORKLOADS) -> list[dict[str, Any]]:
+    """The workloads at one size, the two installs interleaved ``rounds`` times each."""
     data = folder / f"w0-{size}.jsonl"
     generate(size, data)
     rows = []
-    for label, query in WORKLOADS:
+    for label, query in workloads:
         samples: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
         outputs: dict[str, bytes] = {}
         for round_ in range(rounds):
@@ -77,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", default=sys.executable, help="the newer install's python (default: this one)")
     parser.add_argument("--sizes", default="1000000", help="comma-separated event counts")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side per workload")
+    parser.add_argument("--only", choices=[label for label, _ in WORKLOADS], help="one workload only")
     parser.add_argument("--out", default="bench-out", help="output folder (default bench-out/)")
     args = parser.parse_args(argv)
+    workloads = tuple(w for w in WORKLOADS if args.only in (None, w[0]))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp)
         launcher = build(folder)["measure"]
         rows = [row for size in (int(s) for s in args.sizes.split(","))
-                for row in compare(args.before, args.after, size, args.rounds, folder, launcher)]
+                for row in compare(args.before, args.after, size, args.rounds, folder, launcher, workloads)]
     report = {
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_before": load_before, "load_after": os.getloadavg()},
