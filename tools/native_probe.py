@@ -3,7 +3,8 @@
 
     PYTHONPATH=tools NATIVE_PROBE=probe.json .venv/bin/pytest -p native_probe -m hypothesis
 
-It wraps ``acel.io.native_switch.wanted`` (reader, writer, enumeration walk) and
+It wraps ``acel.io.native_switch.wanted`` (writer, enumeration walk),
+``acel.io.native_scan.reader`` (the C reader: it applies the switch's rule itself) and
 ``acel.acea.engine.native_trend.choose`` (trend core) and writes, per test that took
 a native path, which ones, as JSON to ``$NATIVE_PROBE``; the table printed at the end
 counts them per file.  Measurement only: results and the paths taken are unchanged.
@@ -46,14 +47,24 @@ def _choose(*args: Any, **kwargs: Any) -> Any:
     return plan
 
 
+def _scanner() -> Any:
+    """``native_scan.reader``, noting when it gives the C reader."""
+    module = _ORIGINALS["reader"]()
+    if module is not None:
+        _record("acel.io._native_reader")
+    return module
+
+
 def _patch() -> None:
     """Replace every module's binding of the two functions (``from`` imports copied them)."""
     if not _ORIGINALS:
         from acel.acea.engine import native_trend
 
-        from acel.io import native_switch
+        from acel.io import native_scan, native_switch
 
         _ORIGINALS["wanted"], _ORIGINALS["choose"] = native_switch.wanted, native_trend.choose
+        _ORIGINALS["reader"] = native_scan.reader
+        native_scan.reader = _scanner
     modules: list[Any] = list(sys.modules.values())
     for module in modules:
         if getattr(module, "wanted", None) is _ORIGINALS["wanted"]:

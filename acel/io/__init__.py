@@ -16,10 +16,11 @@ from typing import Any
 
 from acel.io.options import SourceOptions
 from acel.io.readers import FORMATS, Reader, file_format, reader_for, register, unregister
+from acel.io.record_pass import parse_cell
 from acel.io.records import Problem, Row
 from acel.io.schema_files import read_schema, write_schema
 from acel.io.source import STDIN, EventStream, open_events
-from acel.io.values import KINDS, infer_cell_kind, kind_of, native, parse_cell, time_key
+from acel.io.values import KINDS, infer_cell_kind, kind_of, native, time_key
 from acel.lang.events import Event
 from acel.lang.schema import Schema
 

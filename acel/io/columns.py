@@ -11,12 +11,24 @@ native reader (only the attributes the query reads, the type as a small code).
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from acel.io.native_protocol import CELL_BOOL, CELL_FLOAT, CELL_INT, CELL_NULL, MAX_TYPE_CODES
+from acel.io.native_protocol import (
+    CELL_BOOL,
+    CELL_FLOAT,
+    CELL_INT,
+    CELL_NULL,
+    MAX_TYPE_CODES,
+    SCAN_END,
+    SCAN_NOT_SIMPLE,
+    SCAN_PYTHON,
+    NotSimple,
+)
 from acel.io.options import SourceOptions
+from acel.io.sorting import BATCH
 from acel.lang.schema import Schema
 
 
@@ -158,7 +170,7 @@ def _cell(value: Any, as_float: bool) -> tuple[int, bytes] | None:
 def blocks_of_rows(spec: ColumnSpec, batches: Iterable[list[dict[str, Any]]],
                    cap: int = 8192) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
     """Attribute maps as the native reader's column blocks (pure Python: the reference of
-    ``native_scan.column_blocks`` and the adapter for streams without it); an event no
+    :func:`column_blocks` and the adapter for streams without it); an event no
     column holds comes alone, as a one-event list, in its place."""
     types = [name.encode() for name in spec.type_names]
     floats = [name in spec.floats for name in spec.names]
@@ -275,3 +287,46 @@ class _Uint8:
 
 
 _U8 = _Uint8()
+
+
+def column_blocks(
+    native: Any,
+    chunks: Iterable[bytes],
+    path: Path,
+    spec: ColumnSpec,
+    on_row: Callable[[int, int, bytes], tuple[dict[str, Any] | None, bool]],
+    csv: tuple[tuple[bytes, ...], bytes] | None = None,
+    cap: int = BATCH,
+) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
+    """The C scanner's event pass (:func:`acel.io.record_pass.events`) over ``chunks``, the
+    blocks of ``path``, into typed columns (``papers/engine.md``, "Columns into the core"):
+    blocks of at most ``cap`` rows holding ``spec``'s attributes, filled in C without a
+    Python object per event; a line the scanner leaves (or whose value no column holds: a
+    string outside the type column) comes, in its place in the stream, as a one-event list
+    made by ``on_row``, exactly as ``events`` gives it (:func:`blocks_of_rows` is the
+    pure-Python reference)."""
+    keys = tuple(name.encode() for name in spec.names)
+    floats = bytes(1 if name in spec.floats else 0 for name in spec.names)
+    types = [name.encode() for name in spec.type_names]
+    block = ColumnBlock.empty(spec, types, cap)
+    index, number = (2 if csv else 1), 0
+    for data in chunks:
+        pos = 0
+        while True:
+            status, pos, after, index, number, block.n = native.columns(
+                data, pos, index, number, keys, floats, types, block.kinds, block.vals, cap, block.n, csv
+            )
+            if status == SCAN_NOT_SIMPLE:
+                raise NotSimple(f"{path}: line {index}")
+            if status == SCAN_END:
+                break
+            if block.n:
+                yield block
+                block = ColumnBlock.empty(spec, types, cap)
+            if status == SCAN_PYTHON:
+                event, _known = on_row(number, index, data[pos:after])
+                if event is not None:
+                    yield [event]
+                pos, index = after, index + 1
+    if block.n:
+        yield block

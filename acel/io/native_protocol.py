@@ -51,6 +51,12 @@ CSV_FLAG_TYPED = 4
 """Some cell is a number or a bool (starts 0)."""
 CSV_FLAGS = 5
 
+
+
+class NotSimple(Exception):
+    """A CSV line the scanner does not read (``SCAN_NOT_SIMPLE``): the Python reader reads the file."""
+
+
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("typed column blocks (acel/io/columns.py): cell kinds, type codes",
      ("CELL_NULL", "CELL_INT", "CELL_FLOAT", "CELL_BOOL", "MAX_TYPE_CODES")),

@@ -16,11 +16,12 @@ from acel.lang.errors import AcelError
 Mode = Literal["auto", "on", "off"]
 
 VARIABLE = "ACEL_NATIVE"
-_VALUES: dict[str, Mode] = {
+MODES: dict[str, Mode] = {
     "": "auto", "auto": "auto",
     "1": "on", "on": "on", "yes": "on", "true": "on",
     "0": "off", "off": "off", "no": "off", "false": "off",
 }
+"""Each accepted value of the variable (stripped, lower case) and the mode it asks for."""
 
 
 class NativeUnavailable(AcelError):
@@ -30,9 +31,9 @@ class NativeUnavailable(AcelError):
 def mode() -> Mode:
     """The mode ``ACEL_NATIVE`` asks for (read at every call, so tests may change it)."""
     raw = os.environ.get(VARIABLE, "").strip().lower()
-    if raw not in _VALUES:
+    if raw not in MODES:
         raise AcelError(f"{VARIABLE}={raw!r}: use auto, 1 (native only) or 0 (pure Python)")
-    return _VALUES[raw]
+    return MODES[raw]
 
 
 def wanted(available: bool, why_not: str) -> bool:

@@ -4,7 +4,9 @@ row is reported with its row and line, never dropped silently)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from acel.lang.errors import DataError
 
@@ -65,3 +67,21 @@ def infinity_message(value: float) -> str:
         f"value {sign}infinity is not a finite number: attributes hold finite numbers "
         "(JSON, the results' format, has no infinity); use NULL or a large finite value"
     )
+
+
+def beyond_floats(source: str, row: Any, floats: Sequence[str]) -> DataError:
+    """The error for an integer no float holds in a column whose values are floats (an
+    int and a float in one column read as float, papers/io.md; issue 36 D9's follow-up);
+    ``row``: the record (:class:`acel.io.record_pass.Row`)."""
+    problems = Problems(source)
+    for column in floats:
+        value = row.values.get(column)
+        if type(value) is int and abs(value) >= 2**1024:
+            problems.add(Problem(row.number, row.line, column, (
+                f"the integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4,000'} "
+                "digits is beyond the float range, and the column's other values are floats: "
+                "write it as an integer column (no float in it) or give a smaller value")))
+            break
+    if not problems:  # not expected: say where, however
+        problems.add(Problem(row.number, row.line, None, "a value is beyond the float range"))
+    return problems.error()

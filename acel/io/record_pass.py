@@ -1,22 +1,23 @@
-"""Records one at a time, and the C scanner's loops that hand them over (issue 34).
+"""The C scanner's path: its choice, its loops, and every step they take for a line it leaves.
 
-A reader's records are :class:`Row` s; a :class:`RecordChecker` turns each into an event's
-attribute map or into problems (spec §9), an :class:`Inference` collects what a stream
-says about its schema, an :class:`Order` whether it is sorted.  The passes of the C
-scanner (``acel.io._native_reader``) over a file own their loops here, beside every step
-they take for a line the scanner leaves (read it, check it, infer from it): a new record
-shape costs no trip to another module, so the walk of one event from ``open_events`` to
-the engine stays in few files (``tools/walk.py``).  The pure-Python passes
-(:mod:`acel.io.row_passes`) use the same checker; JSON Lines's Python reader
-(:mod:`acel.io.formats`) the same :func:`line_row`.
-
-What the scanner reads and leaves: :mod:`acel.io.native_scan`.
+:func:`scanner` says whether the scanner (``acel.io._native_reader``) reads a file;
+:func:`scanned_lines_stream` and :func:`scanned_csv_stream` open a file through it.  A
+reader's records are :class:`Row` s (:func:`line_row`, CSV cells by :func:`parse_cells`);
+a :class:`RecordChecker` turns each into an event's attribute map or into problems (spec
+§9), an :class:`Inference` collects what a stream says about its schema, an :class:`Order`
+whether it is sorted.  A new record shape costs no trip to another module, so the walk of
+one event from ``open_events`` to the engine stays in four files (issue 34,
+``tools/walk.py``).  The pure-Python passes (:mod:`acel.io.row_passes`) use the same
+checker; JSON Lines's Python reader (:mod:`acel.io.formats`) the same :func:`line_row`.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,36 +26,45 @@ try:
 except ImportError:  # a Spark worker with only pyarrow and pandas (_json_fallback)
     import acel.io._json_fallback as orjson  # type: ignore[no-redef]
 
-from acel.io.columns import ColumnBlock, ColumnSpec
+import acel.io.native_switch as native_switch
+from acel.io.columns import column_blocks
+from acel.io.conform import conform
 from acel.io.native_protocol import (
     BIG,
+    CSV_BOOL,
     CSV_FLAG_BOOL,
     CSV_FLAG_FLOAT,
     CSV_FLAG_INT,
     CSV_FLAG_NUMERIC,
     CSV_FLAG_TYPED,
     CSV_FLAGS,
+    CSV_FLOAT,
+    CSV_INT,
+    CSV_STR,
     SCAN_END,
     SCAN_NOT_SIMPLE,
     SCAN_PYTHON,
+    NotSimple,
 )
 from acel.io.options import SourceOptions
-from acel.io.problems import Problem, Problems, infinity_message
-from acel.io.sorting import sort_by_time
+from acel.io.problems import Problem, Problems, beyond_floats, infinity_message
+from acel.io.sorting import BATCH, ordered
 from acel.io.stream import Attrs, EventStream, Facts
 from acel.io.values import (
+    _BOOL,
+    _FLOAT,
+    _INT,
+    _SPECIAL_FLOAT,
     MAX_ATTRIBUTES,
     BadValue,
-    fits,
-    kind_of,
+    int_from_digits,
     lone_surrogate,
     native,
-    parse_cells,
     surrogate_message,
     time_key,
 )
 from acel.lang.errors import DataError
-from acel.lang.events import OptValue
+from acel.lang.events import OptValue, Value
 from acel.lang.schema import Schema
 
 
@@ -86,9 +96,6 @@ class Row:
 
     def where(self) -> str:
         return f"row {self.number}" + (f" (line {self.line})" if self.line is not None else "")
-
-BATCH = 8192
-"""Records per batch."""
 
 BOM = b"\xef\xbb\xbf"
 
@@ -123,9 +130,49 @@ def line_row(number: int, index: int, line: bytes, slow: Callable[[int, int, byt
     return slow(number, index, line)
 
 
+def parse_cell(text: str, kind: str) -> Value:
+    """A CSV cell as a value of ``kind``; ``ValueError`` when it is not one."""
+    cell = text.strip()
+    if kind == "str":
+        return text
+    if kind == "int":
+        if _INT.fullmatch(cell):
+            return int(cell) if len(cell) <= 4000 else int_from_digits(cell)  # any length (int() stops at 4,300)
+        raise ValueError(f"{text!r} is not an int")
+    if kind == "float":
+        if _FLOAT.fullmatch(cell) or _SPECIAL_FLOAT.fullmatch(cell):
+            return float(cell)
+        raise ValueError(f"{text!r} is not a float")
+    if kind == "bool":
+        if cell.lower() in _BOOL:
+            return _BOOL[cell.lower()]
+        raise ValueError(f"{text!r} is not a bool (true/false)")
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+def parse_cells(
+    header: Sequence[str], kinds: Sequence[str], cells: Sequence[str]
+) -> tuple[dict[str, object], str | None, str | None]:
+    """A CSV record's non-empty cells read as their columns' kinds (:func:`parse_cell`):
+    the values, and for the first cell that is not of its kind the failure and its column
+    (``None`` twice when every cell is).  One call a record, not one a cell."""
+    values: dict[str, object] = {}
+    for name, kind, cell in zip(header, kinds, cells):
+        if cell == "":
+            continue
+        if kind == "str":
+            values[name] = cell
+            continue
+        try:
+            values[name] = parse_cell(cell, kind)
+        except ValueError as error:
+            return values, f"{error}, but the schema says {kind}", name
+    return values, None, None
+
+
 def csv_line_row(number: int, index: int, line: bytes, header: list[str], kinds: list[str]) -> Row:
     """One simple CSV line (no quotes: its cells are its text split at commas) as a record,
-    each cell read as its column's kind (:func:`acel.io.values.parse_cells`)."""
+    each cell read as its column's kind (:func:`parse_cells`)."""
     text = line.decode("utf-8").removesuffix("\n").removesuffix("\r")
     values, failure, column = parse_cells(header, kinds, text.split(","))
     return Row(number, index, values, failure, column)
@@ -141,8 +188,6 @@ def _big_float(value: dict[str, Any]) -> bool:
 
 # ------------------------------------------------------------------ the check and inference
 
-
-_SIMPLE = (str, int, bool)
 
 _INFINITIES = (math.inf, -math.inf)
 
@@ -236,7 +281,7 @@ class RecordChecker:
                     (time_col, str(error) if time_col in row.values else "missing time value")
                 )
         if self.schema is not None:
-            attrs = self._conform(values, type_value, errors, row)
+            attrs = conform(self, values, type_value, errors, row)
         else:
             attrs = values
         if errors:
@@ -253,53 +298,6 @@ class RecordChecker:
         if checked is not None:
             inference.add(row, checked[0])
         return checked
-
-    def _conform(
-        self,
-        values: Mapping[str, OptValue],
-        type_value: OptValue,
-        errors: list[tuple[str | None, str]],
-        row: Row,
-    ) -> dict[str, Any]:
-        attrs: dict[str, Any] = {}
-        declared = self.declared
-        if isinstance(type_value, str) and type_value not in declared:
-            names = ", ".join(sorted(declared)) or "no types"
-            errors.append(
-                (self.type_col, f"unknown event type {type_value!r} (the schema has {names})")
-            )
-        allowed = declared.get(type_value) if isinstance(type_value, str) else None
-        kinds = self.kinds
-        time_col = self.time_col
-        for column, value in values.items():
-            if value is None:
-                continue
-            if allowed is not None and column not in allowed and column != time_col:
-                errors.append(
-                    (column, f"attribute {column!r} is not in the schema of type {type_value!r}")
-                )
-                continue
-            kind = kinds.get(column)
-            if kind is None:
-                # A schema without this attribute's kind (read once: a live stream):
-                # its first value fixes the kind, as a column's type would.
-                kinds[column] = kind_of(value)
-                self.learned[column] = row
-            else:
-                fitted = fits(value, kind)
-                if fitted is None:
-                    first = self.learned.get(column)
-                    where = (
-                        f"{column!r} is {kind} in {first.where()}: an attribute holds one kind "
-                        "of value"
-                        if first is not None
-                        else f"the schema says {kind}"
-                    )
-                    errors.append((column, f"value {value!r} is {kind_of(value)}, but {where}"))
-                    continue
-                value = fitted
-            attrs[column] = value
-        return attrs
 
 _KIND_OF_TYPE = {int: "int", float: "float", str: "str", bool: "bool"}
 
@@ -346,10 +344,6 @@ class Inference:
     def add_mentions(self, type_value: str, names: Iterable[str]) -> None:
         """Note the attributes one type mentions (columnar readers)."""
         self.mentioned.setdefault(type_value, {}).update(dict.fromkeys(names))
-
-    def add_kind(self, column: str, kind: str, row: Row) -> None:
-        """Note that ``column`` holds a value of ``kind`` at ``row`` (columnar readers)."""
-        self.first_of_kind.setdefault(column, {}).setdefault(kind, row)
 
     def final_schema(self, problems: Problems) -> Schema:
         """:meth:`schema`, every problem logged so far raised (the end of a first pass)."""
@@ -495,10 +489,6 @@ BLOCK = 1 << 20
 """Bytes read at a time (whole lines are scanned, the rest waits for the next block)."""
 
 
-class NotSimple(Exception):
-    """A CSV line the scanner does not read: the Python reader reads the file."""
-
-
 def blocks(path: Path, header: bool = False) -> Iterator[bytes]:
     """The file in blocks of whole lines (the last may lack its newline); a BOM dropped,
     and with ``header`` the first line too."""
@@ -553,7 +543,7 @@ def first_pass(
     """The schema pass: lines of a known shape are counted and their order noted in C
     (into ``order``, an ``acel.io.row_passes.Order``); every other line goes to ``on_row``,
     which says whether its shape is now known.  Returns how many lines C counted.  With
-    ``csv`` (:func:`acel.io.readers.csv.csv_spec`) the lines are CSV records after the header."""
+    ``csv`` (:func:`csv_spec`) the lines are CSV records after the header."""
     shapes: dict[bytes, None] = {}
     time_col = options.time_col
     type_key = options.type_col.encode()
@@ -629,46 +619,85 @@ def events(
     if out:
         yield out
 
-def column_blocks(
-    native: Any,
-    path: Path,
-    spec: ColumnSpec,
-    on_row: Callable[[int, int, bytes], tuple[dict[str, Any] | None, bool]],
-    csv: tuple[tuple[bytes, ...], bytes] | None = None,
-) -> Iterator[ColumnBlock | list[dict[str, Any]]]:
-    """The event pass of :func:`events` into typed columns (``papers/engine.md``, "Columns
-    into the core"): blocks of at most :data:`BATCH` rows holding ``spec``'s attributes,
-    filled in C without a Python object per event; a line the scanner leaves (or whose
-    value no column holds: a string outside the type column) comes, in its place in the
-    stream, as a one-event list made by ``on_row``, exactly as :func:`events` gives it."""
-    keys = tuple(name.encode() for name in spec.names)
-    floats = bytes(1 if name in spec.floats else 0 for name in spec.names)
-    types = [name.encode() for name in spec.type_names]
-    block = ColumnBlock.empty(spec, types, BATCH)
-    index, number = (2 if csv else 1), 0
-    for data in blocks(path, header=csv is not None):
-        pos = 0
-        while True:
-            status, pos, after, index, number, block.n = native.columns(
-                data, pos, index, number, keys, floats, types, block.kinds, block.vals, BATCH, block.n, csv
-            )
-            if status == SCAN_NOT_SIMPLE:
-                raise NotSimple(f"{path}: line {index}")
-            if status == SCAN_END:
-                break
-            if block.n:
-                yield block
-                block = ColumnBlock.empty(spec, types, BATCH)
-            if status == SCAN_PYTHON:
-                event, _known = on_row(number, index, data[pos:after])
-                if event is not None:
-                    yield [event]
-                pos, index = after, index + 1
-    if block.n:
-        yield block
-
-
 # ------------------------------------------------------------------ a file without a schema
+
+
+def scanner() -> Any | None:
+    """The C scanner (``acel.io._native_reader``) when ``ACEL_NATIVE`` wants it and it was
+    built, else ``None`` (``acel.io.native_scan.reader``).  The switch's rule
+    (:func:`acel.io.native_switch.wanted`) for its quiet answers, read where the scanner's
+    loops are (the choice costs the walk of one event no module); a bad value, or ``1``
+    without the scanner, the switch answers itself, with its one-line error."""
+    chosen = native_switch.MODES.get(os.environ.get(native_switch.VARIABLE, "").strip().lower())
+    if chosen == "off":
+        return None
+    try:
+        module: Any = importlib.import_module("acel.io._native_reader")
+    except ImportError:
+        module = None
+    if chosen is None or (module is None and chosen == "on"):
+        return native_switch.reader()
+    return module
+
+
+def scanned_lines_stream(
+    choose: Callable[[], Any | None], path: Path, options: SourceOptions, *, readable: bool = True, **how: Any
+) -> EventStream | None:
+    """:func:`native_lines_stream` when ``choose`` (:func:`scanner`, as
+    ``acel.io.native_scan.reader``) gives the scanner and it can read the file
+    (``readable``: not a JSON array), else ``None``: the reader's Python path then reads it."""
+    native = choose()
+    if native is None or not readable:
+        return None
+    return native_lines_stream(path, native, options, **how)
+
+
+def scanned_csv_stream(
+    choose: Callable[[], Any | None], path: Path, header: list[str], options: SourceOptions, *, one_line: bool,
+    refuse: Callable[[Path, list[str], list[int]], None],
+    rows: Callable[[Path, list[str], list[str]], Iterator[list[Row]]],
+    recheck: Callable[..., Iterator[list[tuple[Any, Attrs]]]],
+) -> EventStream | None:
+    """A CSV file without a schema through the C scanner: its columns checked, each one's
+    kind scanned (:func:`csv_kinds`; ``refuse`` raises a mixed column's error), then
+    :func:`native_lines_stream`.  ``None`` when ``choose`` gives no scanner, ``NotSimple``
+    when it cannot read the file (``one_line``: whether the header is one line): the
+    reader's Python path (``rows``, ``recheck``) reads it then."""
+    require_columns(str(path), header, options)
+    native = choose()
+    if native is None:
+        return None
+    if not one_line:
+        raise NotSimple(str(path))  # a header over several lines
+    kinds, mixed = csv_kinds(native, path, len(header))
+    type_col = options.type_col
+    if any(header[i] != type_col for i in mixed):
+        refuse(path, header, [i for i in sorted(mixed) if header[i] != type_col])
+    kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
+    return native_lines_stream(
+        path, native, options, make_row=partial(csv_line_row, header=header, kinds=kinds),
+        pure_rows=partial(rows, path, header, kinds), recheck=recheck, csv=csv_spec(header, kinds),
+    )
+
+
+CSV_KINDS = {"str": CSV_STR, "int": CSV_INT, "float": CSV_FLOAT, "bool": CSV_BOOL}
+"""A column kind as the scanner's code."""
+
+
+def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, ...], bytes]:
+    """The scanner's description of a CSV file's columns."""
+    return tuple(h.encode() for h in header), "".join(CSV_KINDS[k] for k in kinds).encode()
+
+
+def require_columns(source: str, header: Sequence[str], options: SourceOptions) -> None:
+    """The type column, and the time column if one is named, in ``header``."""
+    for column, what in ((options.type_col, "type"), (options.time_col, "time")):
+        if column is not None and column not in header:
+            raise DataError(
+                f"{source}: the {what} column {column!r} is not in the header "
+                f"(columns: {', '.join(header) or 'none'})"
+                + ("; name it with --type-col" if what == "type" else "")
+            )
 
 
 def native_lines_stream(
@@ -683,7 +712,7 @@ def native_lines_stream(
 ) -> EventStream:
     """A file without a schema through the C scanner: the same two passes as
     :func:`acel.io.row_passes.rows_stream`, the lines it leaves made into records by
-    ``make_row`` (``csv``: a CSV file's :func:`acel.io.readers.csv.csv_spec`).  A stream
+    ``make_row`` (``csv``: a CSV file's :func:`csv_spec`).  A stream
     whose values are not all plain, or whose type column is not ``type``, takes its
     second pass in Python: ``recheck`` (:func:`acel.io.row_passes.checked_pass`) over
     ``pure_rows``."""
@@ -710,12 +739,13 @@ def native_lines_stream(
         try:
             return _plain_event(row.values, options, floats), False
         except OverflowError:
-            raise _beyond_floats(str(path), row, floats) from None
+            raise beyond_floats(str(path), row, floats) from None
 
     def columns(spec: Any) -> Iterator[Any] | None:
         if not facts.plain or type_col != "type" or sort:
             return None
-        return column_blocks(native, path, spec.with_floats(floats), event, csv)
+        chunks = blocks(path, header=csv is not None)
+        return column_blocks(native, chunks, path, spec.with_floats(floats), event, csv, BATCH)
 
     def pulled() -> Iterator[list[Attrs]]:
         if not facts.plain or type_col != "type":
@@ -755,22 +785,6 @@ def _plain_event(values: Mapping[str, Any], options: SourceOptions, floats: Sequ
     return attrs
 
 
-def _beyond_floats(source: str, row: Row, floats: Sequence[str]) -> DataError:
-    """The error for an integer no float holds in a column whose values are floats (an
-    int and a float in one column read as float, papers/io.md; issue 36 D9's follow-up)."""
-    problems = Problems(source)
-    for column in floats:
-        value = row.values.get(column)
-        if type(value) is int and abs(value) >= 2**1024:
-            problems.add(Problem(row.number, row.line, column, (
-                f"the integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4,000'} "
-                "digits is beyond the float range, and the column's other values are floats: "
-                "write it as an integer column (no float in it) or give a smaller value")))
-            break
-    if not problems:  # not expected: say where, however
-        problems.add(Problem(row.number, row.line, None, "a value is beyond the float range"))
-    return problems.error()
-
 _KIND_NAMES = {str: "str", int: "int", float: "float", bool: "bool"}
 
 def fits_int64(values: Any) -> bool:
@@ -778,20 +792,3 @@ def fits_int64(values: Any) -> bool:
     low, high = -(2**63), 2**63 - 1
     return all(type(v) is not int or low <= v <= high for v in values.values())
 
-def ordered(
-    checked: Iterator[list[tuple[Any, Attrs]]], sort: bool, chunk: int
-) -> Iterator[list[Attrs]]:
-    """Batches of attribute maps in stream order (stable-sorted by time when needed)."""
-    if not sort:
-        for batch in checked:
-            yield [attrs for _, attrs in batch]
-        return
-    flat = (item for batch in checked for item in batch)
-    out: list[Attrs] = []
-    for attrs in sort_by_time(flat, chunk):
-        out.append(attrs)
-        if len(out) >= BATCH:
-            yield out
-            out = []
-    if out:
-        yield out

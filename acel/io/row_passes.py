@@ -13,21 +13,20 @@ files).  The names of that module the readers use are re-exported here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from acel.io.formats import json_line_row
 from acel.io.options import SourceOptions
-from acel.io.problems import Problems
+from acel.io.problems import Problems, beyond_floats
 from acel.io.record_pass import (
     _KIND_NAMES,
     _SCALARS,
     Inference,
     RecordChecker,
     Row,
-    _beyond_floats,
     _FirstPass,
     _plain_event,
     blocks,
@@ -39,11 +38,13 @@ from acel.io.record_pass import (
     line_row,
     native_lines_stream,
     ordered,
+    require_columns,
+    scanned_csv_stream,
+    scanned_lines_stream,
 )
 from acel.io.records import with_time_column
 from acel.io.stream import Attrs, EventStream, Facts
 from acel.io.values import time_key
-from acel.lang.errors import DataError
 from acel.lang.schema import Schema
 
 JSON_LINE: Callable[[int, int, bytes], Row] = partial(line_row, slow=json_line_row)
@@ -65,18 +66,10 @@ __all__ = [
     "ordered",
     "require_columns",
     "rows_stream",
+    "scanned_csv_stream",
+    "scanned_lines_stream",
 ]
 
-
-def require_columns(source: str, header: Sequence[str], options: SourceOptions) -> None:
-    """The type column, and the time column if one is named, in ``header``."""
-    for column, what in ((options.type_col, "type"), (options.time_col, "time")):
-        if column is not None and column not in header:
-            raise DataError(
-                f"{source}: the {what} column {column!r} is not in the header "
-                f"(columns: {', '.join(header) or 'none'})"
-                + ("; name it with --type-col" if what == "type" else "")
-            )
 
 # ------------------------------------------------------------------ row sources
 
@@ -178,7 +171,7 @@ def checked_pass(
                 try:
                     attrs = _plain_event(row.values, options, floats)
                 except OverflowError:
-                    raise _beyond_floats(source, row, floats) from None
+                    raise beyond_floats(source, row, floats) from None
                 out.append((time_key(attrs.get(time_col)) if time_col is not None else 0, attrs))
             if out:
                 yield out
@@ -220,7 +213,7 @@ class _SecondPass:
         try:
             return self._row(row)
         except OverflowError:
-            raise _beyond_floats(self.problems.source, row, self.floats) from None
+            raise beyond_floats(self.problems.source, row, self.floats) from None
 
     def _row(self, row: Row) -> tuple[Any, Attrs] | None:
         values = row.values

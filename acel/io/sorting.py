@@ -14,6 +14,9 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+BATCH = 8192
+"""Records (events) per batch a source hands out."""
+
 DEFAULT_CHUNK = int(os.environ.get("ACEL_SORT_CHUNK", "1000000"))
 """Events sorted in memory before spilling a run (``ACEL_SORT_CHUNK`` overrides)."""
 
@@ -75,3 +78,22 @@ def _read(handle: IO[bytes]) -> Iterator[Keyed]:
         except EOFError:
             return
         yield from batch
+
+
+def ordered(
+    checked: Iterator[list[Keyed]], sort: bool, chunk: int
+) -> Iterator[list[dict[str, Any]]]:
+    """Batches of attribute maps in stream order (stable-sorted by time when needed)."""
+    if not sort:
+        for batch in checked:
+            yield [attrs for _, attrs in batch]
+        return
+    flat = (item for batch in checked for item in batch)
+    out: list[dict[str, Any]] = []
+    for attrs in sort_by_time(flat, chunk):
+        out.append(attrs)
+        if len(out) >= BATCH:
+            yield out
+            out = []
+    if out:
+        yield out

@@ -11,7 +11,7 @@ import datetime as dt
 import decimal
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from acel.lang.events import OptValue, Value
 
@@ -129,46 +129,6 @@ _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _SPECIAL_FLOAT = re.compile(r"[+-]?(inf|infinity|nan)", re.IGNORECASE)
 _BOOL = {"true": True, "false": False}
-
-
-def parse_cell(text: str, kind: str) -> Value:
-    """A CSV cell as a value of ``kind``; ``ValueError`` when it is not one."""
-    cell = text.strip()
-    if kind == "str":
-        return text
-    if kind == "int":
-        if _INT.fullmatch(cell):
-            return int_from_digits(cell)  # any length (int() stops at 4,300 digits)
-        raise ValueError(f"{text!r} is not an int")
-    if kind == "float":
-        if _FLOAT.fullmatch(cell) or _SPECIAL_FLOAT.fullmatch(cell):
-            return float(cell)
-        raise ValueError(f"{text!r} is not a float")
-    if kind == "bool":
-        if cell.lower() in _BOOL:
-            return _BOOL[cell.lower()]
-        raise ValueError(f"{text!r} is not a bool (true/false)")
-    raise ValueError(f"unknown kind {kind!r}")
-
-
-def parse_cells(
-    header: Sequence[str], kinds: Sequence[str], cells: Sequence[str]
-) -> tuple[dict[str, object], str | None, str | None]:
-    """A CSV record's non-empty cells read as their columns' kinds (:func:`parse_cell`):
-    the values, and for the first cell that is not of its kind the failure and its column
-    (``None`` twice when every cell is).  One call a record, not one a cell."""
-    values: dict[str, object] = {}
-    for name, kind, cell in zip(header, kinds, cells):
-        if cell == "":
-            continue
-        if kind == "str":
-            values[name] = cell
-            continue
-        try:
-            values[name] = parse_cell(cell, kind)
-        except ValueError as error:
-            return values, f"{error}, but the schema says {kind}", name
-    return values, None, None
 
 
 def infer_cell_kind(cells: Iterable[str]) -> str:

@@ -7,29 +7,29 @@ scanner (:mod:`acel.io.native_scan`); any other is read by Python's ``csv`` modu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import acel.io.native_scan as native_scan
 from acel.io.formats import BATCH, BOM
-from acel.io.native_protocol import CSV_BOOL, CSV_FLOAT, CSV_INT, CSV_STR
 from acel.io.options import SourceOptions
 from acel.io.readers.registry import Reader, register
-from acel.io.record_pass import csv_line_row
+from acel.io.record_pass import csv_line_row, csv_spec, parse_cells
 from acel.io.records import Row, with_time_column
 from acel.io.row_passes import (
     checked_pass,
     csv_kinds,
     native_given_stream,
-    native_lines_stream,
     open_kinds,
     require_columns,
     rows_stream,
+    scanned_csv_stream,
 )
 from acel.io.stream import EventStream
-from acel.io.values import MAX_ATTRIBUTES, first_duplicate, parse_cells, too_many_attributes
+from acel.io.values import MAX_ATTRIBUTES, too_many_attributes
 from acel.lang.errors import DataError
 from acel.lang.schema import Schema
 
@@ -55,9 +55,9 @@ def csv_header(path: str | Path) -> list[str]:
     empty = [i + 1 for i, h in enumerate(header) if not h]
     if empty:
         raise DataError(f"{source}: line 1: empty column name in the header at position {empty[0]}")
-    duplicate = first_duplicate(header)
-    if duplicate is not None:
-        raise DataError(f"{source}: line 1: duplicate column name {duplicate!r} in the header")
+    twice = [name for name, count in Counter(header).items() if count > 1]  # linear (issue 24 §5)
+    if twice:
+        raise DataError(f"{source}: line 1: duplicate column name {min(twice)!r} in the header")
     return header
 
 def csv_cells(path: str | Path, width: int) -> Iterator[list[tuple[int, int, list[str] | str]]]:
@@ -207,18 +207,26 @@ class _ColumnKind:
 
 
 def csv_stream(path: Path, options: SourceOptions) -> EventStream:
-    """CSV: cells take their column's kind (the schema's, else inferred over the whole column)."""
+    """CSV: cells take their column's kind (the schema's, else inferred over the whole column).
+
+    Without a schema, the columns' check, the scanner's choice and its passes are one call
+    (:func:`acel.io.record_pass.scanned_csv_stream`: the walk of one event, issue 34)."""
     header = csv_header(path)
-    require_columns(str(path), header, options)
-    native = native_scan.reader()
-    if native is not None:
-        try:
-            if options.schema is None:
-                return _native_csv_stream(path, native, header, options)
-            if options.type_col == "type" and not open_kinds(options.schema):
+    try:
+        if options.schema is None:
+            stream = scanned_csv_stream(
+                native_scan.reader, path, header, options, one_line=_one_line_header(path, header),
+                refuse=_refuse_mixed, rows=_csv_rows, recheck=checked_pass,
+            )
+            if stream is not None:
+                return stream
+        else:
+            require_columns(str(path), header, options)
+            native = native_scan.reader()
+            if native is not None and options.type_col == "type" and not open_kinds(options.schema):
                 return _native_csv_given(path, native, header, options, options.schema)
-        except native_scan.NotSimple:
-            pass  # the Python reader reads the file (and reports what is wrong with it)
+    except native_scan.NotSimple:
+        pass  # the Python reader reads the file (and reports what is wrong with it)
     return _python_csv_stream(path, header, options)
 
 
@@ -273,19 +281,6 @@ def _csv_row(number: int, line: int, cells: list[str], header: list[str], kinds:
     return Row(number, line, values, failure, column)
 
 
-def _native_csv_stream(path: Path, native: Any, header: list[str], options: SourceOptions) -> EventStream:
-    """A CSV file without a schema through the C scanner; ``NotSimple`` when a line is not
-    simple (see ``acel.io.native_scan``): the Python reader then reads the file."""
-    type_col = options.type_col
-    kinds, mixed = _simple_csv_kinds(path, native, header)
-    _refuse_mixed(path, header, [i for i in sorted(mixed) if header[i] != type_col])
-    kinds = ["str" if name == type_col else kind for name, kind in zip(header, kinds)]
-    return native_lines_stream(
-        path, native, options, make_row=partial(csv_line_row, header=header, kinds=kinds),
-        pure_rows=lambda: _csv_rows(path, header, kinds), recheck=checked_pass, csv=csv_spec(header, kinds),
-    )
-
-
 def _native_csv_given(
     path: Path, native: Any, header: list[str], options: SourceOptions, schema: Schema
 ) -> EventStream:
@@ -334,15 +329,6 @@ def _refuse_mixed(path: Path, header: list[str], mixed: list[int]) -> None:
             f"--schema:\n{shown}{more}")
 
 
-CSV_KINDS = {"str": CSV_STR, "int": CSV_INT, "float": CSV_FLOAT, "bool": CSV_BOOL}
-"""A column kind as the scanner's code."""
-
-
-def csv_spec(header: Sequence[str], kinds: Sequence[str]) -> tuple[tuple[bytes, ...], bytes]:
-    """The scanner's description of a CSV file's columns."""
-    return tuple(h.encode() for h in header), "".join(CSV_KINDS[k] for k in kinds).encode()
-
-
 def csv_data_start(path: Path) -> bytes:
     """The header line of a CSV file (a BOM dropped), as the scanner skips it."""
     with open(path, "rb") as handle:
@@ -350,15 +336,19 @@ def csv_data_start(path: Path) -> bytes:
     return first[3:] if first.startswith(BOM) else first
 
 
+def _one_line_header(path: Path, header: list[str]) -> bool:
+    """Whether the header is one line, as the scanner reads it (not one quoted over several)."""
+    import csv
+
+    try:
+        return [h.strip() for h in next(csv.reader([csv_data_start(path).decode("utf-8")]))] == header
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        return False
+
+
 def _simple_csv_kinds(path: Path, native: Any, header: list[str]) -> tuple[list[str], set[int]]:
     """Each column's kind as the Python reader infers it, and the mixed columns, when the
     header is one line and every line is simple (``NotSimple`` otherwise)."""
-    import csv
-
-    first = csv_data_start(path)
-    try:
-        if [h.strip() for h in next(csv.reader([first.decode("utf-8")]))] != header:
-            raise native_scan.NotSimple(str(path))  # a header over several lines
-    except (UnicodeDecodeError, csv.Error, StopIteration):
-        raise native_scan.NotSimple(str(path)) from None
+    if not _one_line_header(path, header):
+        raise native_scan.NotSimple(str(path))  # a header over several lines
     return csv_kinds(native, path, len(header))

@@ -2,7 +2,8 @@
 line, or a ``.json`` file holding one array of objects.
 
 A file of lines goes through the C scanner (:mod:`acel.io.record_pass`) when it is built
-(and, with a given schema, when every kind is given and the type column is ``type``);
+and ``ACEL_NATIVE`` wants it (and, with a given schema, when every kind is given and the
+type column is ``type``);
 the pure-Python reader (:func:`acel.io.formats.json_rows`) is the reference and fallback.
 """
 
@@ -22,9 +23,9 @@ from acel.io.row_passes import (
     JSON_LINE,
     checked_pass,
     native_given_stream,
-    native_lines_stream,
     open_kinds,
     rows_stream,
+    scanned_lines_stream,
 )
 from acel.io.stream import EventStream
 
@@ -40,14 +41,18 @@ class JsonlReader(Reader):
         return json_rows(path)
 
     def open(self, path: Path, options: SourceOptions) -> EventStream:
-        native = self.native()
-        if native is not None and is_lines_file(path):
-            if options.schema is None:
-                return native_lines_stream(
-                    path, native, options, make_row=JSON_LINE, pure_rows=partial(json_rows, path), recheck=checked_pass
-                )
-            if options.type_col == "type" and not open_kinds(options.schema):
-                return native_given_stream(path, native, options, options.schema)
+        schema = options.schema
+        if schema is None:  # the scanner chosen and run in one call (the walk of one event)
+            stream = scanned_lines_stream(
+                native_scan.reader, path, options, readable=is_lines_file(path), make_row=JSON_LINE,
+                pure_rows=partial(json_rows, path), recheck=checked_pass,
+            )
+            if stream is not None:
+                return stream
+        else:
+            native = self.native()
+            if native is not None and is_lines_file(path) and options.type_col == "type" and not open_kinds(schema):
+                return native_given_stream(path, native, options, schema)
         return rows_stream(str(path), lambda: json_rows(path), options)
 
     def native(self) -> Any | None:
