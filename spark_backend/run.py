@@ -21,10 +21,10 @@ import acel.spark_backend.frames as frames
 import pyarrow as pa
 
 from acel.io import native_switch
+from acel.io.output_formats import spark_sink
 from acel.io.results import match_from_json
 from acel.lang.ast import Query, ReturnAttr
 from acel.lang.clauses import Key, Match, TrendRow, item_name
-from acel.lang.errors import AcelError
 from acel.lang.schema import Schema
 
 from .direct_read import bare_parquet, direct_slices
@@ -749,13 +749,9 @@ def run_to_results(
 
 def write(frame: DataFrame, path: str, fmt: str = "parquet") -> None:
     """Write a result frame as Parquet or JSON Lines (a Spark output directory)."""
-    if fmt not in ("jsonl", "json", "parquet"):
-        raise AcelError(f"unknown output format {fmt!r} (use parquet or jsonl)")
+    sink = spark_sink(fmt)  # the output registry's formats with a Spark sink
     with spark_errors():
-        if fmt == "parquet":
-            frame.write.mode("overwrite").parquet(path)
-        else:
-            frame.write.mode("overwrite").json(path)
+        frame.write.mode("overwrite").format(sink).save(path)
 
 
 __all__ = ["NotParallelWarning", "Planned", "plan", "prefetch", "run", "run_events", "run_to_results", "write"]

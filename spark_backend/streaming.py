@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import acel.spark_backend.frames as frames
 
+from acel.io.output_formats import spark_sink
 from acel.lang.ast import Query
 from acel.lang.checker import attribute_kinds
 from acel.lang.clauses import Match, TrendRow, item_name
@@ -399,11 +400,10 @@ def start(
     last committed micro-batch ended.  ``once``: process what is available and
     stop (``Trigger.AvailableNow``).
     """
-    if fmt not in ("parquet", "jsonl", "json"):
-        raise AcelError(f"unknown output format {fmt!r} (use parquet or jsonl)")
+    sink = spark_sink(fmt)  # the output registry's formats with a Spark sink
     with spark_errors():
         writer = (
-            planned.frame.writeStream.format("json" if fmt in ("json", "jsonl") else "parquet")
+            planned.frame.writeStream.format(sink)
             .outputMode("append")
             .option("checkpointLocation", checkpoint)
             .option("path", out)
@@ -446,7 +446,7 @@ def read_results(
     assert spark is not None
     with spark_errors():
         reader = spark.read.schema(planned.frame.schema)
-        frame = reader.json(out) if fmt in ("json", "jsonl") else reader.parquet(out)
+        frame = reader.format(spark_sink(fmt)).load(out)
         return results_of(planned, frame.collect())  # type: ignore[arg-type]
 
 

@@ -223,3 +223,13 @@ def test_complex_events_round_trip_through_every_format(
             {**r, "start": int(str(r["start"])), "end": int(str(r["end"]))} for r in read_table(path)
         )
     assert back == normalised
+
+
+def test_spark_sinks_come_from_the_output_registry() -> None:
+    """Spark's batch and streaming writers take their formats from the output registry
+    (issue 34: no copied list of names in spark_backend)."""
+    from acel.io.output_formats import spark_sink
+
+    assert [spark_sink(name) for name in ("jsonl", "json", "parquet")] == ["json", "json", "parquet"]
+    with pytest.raises(DataError, match=r"unknown output format 'csv' \(use jsonl or parquet\)"):
+        spark_sink("csv")

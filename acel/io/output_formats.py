@@ -50,6 +50,16 @@ def output_named(name: str) -> OutputFormat:
     return _OUTPUTS[name]
 
 
+def spark_sink(name: str) -> str:
+    """Spark's file format for a folder of output format ``name`` (a format's name, or
+    its Spark sink's own name: ``json``); DataError naming those Spark can write otherwise."""
+    for fmt in _OUTPUTS.values():
+        if fmt.spark_sink is not None and name in (fmt.name, fmt.spark_sink):
+            return fmt.spark_sink
+    sinks = [f.name for f in _OUTPUTS.values() if f.spark_sink is not None]
+    raise DataError(f"unknown output format {name!r} (use {' or '.join(sinks)})")
+
+
 def output_for(path: str | Path) -> OutputFormat:
     """The output format of a file by its extension; DataError naming the known ones otherwise."""
     suffix = Path(path).suffix.lower()
