@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import singledispatch
-from typing import Any
 
 import acel.compiler.construct as c
 import acel.compiler.memo as memo
@@ -26,6 +25,7 @@ from acel.compiler.relate import aggregate_edges, filter_relating
 from acel.compiler.rewrite import normalise
 
 from acel.lang import ast as A
+from acel.lang.chains import chain_operands
 from acel.lang.errors import UnsupportedQuery
 from acel.lang.macros import expand_next, expand_quantifiers
 from acel.lang.passes import declare
@@ -85,25 +85,11 @@ def _build_filter(f: A.FilterF, ctx: Context) -> Auto:
     return apply_filter(ctx, build(ctx, f.formula), f.filter)
 
 
-def _chain(node: Any, kind: type[A.Or] | type[A.FilterOr]) -> list[Any]:
-    """The operands of a chain of one binary node ``kind`` (``left``, ``right``), left to
-    right, however it is nested: an ``OR`` of many options is one union, not a nest."""
-    operands: list[Any] = []
-    todo: list[Any] = [node]
-    while todo:
-        top = todo.pop()
-        if isinstance(top, kind):
-            todo.extend((top.right, top.left))
-        else:
-            operands.append(top)
-    return operands
-
-
 @_build.register(A.Or)
 def _build_or(f: A.Or, ctx: Context) -> Auto:
     """A chain of ``OR`` (a quantifier's options) as one union: built, shifted and
     trimmed once, not once per option (issue 36: compile time under quantifiers)."""
-    return c.union_all(ctx, [build(ctx, node) for node in _chain(f, A.Or)])
+    return c.union_all(ctx, [build(ctx, node) for node in chain_operands(f, A.Or)])
 
 
 @_build.register(A.Derived)
@@ -219,7 +205,7 @@ def _filtered_or(filt: A.FilterOr, ctx: Context, auto: Auto) -> Auto:
     """A chain of filter ``OR`` as one union, as :func:`_build_or` does for formulas: a
     chain of binary unions shifts the growing left side at every step (issue 37: 197
     options took 15 s, quadratic in their number)."""
-    return c.union_all(ctx, [_filtered(option, ctx, auto) for option in _chain(filt, A.FilterOr)])
+    return c.union_all(ctx, [_filtered(option, ctx, auto) for option in chain_operands(filt, A.FilterOr)])
 
 
 declare("compiler.formula", "formula", _build)

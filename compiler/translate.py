@@ -26,6 +26,7 @@ from acel.acea.model.expressions import (
 )
 
 from acel.lang import ast as A
+from acel.lang.chains import chain_operands
 from acel.lang.errors import UnsupportedQuery
 from acel.lang.passes import declare
 
@@ -108,15 +109,7 @@ def _operands(pred: A.Pred, kind: type[A.PredAnd] | type[A.PredOr]) -> list[A.Pr
     ``PAnd``/``POr``: the register predicate, and the code the optimized engine
     generates from it, stay one level deep however long the chain is.
     """
-    out: list[A.Pred] = []
-    stack: list[A.Pred] = [pred]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, kind):
-            stack.extend((node.right, node.left))
-        else:
-            out.append(node)
-    return out
+    return chain_operands(pred, kind)
 
 
 declare("translate.expression", "expression", translate_expr)

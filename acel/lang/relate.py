@@ -38,6 +38,7 @@ from acel.lang.ast import (
     Running,
     VarAttr,
 )
+from acel.lang.chains import chain_operands
 from acel.lang.events import Event, OptValue
 from acel.lang.predicates import holds
 
@@ -47,15 +48,7 @@ Bags = Callable[[str], Sequence[Event]]
 
 def conjuncts(pred: Pred) -> list[Pred]:
     """The top-level ``AND`` conjuncts of ``pred``, left to right."""
-    out: list[Pred] = []
-    stack = [pred]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, PredAnd):
-            stack.extend((node.right, node.left))
-        else:
-            out.append(node)
-    return out
+    return chain_operands(pred, PredAnd)
 
 
 def expressions(pred: Pred) -> Iterator[Expr]:
