@@ -80,12 +80,14 @@ def check_axis(stream: Stream, attr: str, keys: Sequence[str]) -> None:
         )
     if stream.lazy:
         return  # missing values fail the first action (``lazy.number`` counts them)
+    counted = (stream.flags or {}).get(f"axis:{attr}")
+    if counted == 0:
+        return  # counted while the file was read: no frame to analyse (a second on a cold JVM)
     scope = stream.frame
     for key in keys:
         scope = scope.filter(_present(stream, key))
     col = F.col(f"`{attr}`")
     bad = col.isNull() | F.isnan(col.cast("double"))
-    counted = (stream.flags or {}).get(f"axis:{attr}")
     count = scope.filter(bad).count() if counted is None else counted
     if count:
         rows = scope.filter(bad).orderBy(POS).limit(MAX_EXAMPLES).collect()

@@ -567,6 +567,7 @@ def _sliced(
     first = F.greatest(F.floor((v - F.lit(after)) / length - F.lit(eps)), at.k_lo)
     last = F.least(F.floor((v + F.lit(before)) / length), at.k_hi)
     owner = F.floor(v / length)
+    sliced: DataFrame | None = None
     if stream.lazy:
         every = F.when(at.ok, F.sequence(first.cast("long"), last.cast("long")))
         every = every.otherwise(F.array(F.lit(0).cast("long")))
@@ -578,11 +579,7 @@ def _sliced(
         units: int | Column = F.when(at.ok, at.k_hi - at.k_lo + F.lit(1)).otherwise(F.lit(1))
         tasks = UNITS_PER_CORE * n_parts
         sliced = drop_helpers(sliced)
-    else:
-        sliced = (
-            frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
-            .withColumn(OWN, owner.cast("long") == F.col(SLICE))
-        )
+    else:  # the slices' rows are built only if the tasks do not read the file (run_units)
         lo_v, hi_v = (0, max(stream.count - 1, 0)) if events_axis else (span or (0, 0))
         k_lo = math.floor(float(lo_v) / float(slicing.length))
         units = max(math.floor(float(hi_v) / float(slicing.length)), k_lo) - k_lo + 1
@@ -598,7 +595,12 @@ def _sliced(
                 return direct
         if stream.in_place is not None:  # its frame is empty: only the tasks read the file
             raise RuntimeError(f"{stream.source}: read in place but not sliced on its ON axis")
-        return _run_units(sliced, k_lo, units, tasks, spec, struct)
+        # Each slice's copy of its rows: Spark analyses a frame when it is made (a second
+        # or more on a cold JVM), so it is made only here, when the tasks use it.
+        rows = sliced if sliced is not None else (
+            frame.withColumn(SLICE, F.explode(F.sequence(first.cast("long"), last.cast("long"))))
+            .withColumn(OWN, owner.cast("long") == F.col(SLICE)))
+        return _run_units(rows, k_lo, units, tasks, spec, struct)
 
     if query.returns is None:
         return run_units(spec, result_struct)
