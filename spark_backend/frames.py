@@ -270,6 +270,12 @@ def prefetched_bytes() -> int | None:
     return total
 
 
+def tasks_read_the_file() -> bool:
+    """Whether the only input being prepared is a Parquet file checked for reading in place
+    by the slices' tasks (``in_place.prefetch``): the JVM will carry no events."""
+    return bool(in_place.PENDING) and not _PREFETCHED
+
+
 def _copy_key(path: str, type_col: str, time_col: str | None, schema: Schema | None,
               keys: Sequence[str], axes: Sequence[str]) -> tuple[Any, ...]:
     return (os.path.abspath(path), type_col, time_col, schema, tuple(keys), tuple(sorted(axes)))

@@ -79,15 +79,25 @@ def jit_options() -> str:
     about 45 % slower (the JVM's shuffle and Arrow code then run unoptimised).
     The input's size is known when the command line has started copying it
     (``frames.prefetch``); a session started otherwise (a notebook's, long-lived)
-    gets the full JIT.  ``ACEL_SPARK_JAVA_OPTIONS`` replaces this choice.
+    gets the full JIT.  A Parquet file whose slices' tasks read it in place
+    (``frames.tasks_read_the_file``) gets C1 at any size: the JVM then moves slice
+    numbers and result rows, no events, and C2's compilations were 5 s of the cold
+    run's CPU at 10^7 events (papers/spark.md, "Where the seconds go").
+    ``ACEL_SPARK_JAVA_OPTIONS`` replaces this choice.
     """
     own = os.environ.get(JAVA_OPTIONS_ENV)
     if own is not None:
         return own
-    from .frames import prefetched_bytes
+    from .frames import prefetched_bytes, tasks_read_the_file
 
+    if tasks_read_the_file():
+        return QUICK_COMPILER
     size = prefetched_bytes()
-    return "-XX:TieredStopAtLevel=1" if size is not None and size <= QUICK_START_BYTES else ""
+    return QUICK_COMPILER if size is not None and size <= QUICK_START_BYTES else ""
+
+
+QUICK_COMPILER = "-XX:TieredStopAtLevel=1"
+"""The JVM's quick compiler only (C1): no C2 compiler threads competing for the cores."""
 
 
 CDS_ENV = "ACEL_SPARK_CDS"

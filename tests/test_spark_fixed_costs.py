@@ -120,6 +120,28 @@ def test_a_small_input_starts_the_jvm_with_the_quick_compiler(
     assert session.jit_options() == "-XX:+UseSerialGC"
 
 
+def test_a_file_the_tasks_read_in_place_starts_the_jvm_with_the_quick_compiler_at_any_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The JVM carries no events when the slices' tasks read a Parquet file in place: C1 at
+    any size; a copy being written as well keeps the size rule (full JIT when large)."""
+    from concurrent.futures import Future
+
+    from acel.spark_backend import frames, in_place, session
+
+    monkeypatch.delenv(session.JAVA_OPTIONS_ENV, raising=False)
+    data = tmp_path / "large.parquet"
+    with open(data, "wb") as handle:
+        handle.truncate(200 * 2**20)
+    monkeypatch.setattr(in_place, "PENDING", {(str(data), "type"): Future()})
+    monkeypatch.setattr(frames, "_PREFETCHED", {})
+    assert frames.tasks_read_the_file()
+    assert session.jit_options() == session.QUICK_COMPILER
+    monkeypatch.setattr(frames, "_PREFETCHED", {(str(data), "type"): Future()})
+    assert not frames.tasks_read_the_file()
+    assert session.jit_options() == ""
+
+
 KEYED = [
     ("RETURN k, COUNT(*), SUM(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c PARTITION BY k WITHIN 3 ON ts", "k"),
     ("A AS a ; C AS c PARTITION BY k, g WITHIN 12 ON ts", "k"),
@@ -171,3 +193,4 @@ def test_sorted_matches_is_the_spec_order(drawn: list[Any]) -> None:
     ]
     assert sorted_matches(matches) == sorted(matches, key=Match.sort_key)
     assert [id(m) for m in sorted_matches(matches)] == [id(m) for m in sorted(matches, key=Match.sort_key)]
+
