@@ -81,8 +81,8 @@ def jit_options() -> str:
     (``frames.prefetch``); a session started otherwise (a notebook's, long-lived)
     gets the full JIT.  A Parquet file whose slices' tasks read it in place
     (``frames.tasks_read_the_file``) gets C1 at any size: the JVM then moves slice
-    numbers and result rows, no events, and C2's compilations were 5 s of the cold
-    run's CPU at 10^7 events (papers/spark.md, "Where the seconds go").
+    numbers and result rows, no events (measured: the cold run's tree CPU at 10^7
+    events 14–15 s instead of 22–25 s, papers/spark.md, "Where the seconds go").
     ``ACEL_SPARK_JAVA_OPTIONS`` replaces this choice.
     """
     own = os.environ.get(JAVA_OPTIONS_ENV)
