@@ -193,14 +193,14 @@ def test_a_csv_of_a_hundred_thousand_columns_ends_at_once(
     n = 10**5
     data = tmp_path / "wide.csv"
     data.write_text("type," + ",".join(f"c{i}" for i in range(n)) + "\nA" + ",1" * n + "\n")
-    start = time.monotonic()
+    start = time.process_time()  # CPU time (this process runs the command): load-independent
     code, _, err = run(capsys, "run", "A", "--data", data)
     assert code == 2 and f"{n:,} attributes" in data_error(err)[0]
     dup = tmp_path / "dup.csv"
     dup.write_text("type," + ",".join(f"c{i}" for i in range(MAX_ATTRIBUTES - 1)) + ",c7\nA" + ",1" * MAX_ATTRIBUTES + "\n")
     code, _, err = run(capsys, "run", "A", "--data", dup)
     assert code == 2 and "duplicate column name 'c7'" in data_error(err)[0]
-    assert time.monotonic() - start < 20
+    assert time.process_time() - start < 20
 
 
 @pytest.mark.parametrize("n", [10**5, 10**6])
@@ -210,13 +210,13 @@ def test_a_json_line_of_many_keys_ends_at_once_with_a_clear_error(
     """Issue 24 §6: 10^5 keys cost 59 s and 1 GB; 10^6 ran on at 2.5 GB."""
     data = tmp_path / "wide.jsonl"
     data.write_text(json.dumps({"type": "A", **{f"k{i}": i for i in range(n)}}) + '\n{"type":"B"}\n')
-    start = time.monotonic()
+    start = time.process_time()  # CPU time (this process runs the command): load-independent
     code, _, err = run(capsys, "run", "A ; B", "--data", data)
     lines = data_error(err)
     assert code == 2
     assert lines[1].strip() == (f"row 1 (line 1): a record has {n:,} attributes; events may have at "
                                 "most 10,000 (keep the columns the queries use)")
-    assert time.monotonic() - start < 20
+    assert time.process_time() - start < 20
 
 
 def test_many_narrow_records_of_distinct_keys_make_a_schema_too_wide(tmp_path: Path) -> None:
