@@ -42,13 +42,18 @@ demo: graphviz $(STAMP) $(BYTECODE)
 # and the `slow` properties on their first examples only; test-slow runs those in
 # full, test-external the tests that install outside engines or start a Spark
 # cluster: CI's own stages, after `make test` (papers/testing.md).
+#
+# Both use every core (pytest-xdist, `-n auto`: tests/conftest.py counts the workers,
+# at most 4, each with its own Spark session; one core runs a single process);
+# PYTEST_WORKERS=1 make test runs in one process, PYTEST_WORKERS=3 on three.
 test test-slow test-external: export HYPOTHESIS_PROFILE ?= ci
+PARALLEL := -n auto --dist worksteal
 test: graphviz $(STAMP)
-	$(BIN)/pytest -m "not external and not cluster"
-	ACEL_NATIVE=0 $(BIN)/pytest -m native_paths
+	$(BIN)/pytest $(PARALLEL) -m "not external and not cluster"
+	ACEL_NATIVE=0 $(BIN)/pytest $(PARALLEL) -m native_paths
 
 test-slow: graphviz $(STAMP)
-	$(BIN)/pytest --slow -m "slow and not external and not cluster"
+	$(BIN)/pytest $(PARALLEL) --slow -m "slow and not external and not cluster"
 
 test-external: graphviz $(STAMP)
 	$(BIN)/pytest -m "external or cluster"

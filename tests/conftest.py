@@ -120,6 +120,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run the slow properties with the profile's full example count (make test-slow)")
 
 
+MAX_WORKERS = 4
+"""``-n auto`` (``make test``) runs at most this many workers: each holds its own Spark
+session (a JVM of up to 2 GB) once a Spark test reaches it."""
+
+
+def workers(cpus: int | None, asked: str | None) -> int:
+    """Workers for ``-n auto``: ``PYTEST_WORKERS`` (``asked``) if set, else one per core
+    (``cpus``), at most :data:`MAX_WORKERS`; 0 (one process, no workers) where that is 1."""
+    if not asked or not asked.strip():
+        count = min(cpus or 1, MAX_WORKERS)
+    elif asked.strip().isdigit() and int(asked) >= 1:
+        count = int(asked)
+    else:
+        raise pytest.UsageError(f"PYTEST_WORKERS={asked}: give a number of workers, 1 or more")
+    return 0 if count == 1 else count
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (issue 37: ``make test`` on both cores of a small machine); see :func:`workers`."""
+    return workers(os.cpu_count(), os.environ.get("PYTEST_WORKERS"))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "native_paths: a Hypothesis property CI also runs with ACEL_NATIVE=0 (conftest.py)"

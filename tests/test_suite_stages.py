@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import fast_examples, shorten
+from conftest import MAX_WORKERS, fast_examples, shorten, workers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +55,26 @@ def test_ci_runs_the_slow_stage_after_make_test() -> None:
     makefile = (root / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\ntest-slow:", 1)[1].split("\n\n", 1)[0]
     assert [line.strip() for line in recipe.splitlines()[1:]] == [
-        '$(BIN)/pytest --slow -m "slow and not external and not cluster"']
+        '$(BIN)/pytest $(PARALLEL) --slow -m "slow and not external and not cluster"']
     ci = (root / ".ci" / "run").read_text(encoding="utf-8")
     assert ci.index("make test-slow") > ci.index("make test ")
+
+
+def test_make_test_runs_both_passes_on_every_core() -> None:
+    """``make test`` and ``make test-slow`` run on pytest-xdist's ``-n auto`` (issue 37)."""
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
+    assert "\nPARALLEL := -n auto --dist worksteal\n" in makefile
+    recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert [line.strip() for line in recipe.splitlines()[1:]] == [
+        '$(BIN)/pytest $(PARALLEL) -m "not external and not cluster"',
+        "ACEL_NATIVE=0 $(BIN)/pytest $(PARALLEL) -m native_paths"]
+
+
+def test_auto_workers_are_one_per_core_or_pytest_workers() -> None:
+    """One worker per core, at most :data:`MAX_WORKERS`; one core (or ``PYTEST_WORKERS=1``)
+    is a single process (0 workers); ``PYTEST_WORKERS`` overrides the count."""
+    assert [workers(cpus, None) for cpus in (None, 1, 2, 3, 64)] == [0, 0, 2, 3, MAX_WORKERS]
+    assert [workers(2, asked) for asked in ("", " ", "1", "3", "8")] == [2, 2, 0, 3, 8]
+    for bad in ("0", "-2", "two", "auto"):
+        with pytest.raises(pytest.UsageError, match=f"PYTEST_WORKERS={bad}: give a number"):
+            workers(2, bad)
