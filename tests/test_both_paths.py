@@ -99,8 +99,8 @@ def test_the_second_pass_is_in_make_test() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
     lines = [line.strip() for line in recipe.splitlines()[1:]]
-    assert lines == ['$(BIN)/pytest -m "not external and not cluster"',
-                     "ACEL_NATIVE=0 $(BIN)/pytest -m native_paths"]
+    assert lines == ['$(BIN)/pytest $(PARALLEL) -m "not external and not cluster"',
+                     "ACEL_NATIVE=0 $(BIN)/pytest $(PARALLEL) -m native_paths"]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test " in ci and "make test-external" in ci  # the rest: CI's own stage
 
