@@ -137,9 +137,19 @@ def workers(cpus: int | None, asked: str | None) -> int:
     return 0 if count == 1 else count
 
 
+def usable_cpus() -> int | None:
+    """The cores this process may run on (its CPU affinity: a container or ``taskset``
+    limit), not the machine's count, which ``os.cpu_count`` gives."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count()
+
+
+@pytest.hookimpl(optionalhook=True)  # without pytest-xdist (or -p no:xdist) no such hook exists
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (issue 37: ``make test`` on both cores of a small machine); see :func:`workers`."""
-    return workers(os.cpu_count(), os.environ.get("PYTEST_WORKERS"))
+    return workers(usable_cpus(), os.environ.get("PYTEST_WORKERS"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

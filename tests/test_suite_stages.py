@@ -3,6 +3,7 @@ suite and all of them under ``--slow`` (``make test-slow``), its other settings 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,35 @@ def test_auto_workers_are_one_per_core_or_pytest_workers() -> None:
     for bad in ("0", "-2", "two", "auto"):
         with pytest.raises(pytest.UsageError, match=f"PYTEST_WORKERS={bad}: give a number"):
             workers(2, bad)
+
+
+def test_auto_workers_count_the_cores_this_process_may_use() -> None:
+    """A process held to one core (``taskset``, a container's cpuset) runs the suite in
+    one process, however many cores the machine has."""
+    import subprocess
+    import sys
+
+    code = "import os, sys; sys.path.insert(0, 'tests'); import conftest; print(conftest.usable_cpus())"
+    root = Path(__file__).resolve().parents[1]
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no CPU affinity on this system")
+    one = sorted(os.sched_getaffinity(0))[:1]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                          preexec_fn=lambda: os.sched_setaffinity(0, one))
+    assert done.stdout.strip() == "1"
+    assert workers(int(done.stdout), None) == 0
+
+
+
+def test_the_suite_collects_without_xdist() -> None:
+    """``pytest -p no:xdist`` (or a checkout without pytest-xdist) still runs: the
+    conftest's ``-n auto`` hook is optional, not an unknown hook (an INTERNALERROR)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only",
+                           "tests/test_suite_stages.py::test_the_suite_collects_without_xdist"],
+                          cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 test collected" in done.stdout
