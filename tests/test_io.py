@@ -441,3 +441,20 @@ def test_arrow_fast_path_sort_is_stable_and_nan_is_null() -> None:
     # a NULL type is reported with its row
     with pytest.raises(DataError, match="row 2, column 'type': event type is NULL"):
         events_from_arrow(pa.table({"type": ["A", None]}))
+
+
+def test_arrow_inference_counts_only_columns_with_nulls_per_type() -> None:
+    """Each type mentions the attributes it has a value of: a column without NULL in a
+    batch is mentioned by every type there (no count per type), one with NULLs only by the
+    types holding a value, one all NULL by none (arrow_source._mentions)."""
+    import pyarrow as pa
+
+    from acel.io import open_events
+
+    mixed = pa.table({"type": ["A", "B", "A", "B"], "v": [1, None, 2, None], "w": [1.5, 2.5, 3.5, 4.5],
+                      "z": [None, None, None, None]})
+    schema = open_events(mixed).schema
+    assert [(t, schema.attributes(t)) for t in schema.type_names()] == [("A", ("type", "v", "w")), ("B", ("type", "w"))]
+    assert dict(schema.kinds) == {"v": "int", "w": "float"}
+    dense = open_events(pa.table({"type": ["A", "B"], "v": [1, 2], "w": [1.5, 2.5]})).schema
+    assert [(t, dense.attributes(t)) for t in dense.type_names()] == [("A", ("type", "v", "w")), ("B", ("type", "v", "w"))]
