@@ -66,3 +66,44 @@ def test_the_spark_modules_stay_short() -> None:
     long = {p.name: n for p in FOLDER.glob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
     assert set(long) <= {"frames.py"}, long  # frames.py: io34's split (input formats)
+
+
+def _python(code: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_a_worker_imports_no_driver_module() -> None:
+    """Issue 31: what an executor task unpickles (``executor``, ``direct_read``,
+    ``in_place``) does not import the driver's planning or streaming through the
+    package's ``__init__`` (PEP 562: its names are imported on first use)."""
+    loaded = _python(
+        "import sys\n"
+        "import acel.spark_backend.executor, acel.spark_backend.direct_read, acel.spark_backend.in_place\n"
+        "print(sorted(m for m in ('run', 'streaming', 'frames', 'key_stream', 'lazy')\n"
+        "             if 'acel.spark_backend.' + m in sys.modules))"
+    )
+    assert loaded == "[]"
+
+
+def test_the_package_names_stay_the_functions() -> None:
+    """``run`` is a submodule and a function: importing the submodule first (as the
+    facade does) must not make ``from acel.spark_backend import run`` the module."""
+    names = _python(
+        "import acel.spark_backend.run, acel.spark_backend.streaming\n"
+        "import acel.spark_backend as sb\n"
+        "from acel.spark_backend import NotParallelWarning, get_session, plan, run, run_events\n"
+        "from acel.spark_backend import run_to_results, stream, write\n"
+        "print(type(run).__name__, run.__module__, stream.__module__, get_session.__module__,\n"
+        "      sb.run is run, sorted(set(sb.__all__) - set(dir(sb))))"
+    )
+    assert names == ("function acel.spark_backend.run acel.spark_backend.streaming "
+                     "acel.spark_backend.session True []")
+    missing = _python(
+        "import acel.spark_backend as sb\n"
+        "try:\n    sb.nothing_here\nexcept AttributeError as e:\n    print(e)"
+    )
+    assert missing == "module 'acel.spark_backend' has no attribute 'nothing_here'"
