@@ -45,6 +45,7 @@ from acel.lang.events import Event, OptValue, Value
 from acel.lang.schema import Schema
 
 from .keyed_slices import starts_lookup
+from .unit_order import in_order, unit_monotone
 
 POS = "__acel_pos"
 """Global stream position (0-based, spec §1) of an input row."""
@@ -178,7 +179,7 @@ def _clean(value: object) -> OptValue:
 
 def unit_stream(table: pa.Table, spec: UnitSpec) -> tuple[list[Event], list[int], range | None]:
     """The unit's events numbered from 0, their global positions and the owned range."""
-    table = table.sort_by(POS)
+    table = in_order(table, [POS])
     positions: list[int] = table.column(POS).to_pylist()
     # Attribute names sorted once, so each event's items are built already in order.
     names = sorted(c for c in spec.attr_columns if c in table.column_names)
@@ -211,7 +212,7 @@ def evaluate_unit(table: pa.Table, spec: UnitSpec) -> pa.Table:
         if not events or (slice_owned is not None and not slice_owned):
             return spec.out_schema.empty_table()
         return _partial_table(spec, events, numbers, slice_owned)
-    table = table.sort_by(POS)
+    table = in_order(table, [POS])
     positions: list[int] = table.column(POS).to_pylist()
     owned = _owned(table, spec)
     if not positions or (owned is not None and not owned):
@@ -263,37 +264,6 @@ def unit_records(table: pa.Table, spec: UnitSpec) -> list[dict[str, Any]]:
     return pa.Table.from_arrays(columns, names=names).to_pylist() if names else [{} for _ in range(table.num_rows)]
 
 
-def unit_monotone(table: pa.Table, query: Query) -> bool:
-    """Whether the ``WITHIN … ON`` attribute never decreases inside any partition of the unit
-    (values that are missing or not numbers are skipped, as ``acel.acea.engine.run`` does)."""
-    import pyarrow.compute as pc
-
-    within = query.within
-    if within is None or within.attr is None or within.attr not in table.column_names:
-        return True
-    keys = [k for k in query.partition_by if k in table.column_names]
-    if keys:
-        table = table.sort_by([(k, "ascending") for k in keys] + [(POS, "ascending")])
-    column = table.column(within.attr)
-    if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
-        return True
-    values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
-    valid = ~np.isnan(values)
-    if not keys:
-        kept = values[valid]
-        return bool(np.all(kept[1:] >= kept[:-1]))
-    table = table.filter(pa.array(valid))
-    values = values[valid]
-    if len(values) < 2:
-        return True
-    same = np.ones(len(values) - 1, dtype=bool)
-    for k in keys:
-        col = table.column(k)
-        equal = pc.equal(col.slice(1), col.slice(0, len(col) - 1))
-        same &= np.asarray(pc.fill_null(equal, False).to_numpy(zero_copy_only=False), dtype=bool)
-    return not bool(np.any(same & (values[1:] < values[:-1])))
-
-
 def unit_run(
     query: Query, spec: UnitSpec, table: pa.Table, positions: list[int], owned: range | None
 ) -> list[Any]:
@@ -310,10 +280,11 @@ def unit_run(
     """
     from acel.acea.engine import PROGRESS_EVERY, Runner, paused_gc
 
-    runner = Runner(query, spec.schema, monotone=unit_monotone(table, query),
+    runner = Runner(query, spec.schema, monotone=unit_monotone(table, query, POS),
                     start_positions=owned, positions_given=True,
                     starts_of=starts_lookup(table, spec.key_names, owned))
-    blocks = unit_blocks(table, runner, PROGRESS_EVERY if owned is not None else COLUMN_BLOCK)
+    blocks = unit_blocks(table, runner, PROGRESS_EVERY if owned is not None else COLUMN_BLOCK,
+                         0 if owned is None else owned.stop)
     records = unit_records(table, spec) if blocks is None else []
     # a slice stops once past its owned rows with no run alive (a key not seen yet may
     # still own starts before that: the runner knows only the keys it has met)
@@ -361,11 +332,15 @@ core, :func:`unit_blocks`), ``maps`` (attribute maps into the core), ``events`` 
 ``Runner.push`` per event); the trace reports them."""
 
 
-def unit_blocks(table: pa.Table, runner: Any, rows: int) -> Iterator[Any] | None:
+def unit_blocks(table: pa.Table, runner: Any, rows: int, whole: int = 0) -> Iterator[Any] | None:
     """The unit's events as the native core's typed column blocks (``acel.io.columns``),
-    ``rows`` at a time, built column-wise by Arrow from the task's own batches: the path the
-    single process takes for Parquet (``EventStream.column_blocks``).  ``None`` when the
-    runner takes attribute maps only (no native core, SLIDE, a string attribute read)."""
+    ``rows`` at a time after the first ``whole`` rows (those :data:`COLUMN_BLOCK` at a time:
+    a slice's owned rows, all read anyway, in blocks of the usual size; small blocks only
+    where the slice may stop early), built column-wise by Arrow from the task's own batches:
+    the path the single process takes for Parquet (``EventStream.column_blocks``).  ``None``
+    when the runner takes attribute maps only (no native core, SLIDE, a string attribute
+    read).  A block's size changes no result (the core reads events one by one), only
+    the per-block cost: a keyed slice's cores are synced once a block (issue 31)."""
     from acel.io.columns import arrow_blocks
 
     spec = runner.column_spec() if runner.native is not None else None
@@ -376,7 +351,10 @@ def unit_blocks(table: pa.Table, runner: Any, rows: int) -> Iterator[Any] | None
     columns = [_without_nan(table.column(name)) if name in present else pa.nulls(n, pa.int64())
                for name in spec.names]
     chosen = pa.Table.from_arrays(columns, names=list(spec.names))
-    return arrow_blocks(spec, chosen.to_batches(max_chunksize=rows))
+    whole = min(whole, n) if rows < COLUMN_BLOCK else 0
+    batches = [*chosen.slice(0, whole).to_batches(max_chunksize=COLUMN_BLOCK),
+               *chosen.slice(whole).to_batches(max_chunksize=rows)]
+    return arrow_blocks(spec, [batch for batch in batches if batch.num_rows])
 
 
 PATHS: Counter[str] = Counter()
@@ -432,7 +410,7 @@ def evaluate_task(batches: Iterable[pa.RecordBatch], spec: UnitSpec) -> Iterator
     inject_fault(spec.fault)
     arrived = time.time()
     before, fed = Counter(PATHS), Counter(FEEDS)
-    table = pa.Table.from_batches(received).sort_by([(SLICE, "ascending"), (POS, "ascending")])
+    table = in_order(pa.Table.from_batches(received), [SLICE, POS])
     units = table.column(SLICE).to_numpy()
     cuts = [0, *(np.flatnonzero(units[1:] != units[:-1]) + 1).tolist(), len(units)]
     with native_mode(spec.native):
