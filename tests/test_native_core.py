@@ -274,13 +274,17 @@ def test_a_bad_acel_native_value_is_one_line() -> None:
 
 @needs_core
 @pytest.mark.parametrize("cut", [0, 3, 9, 17])
-def test_save_and_restore_continue_in_python(cut: int) -> None:
+def test_save_and_restore_continue_on_the_core(cut: int) -> None:
+    """Issue 31: both the saved runner and the restored one go on natively
+    (tests/test_native_restore.py has the properties)."""
     events = w0("ABBCABBBCAC" * 2, list(range(22)))
     query = parse_query(W0_RETURN)
     runner = Runner(query, W0_SCHEMA, monotone=None)
     assert runner.push_batch([dict(e) for e in events[:cut]]) == []
     blob = runner.save()
     restored = Runner.restore(query, W0_SCHEMA, blob)
+    assert isinstance(evaluator(restored), NativePropagator) and evaluator(restored).python is None
+    assert isinstance(evaluator(runner), NativePropagator) and evaluator(runner).python is None
     rows = restored.push_batch([dict(e) for e in events[cut:]]) + restored.finish()
     rest = runner.push_batch([dict(e) for e in events[cut:]]) + runner.finish()
     expected, _ = run(W0_RETURN, events, "0")

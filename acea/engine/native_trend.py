@@ -370,6 +370,19 @@ class NativePropagator:
         assert self.python is not None
         self.python.step(attrs, position, coord)
 
+    @classmethod
+    def restored(cls, arguments: tuple[Any, ...], ca: CompiledAutomaton, items: Sequence[TrendItem],
+                 rule: WindowRule, starts: range | None, python: Any,
+                 last: Any) -> NativePropagator | None:
+        """A core continuing from the pure-Python propagator ``python`` (a restored state;
+        ``last``: the partition's last coordinate), or ``None`` when its state holds a value
+        a core does not hold exactly (then ``python`` goes on)."""
+        state = from_python(python)
+        if state is None:
+            return None
+        out = cls(arguments, ca, items, rule, starts)
+        return out if out.core.load(state, last) else None
+
     def feed(self, events: list[dict[str, Any]], start: int, attr: str | None, check: bool,
              last: Any, index: int) -> tuple[int, Any]:
         """Read ``events[start:]`` with the core while it can: how many, and the last
@@ -435,8 +448,34 @@ def to_python(state: tuple[Any, ...], ca: CompiledAutomaton, items: Sequence[Tre
     return out
 
 
-def python_evaluators(partitions: Iterable[Any]) -> None:
-    """Swap every native evaluator for its pure-Python state (before a save)."""
+def python_views(partitions: Iterable[Any]) -> list[tuple[Any, NativePropagator]]:
+    """Put, in place of every native evaluator, its pure-Python twin in the same state (a
+    save writes the Python evaluators' format); the ``(partition, native evaluator)`` pairs
+    swapped, for the caller to put back.  The cores are not changed."""
+    swapped = []
     for part in partitions:
-        if isinstance(part.evaluator, NativePropagator):
-            part.evaluator = part.evaluator.hand_over()
+        evaluator = part.evaluator
+        if isinstance(evaluator, NativePropagator):
+            swapped.append((part, evaluator))
+            part.evaluator = evaluator.python if evaluator.python is not None else to_python(
+                evaluator.core.export(), evaluator.ca, evaluator.items, evaluator.rule, evaluator.starts)
+    return swapped
+
+
+def from_python(evaluator: Any) -> tuple[Any, ...] | None:
+    """A pure-Python propagator's state in the form ``Core.export`` gives (:func:`to_python`'s
+    inverse), for ``Core.load``; ``None``: it holds what no core holds (indexed groups, a
+    configuration with registers)."""
+    if isinstance(evaluator, TumblingPropagator):
+        if any(evaluator.groups.values()) or any(tau != () for _, tau in evaluator.active):
+            return None
+        configs = [(q, [(0, vec)]) for (q, _), vec in evaluator.active.items()]
+        return (evaluator.local, False, 0, False, 0, list(evaluator.rows.items()), configs,
+                evaluator.current)
+    if not isinstance(evaluator, Propagator) or any(evaluator.groups.values()) or any(
+            tau != () for _, tau in evaluator.active):
+        return None
+    configs = [(q, list(classes.items())) for (q, _), classes in evaluator.active.items()]
+    low, high = evaluator.min_class, evaluator.max_class
+    return (evaluator.local, low is not None, 0 if low is None else low, high is not None,
+            0 if high is None else high, list(evaluator.rows.items()), configs, 0)

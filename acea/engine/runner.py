@@ -60,7 +60,7 @@ from acel.acea.engine.native_trend import (
     choose,
     column_names,
     native_module,
-    python_evaluators,
+    python_views,
     type_names,
     with_starts,
 )
@@ -339,20 +339,33 @@ class Runner(RunContext):
                 out.extend(found)
         return out
 
-    def push_batch(self, events: list[dict[str, Any]]) -> list[Result]:
+    def push_batch(self, events: list[dict[str, Any]],
+                   positions: Sequence[int] | None = None) -> list[Result]:
         """:meth:`push_many` on a list, the native core reading runs of events in one call
         when it can (no SLIDE; one partition, or PARTITION BY with one core a key;
-        ``papers/engine.md``, "Native core" and "Columns into the core")."""
+        ``papers/engine.md``, "Native core" and "Columns into the core").
+
+        ``positions``: each event's global position (as :meth:`push` takes one; a runner
+        made with ``positions_given``, e.g. a Spark stream's key).  The core reads no
+        position (a native query's results name none); an event it leaves to Python is
+        pushed with its own."""
+        if positions is not None and len(positions) != len(events):
+            raise AcelError("push_batch: one position per event")
         fast = self._native_batches()
         if fast is None:
             if self._native_keyed() is not None:
-                return self._push_keyed(events)
-            return self.push_many(events)
+                return self._push_keyed(events, positions=positions)
+            if positions is None:
+                return self.push_many(events)
+            out: list[Result] = []
+            for attrs, position in zip(events, positions):
+                out.extend(self.push(attrs, position))
+            return out
         part, evaluator, attr = fast
         return self._feed_in_runs(
             part, len(events),
             lambda k: evaluator.feed(events, k, attr, self.check_monotone, part.last, part.local),
-            events.__getitem__)
+            events.__getitem__, positions)
 
     def column_spec(self) -> Any:
         """The typed columns :meth:`push_columns` reads (``acel.io.columns.ColumnSpec``), or
@@ -394,10 +407,12 @@ class Runner(RunContext):
             block.row)
 
     def _feed_in_runs(self, part: Any, n: int, feed: Callable[[int], tuple[int, Any]],
-                      row: Callable[[int], dict[str, Any]]) -> list[Result]:
+                      row: Callable[[int], dict[str, Any]],
+                      positions: Sequence[int] | None = None) -> list[Result]:
         """Events ``0..n`` of one partition: ``feed(k)`` lets the core read a run from ``k``
         (how many, the last coordinate); an event it leaves to Python (an error, or the
-        hand-over before an overflow) is pushed as its attribute map ``row(k)``, in its place."""
+        hand-over before an overflow) is pushed as its attribute map ``row(k)``, in its place
+        (at ``positions[k]`` when given)."""
         out: list[Result] = []
         k = 0
         while k < n:
@@ -408,7 +423,7 @@ class Runner(RunContext):
                 part.last = last
                 k += read
             if k < n:
-                out.extend(self.push(row(k)))
+                out.extend(self.push(row(k), None if positions is None else positions[k]))
                 k += 1
         return out
 
@@ -417,9 +432,11 @@ class Runner(RunContext):
             return None
         return self.keyed
 
-    def _push_keyed(self, events: Any, coord: int | None = None) -> list[Result]:
+    def _push_keyed(self, events: Any, coord: int | None = None,
+                    positions: Sequence[int] | None = None) -> list[Result]:
         """PARTITION BY: runs of events into their partitions' cores, one C call each
-        (``events``: attribute maps, or a column block with ``coord`` its coordinate column)."""
+        (``events``: attribute maps, or a column block with ``coord`` its coordinate column;
+        ``positions``: see :meth:`push_batch`)."""
         keyed = self.keyed
         assert keyed is not None
         core = native_module()
@@ -446,7 +463,7 @@ class Runner(RunContext):
             k += read
             if k < n:  # a new partition, one in Python, or an event the core leaves
                 attrs = events.row(k) if columnar else events[k]
-                out.extend(self.push(attrs))
+                out.extend(self.push(attrs, None if positions is None else positions[k]))
                 values = tuple(attrs.get(a) for a in self.partition_by)
                 if None not in values:
                     keyed.note(self.partitions.get(tuple(zip(self.partition_by, values))))
@@ -571,13 +588,19 @@ class Runner(RunContext):
     # ------------------------------------------------------------------ state
 
     def save(self) -> bytes:
-        """The whole state as bytes: :meth:`restore` continues from exactly here."""
+        """The whole state as bytes: :meth:`restore` continues from exactly here.
+
+        The format is the pure-Python evaluators' (a native core's state is written as its
+        Python twin's, :func:`~acel.acea.engine.native_trend.to_python`); the cores
+        themselves are left as they are, so this runner goes on natively."""
         from acel.acea.engine.state import save
 
-        python_evaluators(self.partitions.values())  # the state format is the Python one
-        if self.keyed is not None:  # those partitions continue in Python: off the table
-            self.keyed = KeyedCores(self.partition_by)
-        return save(self)
+        swapped = python_views(self.partitions.values())
+        try:
+            return save(self)
+        finally:
+            for part, evaluator in swapped:
+                part.evaluator = evaluator
 
     @classmethod
     def restore(cls, query: Query, schema: Schema, blob: bytes) -> Runner:
@@ -591,9 +614,27 @@ class Runner(RunContext):
 
         state = decode(blob, query)
         runner = cls(query, schema, **options_of(state))
-        runner.native = None  # restored partitions continue in Python (papers/engine.md)
+        native, runner.native = runner.native, None  # the saved state is the Python evaluators'
         restore(runner, state)
+        if native is not None:
+            runner.native = native
+            runner._reload_native()
         return runner
+
+    def _reload_native(self) -> None:
+        """After :meth:`restore`, on a query the native core plans: each restored partition's
+        Python propagator loaded into a core (``papers/engine.md``, "State"); one holding a
+        value a core does not hold exactly (an int beyond int64...) stays in Python."""
+        assert self.native is not None
+        keyed = self.keyed = KeyedCores(self.partition_by) if self.partition_by else None
+        for part in self.partitions.values():
+            starts = self.starts if self.starts_of is None else self.starts_of(part.key)
+            loaded = NativePropagator.restored(with_starts(self.native, starts), self.ca, self.items,
+                                               part.rule, starts, part.evaluator, part.last)
+            if loaded is not None:
+                part.evaluator = loaded
+            if keyed is not None:
+                keyed.note(part)
 
     # ------------------------------------------------------------------ set-up
 

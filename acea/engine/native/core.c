@@ -1139,6 +1139,120 @@ static PyObject *Core_export(Core *s, PyObject *noargs) {
                          s->has_max, class_obj(s->max_class), rows, configs, current);
 }
 
+/* ------------------------------------------------------------------ load (export's inverse) */
+
+/* a Python value of a saved vector as a cell: 1, or 0 (not an int64, a float or None) */
+static int load_cell(PyObject *v, Cell *out) {
+    if (v == Py_None) { out->kind = K_NONE; out->i = 0; out->f = 0.0; return 1; }
+    out->i = 0; out->f = 0.0;
+    return cell_of(v, out);
+}
+
+/* a vector of export's form, (n, item…) with an AVG item the pair (sum, count), into v */
+static int load_vector(Core *s, PyObject *vec, Cell *v) {
+    if (!PyTuple_Check(vec) || PyTuple_GET_SIZE(vec) != 1 + s->nitems) return 0;
+    if (!load_cell(PyTuple_GET_ITEM(vec, 0), &v[0]) || v[0].kind != K_INT) return 0;
+    for (int it = 0; it < s->nitems; it++) {
+        int at = s->offset[it];
+        PyObject *x = PyTuple_GET_ITEM(vec, 1 + it);
+        if (s->agg[it] == AGG_AVG) {
+            if (!PyTuple_Check(x) || PyTuple_GET_SIZE(x) != 2) return 0;
+            if (!load_cell(PyTuple_GET_ITEM(x, 0), &v[at]) || !load_cell(PyTuple_GET_ITEM(x, 1), &v[at + 1]))
+                return 0;
+        } else if (!load_cell(x, &v[at])) return 0;
+    }
+    return 1;
+}
+
+/* a start class (an int below 2^52 or a finite float): 1, or 0 */
+static int load_class(PyObject *x, Cls *out) {
+    Cell c;
+    if (x == Py_None || !cell_of(x, &c)) return 0;
+    if (c.kind == K_INT) {
+        if (c.i >= (int64_t)COORD_LIMIT || c.i <= -(int64_t)COORD_LIMIT) return 0;
+        out->v = (double)c.i; out->isint = 1; return 1;
+    }
+    if (!isfinite(c.f)) return 0;
+    out->v = c.f; out->isint = 0;
+    return 1;
+}
+
+/* the entries [(class, vector)…] of a configuration, or of the rows (row keys: None for the
+   one row, else a window index), appended to m in their order */
+static int load_map(Core *s, Map *m, PyObject *entries, int rows) {
+    if (!PyList_Check(entries)) return 0;
+    map_clear(m);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(entries); k++) {
+        PyObject *pair = PyList_GET_ITEM(entries, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) return 0;
+        PyObject *key = PyTuple_GET_ITEM(pair, 0);
+        Cls c = {0.0, 1};
+        int windows = s->mode == MODE_TUMBLE || s->mode == MODE_SLIDE;
+        if (rows && !windows) { if (key != Py_None) return 0; }
+        else if (!load_class(key, &c) || (rows && !c.isint)) return 0;
+        if (map_find(m, c.v) >= 0) return 0; /* a class twice */
+        Cell *t = map_append(s, m, c);
+        if (t == NULL) return -1;
+        if (!load_vector(s, PyTuple_GET_ITEM(pair, 1), t)) return 0;
+    }
+    return 1;
+}
+
+static PyObject *Core_load(Core *s, PyObject *args) {
+    /* load(state, last) -> bool: the state export() returns (the pure-Python propagator's, in
+       native_trend.from_python), with `last` the partition's last coordinate, into a new core.
+       False: a value the core does not hold exactly (an int beyond int64, a class beyond
+       2^52, a string...): the caller keeps the Python propagator and drops this core. */
+    PyObject *state, *last;
+    if (!PyArg_ParseTuple(args, "O!O", &PyTuple_Type, &state, &last)) return NULL;
+    if (s->local != 0 || s->norder != 0 || s->rows.len != 0) {
+        PyErr_SetString(PyExc_ValueError, "native core: load into a core that has read events");
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(state) != 8) Py_RETURN_FALSE;
+    PyObject *local = PyTuple_GET_ITEM(state, 0), *rows = PyTuple_GET_ITEM(state, 5);
+    PyObject *configs = PyTuple_GET_ITEM(state, 6), *current = PyTuple_GET_ITEM(state, 7);
+    Cell n;
+    if (!cell_of(local, &n) || n.kind != K_INT || n.i < 0) Py_RETURN_FALSE;
+    int has_min = PyObject_IsTrue(PyTuple_GET_ITEM(state, 1)), has_max = PyObject_IsTrue(PyTuple_GET_ITEM(state, 3));
+    if (has_min < 0 || has_max < 0) return NULL;
+    Cls low = {0.0, 1}, high = {0.0, 1};
+    if ((has_min && !load_class(PyTuple_GET_ITEM(state, 2), &low))
+        || (has_max && !load_class(PyTuple_GET_ITEM(state, 4), &high)))
+        Py_RETURN_FALSE;
+    if (current == Py_None) s->has_current = 0;
+    else {
+        Cls w;
+        if (!load_class(current, &w) || !w.isint) Py_RETURN_FALSE;
+        s->has_current = 1; s->current = w.v;
+    }
+    int r = load_map(s, &s->rows, rows, 1);
+    if (r < 0) return NULL;
+    if (r == 0 || !PyList_Check(configs) || PyList_GET_SIZE(configs) > s->nstates) Py_RETURN_FALSE;
+    s->norder = 0;
+    for (Py_ssize_t o = 0; o < PyList_GET_SIZE(configs); o++) {
+        PyObject *pair = PyList_GET_ITEM(configs, o);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(pair, 0)))
+            Py_RETURN_FALSE;
+        long q = PyLong_AsLong(PyTuple_GET_ITEM(pair, 0));
+        if (q == -1 && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_FALSE; }
+        if (q < 0 || q >= s->nstates) Py_RETURN_FALSE;
+        for (int p = 0; p < s->norder; p++) if (s->order[p] == q) Py_RETURN_FALSE; /* a state twice */
+        r = load_map(s, &s->active[q], PyTuple_GET_ITEM(pair, 1), 0);
+        if (r < 0) return NULL;
+        if (r == 0) Py_RETURN_FALSE;
+        if (s->active[q].len == 0) continue; /* Python drops empty configurations too */
+        s->order[s->norder++] = (int)q;
+    }
+    s->local = n.i;
+    s->has_min = has_min; s->min_class = low;
+    s->has_max = has_max; s->max_class = high;
+    TV c;
+    tv_of_coord(last, &c);
+    set_last(s, &c);
+    Py_RETURN_TRUE;
+}
+
 static PyObject *Core_take_row(Core *s, PyObject *key) {
     /* take_row(key): the vector of row `key` (None: the one row; None back: empty), removed */
     double k = 0.0;
@@ -1507,6 +1621,8 @@ static PyMethodDef Core_methods[] = {
     {"feed_columns", (PyCFunction)Core_feed_columns, METH_VARARGS,
      "feed_columns(kinds, vals, cap, start, stop, coord_col, check, last, index) -> (read, last coordinate)"},
     {"export", (PyCFunction)Core_export, METH_NOARGS, "the state, for the Python propagator"},
+    {"load", (PyCFunction)Core_load, METH_VARARGS,
+     "load(state, last) -> bool: export's state into a new core (False: a value it cannot hold; drop it)"},
     {"take_row", (PyCFunction)Core_take_row, METH_O, "take_row(key): the row's vector (None: empty), removed"},
     {"has_work", (PyCFunction)Core_has_work, METH_NOARGS, "some configuration is alive"},
     {"why", (PyCFunction)Core_why, METH_NOARGS, "why the last step needed Python"},
