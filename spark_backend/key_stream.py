@@ -208,26 +208,30 @@ class KeyStream:
         buffer = self.buffer
         buffer.extend(rows)
         buffer.sort()
-        out: list[Any] = []
-        taken = 0
         runner = self.runner
         parsed = self.parsed
         contiguous = self.spec.contiguous
+        events: list[dict[str, Any]] = []
+        positions: list[int] = []
+        last = self.last
         with paused_gc():
             for pos, et_ms, text in buffer:
-                if not (ended or et_ms <= watermark or (contiguous and pos == self.last + 1)):
+                if not (ended or et_ms <= watermark or (contiguous and pos == last + 1)):
                     break
-                if pos <= self.last:
+                if pos <= last:
                     raise DataError(
-                        f"event at position {pos} arrived after position {self.last} of the same "
+                        f"event at position {pos} arrived after position {last} of the same "
                         "PARTITION BY key had been evaluated: positions must follow the event-time "
                         "column, and events may arrive at most the watermark delay late"
                     )
                 event = parsed.pop(pos, None)
-                out.extend(runner.push(json.loads(text) if event is None else event, pos))
-                self.last = pos
-                taken += 1
-            del buffer[:taken]
+                events.append(json.loads(text) if event is None else event)
+                positions.append(pos)
+                last = pos
+            # one call: a native core reads the run in C (Runner.push_batch)
+            out: list[Any] = runner.push_batch(events, positions) if events else []
+            self.last = last
+            del buffer[:len(events)]
             if ended:
                 out.extend(runner.finish())
                 self.done = True

@@ -27,6 +27,7 @@ from test_runner_advance import SCHEMA_T, on_t
 from acel.io.results import to_json_lines
 from acel.lang.ast import Query
 from acel.lang.clauses import Match, TrendRow
+from acel.lang.errors import AcelError
 from acel.lang.events import Event
 
 
@@ -212,6 +213,26 @@ def test_without_the_end_row_only_final_results_come_out(
     for row in got:
         assert row in remaining
         remaining.remove(row)
+
+
+@given(trend_queries(), timed_case())
+def test_keys_restored_on_the_native_core_equal_the_pure_python_restore(
+    query: Query, case: tuple[list[Event], list[int], list[int], int]
+) -> None:
+    """Issue 31: each micro-batch restores the key's runner onto the native core where the
+    query allows; the rows, in their order, are the pure-Python restore's (ACEL_NATIVE=0)."""
+    query = on_t(query)
+    stream, times, arrive, delay = case
+    spec = _spec(query, SCHEMA_T, query.within is not None)
+    got = {}
+    for native in ("0", "auto"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ACEL_NATIVE", native)
+            try:
+                got[native] = repr(simulate(spec, stream, times, arrive, delay))
+            except AcelError as err:
+                got[native] = f"error {type(err).__name__}"
+    assert got["auto"] == got["0"]
 
 
 @given(st.data(), st.booleans(), timed_case())
