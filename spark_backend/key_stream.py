@@ -96,15 +96,43 @@ def decode_parts(blob: bytes) -> tuple[bytes, list[tuple[int, int, str]], int, l
     if type(rows) is dict:
         rows = _buffer_rows(rows)
     buffer = []
-    events = []
     for n, row in enumerate(rows):
         if not (type(row) in (tuple, list) and len(row) == 3 and type(row[0]) is int
                 and row[0] > state["last"] and type(row[1]) is int and type(row[2]) is str):
             raise codec.StateMismatch(f"{_CHECKPOINT}: buffered row {n} is not "
                                       "(position after the last, event time, event)")
-        events.append(_event_text(row[2], n))
         buffer.append((row[0], row[1], row[2]))
-    return state["runner"], buffer, state["last"], events
+    return state["runner"], buffer, state["last"], _event_texts([r[2] for r in buffer])
+
+
+def _flat_array(texts: list[str]) -> list[dict[str, Any]] | None:
+    """The texts parsed in one ``json.loads`` as one JSON array, when that is certainly
+    each text parsed alone and each a flat object (issue 31: half the cost of a parse per
+    text); ``None``: parse them one by one.
+
+    Each text starts with ``{`` and the texts hold, all told, one bracket (``{`` or ``[``)
+    each, so every ``{`` must open one of the array's objects for it to have one per text:
+    then object ``k`` opens at text ``k``'s start, closes inside it (only a comma may
+    follow), and nests nothing (no bracket is left), so its values are scalars."""
+    if not texts or not all(t[:1] == "{" for t in texts):
+        return None
+    joined = ",".join(texts)
+    if joined.count("{") + joined.count("[") != len(texts):
+        return None
+    try:
+        events = json.loads(f"[{joined}]")
+    except ValueError:
+        return None
+    if len(events) != len(texts) or not all(type(e) is dict for e in events):
+        return None
+    return events  # type: ignore[no-any-return]
+
+
+def _event_texts(texts: list[str]) -> list[dict[str, Any]]:
+    """Buffered events' attributes (:func:`_event_text` each, or :func:`_flat_array` when
+    it applies: the same dicts)."""
+    events = _flat_array(texts)
+    return events if events is not None else [_event_text(t, n) for n, t in enumerate(texts)]
 
 
 def _packed(values: list[int]) -> bytes:
@@ -141,6 +169,18 @@ def _buffer_rows(columns: dict[Any, Any]) -> list[tuple[int, int, str]]:
         raise codec.StateMismatch(f"{_CHECKPOINT}: the buffer holds {len(positions)} positions "
                                   f"and {len(texts)} events")
     return list(zip(positions, times, texts))
+
+
+def _parse_arrived(events: list[Any]) -> None:
+    """Replace, in place, the JSON texts among ``events`` (rows of this micro-batch, from
+    Spark's ``to_json``) by their attributes, in one parse where :func:`_flat_array` applies."""
+    at = [k for k, e in enumerate(events) if type(e) is str]
+    if not at:
+        return
+    texts = [events[k] for k in at]
+    parsed = _flat_array(texts) or [json.loads(t) for t in texts]
+    for k, event in zip(at, parsed):
+        events[k] = event
 
 
 def _event_text(text: str, n: int) -> dict[str, Any]:
@@ -225,9 +265,10 @@ class KeyStream:
                         "column, and events may arrive at most the watermark delay late"
                     )
                 event = parsed.pop(pos, None)
-                events.append(json.loads(text) if event is None else event)
+                events.append(text if event is None else event)  # type: ignore[arg-type]
                 positions.append(pos)
                 last = pos
+            _parse_arrived(events)
             # one call: a native core reads the run in C (Runner.push_batch)
             out: list[Any] = runner.push_batch(events, positions) if events else []
             self.last = last

@@ -68,3 +68,27 @@ def test_a_forged_buffer_is_refused_in_one_line(buffer: Any, says: str) -> None:
     with pytest.raises(StateMismatch, match=says) as caught:
         KeyStream(_spec(), _blob(buffer, last=0))
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("texts", [
+    ['{"type":"A","v":1}', '{"type":"B","v":"{"}'],  # a bracket inside a string: one by one
+    ['{"type":"A","v":1},{"type":"B","v":2', '"w":3}'],  # two objects across two texts
+    ['{"type":"A","v":{"x":1}}'],  # nested
+    ['{"type":"A","v":1} ', '{"type":"B","v":-0.0,"w":null,"u":true}'],
+    ['{"type":"A","v":1}', '{"type":"A","v":"x"}'],
+])
+def test_the_buffer_parsed_as_one_array_equals_text_by_text(texts: list[str]) -> None:
+    """Issue 31: buffered texts are parsed in one ``json.loads`` only when that is certainly
+    each parsed alone and flat (``_flat_array``); otherwise one by one, which refuses what
+    is not an event, in one line."""
+    from acel.spark_backend.key_stream import _event_text, _event_texts
+
+    try:
+        alone: Any = [_event_text(t, n) for n, t in enumerate(texts)]
+    except StateMismatch as error:
+        alone = str(error)
+    try:
+        together: Any = _event_texts(texts)
+    except StateMismatch as error:
+        together = str(error)
+    assert repr(together) == repr(alone)
