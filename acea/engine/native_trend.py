@@ -327,11 +327,37 @@ def choose(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
         native_switch.wanted(False, "the extension acel.acea.engine._native_core is not built")
         return None
     try:
-        arguments = plan(ca, items, rule, starts, negated)
+        arguments = _planned(ca, items, rule, starts, negated)
     except OutsideFragment as why:
         native_switch.wanted(False, f"trend aggregation with {why} runs in Python")
         return None
     return arguments
+
+
+_PLANS: dict[tuple[Any, ...], tuple[CompiledAutomaton, tuple[Any, ...] | str]] = {}
+""":func:`plan`'s answers (the plan, or why not) by the compiled automaton's identity (held)
+and the rest of its arguments: a Spark stream makes a runner per key and micro-batch,
+and planning cost 0.25 ms each time (issue 31)."""
+
+
+def _planned(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
+             starts: range | None, negated: bool) -> tuple[Any, ...]:
+    """:func:`plan`, remembered."""
+    if type(rule) is not WindowRule:
+        return plan(ca, items, rule, starts, negated)
+    key = (id(ca), tuple(items), type(rule), rule.within, rule.slide, rule.monotone, starts, negated)
+    found = _PLANS.get(key)
+    if found is None or found[0] is not ca:
+        try:
+            answer: tuple[Any, ...] | str = plan(ca, items, rule, starts, negated)
+        except OutsideFragment as why:
+            answer = str(why)
+        if len(_PLANS) >= 512:
+            _PLANS.clear()
+        found = _PLANS[key] = (ca, answer)
+    if isinstance(found[1], str):
+        raise OutsideFragment(found[1])
+    return found[1]
 
 
 # ------------------------------------------------------------------ the evaluator

@@ -90,6 +90,27 @@ def vector_ops(
     ``extend`` applies one transition's contributions (``None`` entries are
     the identity) to a vector; ``merge`` adds the vectors of two run sets.
     """
+    aggs = tuple(aggregate_of(item) for item in items)
+    key = (tuple(items), tuple(map(id, aggs)))
+    found = _VECTOR_OPS.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], aggs)):
+        return found[1]
+    if len(_VECTOR_OPS) >= 512:
+        _VECTOR_OPS.clear()
+    ops = _vector_ops(items)
+    _VECTOR_OPS[key] = (aggs, ops)
+    return ops
+
+
+_VECTOR_OPS: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+""":func:`vector_ops` by items and their aggregates' identities (held, so never reused):
+each propagator made compiles them, and a Spark stream makes one per key and micro-batch
+(issue 31)."""
+
+
+def _vector_ops(
+    items: Sequence[TrendItem],
+) -> tuple[Callable[[Vec, Vec], Vec], Callable[[Vec, tuple[Any, ...]], Vec]]:
     namespace: dict[str, Any] = {}
     merge_parts = ["v[0] + w[0]"]
     extend_parts = ["v[0]"]
