@@ -89,15 +89,107 @@ class FileFacts:
             self.axis = axis
 
 
+class Tally:
+    """The key and ``ON`` facts counted from the batches the reader's check reads
+    (``SourceOptions.observe``): a file read in place is read once on the driver, not
+    twice (issue 31).  Each batch is converted as a task converts it
+    (``arrow_source.event_columns``) to the column types its Arrow types give, and
+    counted a million rows at a time; :meth:`facts` hands the counts over only when
+    the checked schema gives those same column types (else ``None``: count again)."""
+
+    ROWS = 1 << 20
+    """Rows converted and counted at once (as a row group of 2^20 rows was)."""
+
+    def __init__(self, type_col: str, keys: Sequence[str], axes: Sequence[str]) -> None:
+        self.type_col = type_col
+        self.names = list(dict.fromkeys([*keys, *axes]))
+        self.counted = FileFacts(tuple(keys), tuple(axes), {} if keys else None)
+        self.target: Any = None
+        self.usable = True
+        self.pending: list[Any] = []
+        self.rows = 0
+
+    def column(self, name: str) -> str:
+        return self.type_col if name == "type" else name
+
+    def __call__(self, batch: Any) -> None:
+        """One clean batch of the reader's pass (NaN already NULL), in stream order."""
+        if not self.usable:
+            return
+        if self.target is None:
+            self.target = self._target(batch.schema)
+            if self.target is None:
+                self.usable = False
+                return
+        if len(self.target):
+            self.pending.append(batch)
+            self.rows += batch.num_rows
+            if self.rows >= self.ROWS:
+                self._flush()
+
+    def _target(self, schema: Any) -> Any:
+        """The converted columns for the file's key and axis columns (``None``: a column
+        of no attribute kind, e.g. all NULL: left to the second count)."""
+        import pyarrow as pa
+
+        from acel.io.arrow_source import arrow_kind
+
+        fields = []
+        for name in self.names:
+            column = self.column(name)
+            if column not in schema.names:
+                continue
+            kind = "str" if name == "type" else arrow_kind(schema.field(column).type)
+            if kind is None:
+                return None
+            fields.append(pa.field(name, pa.type_for_alias(_ARROW_OF_KIND[kind])))
+        return pa.schema(fields)
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        from acel.io.arrow_source import event_columns
+
+        if not self.pending:
+            return
+        columns = list(dict.fromkeys(self.column(f.name) for f in self.target))
+        batches = [event_columns(b.select(columns), self.type_col, self.target) for b in self.pending]
+        self.pending, self.rows = [], 0
+        self.counted.add(pa.Table.from_batches(batches, self.target), self._kinds())
+
+    def _kinds(self) -> dict[str, str]:
+        """The kinds of the counted columns: those of their converted types."""
+        import pyarrow as pa
+
+        return {f.name: k for f in self.target for k, t in _ARROW_OF_KIND.items()
+                if pa.type_for_alias(t) == f.type}
+
+    def facts(self, layout: Any, kinds: dict[str, str]) -> FileFacts | None:
+        """The facts, when the checked events' layout holds exactly the counted columns,
+        with the types and kinds they were counted with; else ``None``."""
+        if not self.usable or self.target is None:
+            return None
+        wanted = [n for n in self.names if n in layout.names]
+        if [f.name for f in self.target] != wanted or any(
+                layout.field(f.name).type != f.type for f in self.target):
+            return None
+        counted_kinds = self._kinds()
+        if any(kinds.get(n) != counted_kinds.get(n) for n in wanted if n != "type"):
+            return None
+        self._flush()
+        return self.counted
+
+
 def _arrow_keyed(table: Any, keys: Sequence[str], kinds: dict[str, str]) -> Any:
     """Rows of an Arrow table holding every ``keys`` attribute (not NULL, not NaN)."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    mask = pa.array([True] * table.num_rows, pa.bool_())
+    mask = pa.array(np.ones(table.num_rows, dtype=np.bool_))
     for key in keys:
         if key not in table.column_names:
-            return pa.array([False] * table.num_rows, pa.bool_())
+            return pa.array(np.zeros(table.num_rows, dtype=np.bool_))
         column = table.column(key)
         held = pc.is_valid(column)
         if kinds.get(key) == "float":
@@ -106,4 +198,4 @@ def _arrow_keyed(table: Any, keys: Sequence[str], kinds: dict[str, str]) -> Any:
     return mask
 
 
-__all__ = ["FileFacts", "event_layout"]
+__all__ = ["FileFacts", "Tally", "event_layout"]

@@ -4,8 +4,9 @@ For a query cut into time slices on ``WITHIN d ON a`` (papers/spark.md, Pipeline
 steps 2 and 4), a Parquet file of plain columns already in stream order needs no
 copy: the driver runs the single-process reader's column-wise check over it
 (:func:`acel.io.open_events`: every check, message, schema and kind is that reader's;
-it reads the columns and writes nothing), reads the PARTITION BY and ``ON`` columns
-to count the planning facts (:class:`FileFacts`), and each engine task reads its
+it reads the columns and writes nothing), counting the planning facts of the PARTITION
+BY and ``ON`` columns from the batches that check reads (:class:`FileFacts`,
+``file_facts.Tally``: one read of the file on the driver), and each engine task reads its
 slices' row groups from the user's file and converts them batch by batch as the
 reader does (``arrow_source.event_columns``), adding ``POS`` (the row index, which is
 the stream position since the file needs no sort).  Anything else (another format, a
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from acel.lang.schema import Schema
 
-from .file_facts import FileFacts, event_layout
+from .file_facts import FileFacts, Tally, event_layout
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 
 IN_PLACE_ENV = "ACEL_SPARK_IN_PLACE"
 """``0``: always write the driver's copy (as before issue 31's in-place reading)."""
+
+ONE_READ_ENV = "ACEL_SPARK_ONE_READ"
+"""``0``: count the key and ``ON`` facts in a second read of the file (as before the
+check's own batches were counted; for A/B measurements and tests)."""
 
 SUFFIXES = (".parquet", ".pq")
 
@@ -87,18 +92,24 @@ def check(
     and the planning facts over the key and axis columns; ``None`` when the file must
     be copied after all (out of time order, not column-wise, ints beyond 64 bits, empty)."""
     from acel.io import open_events
+    from acel.io.options import SourceOptions
 
-    stream = open_events(path, type_col=type_col, time_col=time_col, schema=schema)
+    tally = Tally(type_col, keys, axes) if os.environ.get(ONE_READ_ENV, "1") != "0" else None
+    options = SourceOptions(type_col=type_col, time_col=time_col, schema=schema, observe=tally)
+    stream = open_events(path, options=options)
     facts = stream.facts
     if (stream.sort or facts is None or not facts.int64 or not facts.count
             or getattr(stream, "_arrow", None) is None):
         return None
     layout = event_layout(stream.schema)
     place = InPlace(path, type_col, layout)
-    counted = FileFacts(tuple(keys), tuple(axes), {} if keys else None)
-    wanted = [n for n in dict.fromkeys([*keys, *axes]) if n in layout.names]
-    if wanted:
-        _count_facts(place, wanted, counted, dict(stream.schema.kinds))
+    kinds = dict(stream.schema.kinds)
+    counted = tally.facts(layout, kinds) if tally is not None else None
+    if counted is None:  # counted again: a column the check's types do not give as counted
+        counted = FileFacts(tuple(keys), tuple(axes), {} if keys else None)
+        wanted = [n for n in dict.fromkeys([*keys, *axes]) if n in layout.names]
+        if wanted:
+            _count_facts(place, wanted, counted, kinds)
     return Checked(place, stream.schema, facts.count, counted)
 
 
@@ -195,5 +206,5 @@ def take(
     return checked if monotone and not missing else None
 
 
-__all__ = ["IN_PLACE_ENV", "Checked", "InPlace", "candidate", "check", "convert",
+__all__ = ["IN_PLACE_ENV", "ONE_READ_ENV", "Checked", "InPlace", "candidate", "check", "convert",
            "prefetch", "take"]

@@ -113,3 +113,28 @@ def test_sparks_own_checks_copy_the_file_and_keep_their_message(
     monkeypatch.setenv(IN_PLACE_ENV, "0")
     assert message == _spark_error(spark, path)
     assert ("no numeric 'ts'" if columns == "missing-on" else "does not fit in 64 bits") in message
+
+
+@pytest.mark.parametrize("as_frame", [False, True], ids=["path", "dataframe"])
+def test_a_bad_row_in_a_later_row_group_names_that_row(
+    spark: Any, tmp_path: Path, monkeypatch: Any, as_frame: bool
+) -> None:
+    """The check's own batches feed the key and ``ON`` counts (one read of the file):
+    a bad row in the second row group still gives the single process's message, naming
+    its row, on the path and on a bare scan, with the facts counted once or twice."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from acel.spark_backend.in_place import ONE_READ_ENV
+
+    n = 40
+    types: list[Any] = ["A", "B"] * (n // 2)
+    types[27] = None  # row 28, in the second row group of 16 rows
+    path = str(tmp_path / "bad.parquet")
+    pq.write_table(pa.table({"type": types, "ts": list(range(n)), "k": [1, 2, 3, 4] * (n // 4)}), path,
+                   row_group_size=16)
+    expected = _single_error(path)
+    assert "row 28" in expected and "event type is NULL" in expected
+    for once in ("1", "0"):
+        monkeypatch.setenv(ONE_READ_ENV, once)
+        data = spark.read.parquet(path) if as_frame else path
+        assert _spark_error(spark, data) == expected

@@ -235,6 +235,8 @@ def _infer_columns(
         _watch_order(batch, watch, facts, last)
         _column_kinds(batch, names, options, number, problems, kinds)
         _mentions(batch, names, options, inference)
+        if options.observe is not None:
+            options.observe(batch)
         number += n
         facts.count += n
     problems.raise_if_any()
@@ -320,7 +322,7 @@ def _watch_order(batch: Any, watch: Sequence[str], facts: Facts, last: dict[str,
                 facts.monotone[attr] = _non_decreasing(pc.drop_null(column), last, attr)
 
 
-def _arrow_kind(t: Any) -> str | None:
+def arrow_kind(t: Any) -> str | None:
     """The attribute kind of an Arrow type (None: not one of ours)."""
     import pyarrow as pa
 
@@ -346,7 +348,7 @@ def _column_kinds(batch: Any, names: list[str], options: SourceOptions, number: 
         t = batch.schema.field(name).type
         if pa.types.is_floating(t):
             _report_infinities(problems, batch.column(name), name, number)
-        kind = _arrow_kind(t)
+        kind = arrow_kind(t)
         if kind is not None and batch.column(name).null_count < batch.num_rows:
             kinds[name] = kind
 

@@ -7,7 +7,9 @@ arguments repeated in every signature on the way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from acel.io.sorting import DEFAULT_CHUNK
 from acel.lang.schema import Schema
@@ -23,7 +25,10 @@ class SourceOptions:
     (``WITHIN … ON attr``).  ``chunk``: events sorted in memory at once.  Standard input
     only: ``max_delay`` (how late an event may arrive, in time units), ``infer_lines``
     (the first lines that fix the schema), ``idle_advance`` (time units a quiet second
-    moves event time on).
+    moves event time on).  ``observe``: called with each clean Arrow batch (NaN already
+    NULL) of a column-wise source's checking pass, in order, so that a caller counting
+    its own facts (Spark's driver, ``acel.spark_backend.file_facts``) needs no second
+    read of the file; ignored by the other readers.
     """
 
     type_col: str = "type"
@@ -34,6 +39,7 @@ class SourceOptions:
     max_delay: float | None = None
     infer_lines: int = 1000
     idle_advance: float | None = None
+    observe: Callable[[Any], None] | None = field(default=None, compare=False, repr=False)
 
     def with_schema(self, schema: Schema | None) -> SourceOptions:
         """The same options with another schema (a reader completing the given one)."""
