@@ -25,6 +25,7 @@ from .partitioning import Slicing
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from .file_facts import AxisIndex
     from .in_place import InPlace
     from .numbered import Stream
 
@@ -33,6 +34,10 @@ DIRECT_ENV = "ACEL_SPARK_COPY_READ"
 
 Cut = tuple[int, int, int]
 """A slice and the rows ``[lo, hi)`` of the copy that hold its data."""
+
+Bracket = tuple[int, int, int, float, float]
+"""A slice, rows ``[lo, hi)`` holding its data and more, and its ``ON`` values
+``[start, end]`` that pick the exact rows (a file read in place, :func:`bracketed_cuts`)."""
 
 
 def copy_of(spark: SparkSession, stream: Stream) -> str | None:
@@ -52,9 +57,39 @@ AXIS_BATCH = 1 << 20
 """``ON`` values read at a time on the driver: the cuts need counts, not the column."""
 
 
+def slice_bounds(slicing: Slicing, k_lo: int, k_hi: int) -> tuple[Any, Any, Any]:
+    """Each slice's ``ON`` values ``[kL − P, (k+1)L + U)``, widened by a hair (floats;
+    more contiguous context never changes what a slice owns, papers/spark.md Strategy 2)."""
+    length = float(slicing.length)
+    hair = 1e-9 * length
+    ks = np.arange(k_lo, k_hi + 1, dtype=np.float64)
+    return ks, ks * length - float(slicing.before) - hair, (ks + 1) * length + float(slicing.after) + hair
+
+
+def bracketed_cuts(index: AxisIndex, slicing: Slicing, k_lo: int, k_hi: int) -> list[Bracket]:
+    """Each slice's rows bracketed from the check's marks of the axis (no read): the task
+    reading them finds the exact cut (:func:`exact_rows`), as :func:`slice_cuts` would."""
+    ks, starts, ends = slice_bounds(slicing, k_lo, k_hi)
+    lo, hi = index.bracket(starts, ends)
+    return [(k, int(a), int(b), float(x), float(y))
+            for k, a, b, x, y in zip(range(k_lo, k_hi + 1), lo, hi, starts, ends)]
+
+
+def exact_rows(table: pa.Table, axis: str, first: int, start: float, end: float) -> tuple[int, int]:
+    """The rows ``[lo, hi)`` of a bracket (``table``, its first row ``first``) whose carried
+    ``ON`` value is in ``[start, end]``: :func:`slice_cuts`'s counts, since every row
+    before the bracket carries a value below ``start`` (a missing value at the bracket's
+    head counts below ``start`` either way)."""
+    import pyarrow.compute as pc
+
+    values = pc.cast(table.column(axis), pa.float64()).to_numpy(zero_copy_only=False)
+    values = np.maximum.accumulate(np.where(np.isnan(values), -np.inf, values))
+    return (first + int(np.searchsorted(values, start, "left")),
+            first + int(np.searchsorted(values, end, "right")))
+
+
 def slice_cuts(target: str, attr: str, slicing: Slicing, k_lo: int, k_hi: int) -> list[Cut]:
-    """Rows of each slice's data ``[kL − P, (k+1)L + U)``, widened by a hair (floats; more
-    contiguous context never changes what a slice owns, papers/spark.md Strategy 2).
+    """Rows of each slice's data (:func:`slice_bounds`), counted over the ``ON`` column.
 
     The ``ON`` column is read batch by batch (memory bounded at any size, issue 31's
     10^8 events): as doubles, a missing value taking the last value before it, so the
@@ -63,11 +98,7 @@ def slice_cuts(target: str, attr: str, slicing: Slicing, k_lo: int, k_hi: int) -
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    length = float(slicing.length)
-    hair = 1e-9 * length
-    ks = np.arange(k_lo, k_hi + 1, dtype=np.float64)
-    starts = ks * length - float(slicing.before) - hair
-    ends = (ks + 1) * length + float(slicing.after) + hair
+    ks, starts, ends = slice_bounds(slicing, k_lo, k_hi)
     lo = np.zeros(len(ks), dtype=np.int64)
     hi = np.zeros(len(ks), dtype=np.int64)
     carry = -np.inf
@@ -95,7 +126,12 @@ def direct_slices(
         return None
     names = place.layout.names if place is not None else pq.read_schema(target).names
     axis = place.file_column(attr) if place is not None else attr
-    cuts = slice_cuts(target, axis, slicing, k_lo, k_lo + units - 1)
+    index = place.index.get(attr) if place is not None else None
+    cuts: Sequence[Cut | Bracket] = (
+        slice_cuts(target, axis, slicing, k_lo, k_lo + units - 1) if index is None
+        else bracketed_cuts(index, slicing, k_lo, k_lo + units - 1))
+    if place is not None:
+        place = replace(place, index={})  # the driver's marks stay on the driver
     spec = replace(spec, attr_columns=tuple(c for c in spec.attr_columns if c in names))
     length = slicing.length
     count = max(1, min(tasks, units))
@@ -107,12 +143,13 @@ def direct_slices(
 
 
 def slice_task(
-    batches: Iterable[pa.RecordBatch], spec: UnitSpec, target: str, cuts: Sequence[Cut],
+    batches: Iterable[pa.RecordBatch], spec: UnitSpec, target: str, cuts: Sequence[Cut | Bracket],
     attr: str, length: float, place: InPlace | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """One task's slices (its ``spark.range`` values) read from the copy, or from the
     user's file converted as the reader converts it (``place``), then run as
-    :func:`executor.evaluate_task` runs shuffled slices."""
+    :func:`executor.evaluate_task` runs shuffled slices.  A bracketed slice
+    (:data:`Bracket`) is cut to its exact rows from the rows read."""
     import pyarrow.parquet as pq
 
     from .in_place import convert
@@ -125,15 +162,22 @@ def slice_task(
         columns = [*spec.attr_columns, POS]
     else:
         columns = list(dict.fromkeys(place.file_column(c) for c in spec.attr_columns))
-    if any(k in wanted and hi > lo for k, lo, hi in cuts):
-        inject_fault(spec.fault)  # once a task, as a shuffled task's (then not per slice)
+    fault = spec.fault
     spec = replace(spec, fault="")
-    for k, lo, hi in cuts:
+    for k, lo, hi, *bounds in cuts:
         if k not in wanted or hi <= lo:
             continue
         first = int(np.searchsorted(starts, lo, "right")) - 1
         last = int(np.searchsorted(starts, hi, "left"))
         table = _rows(handle, columns, list(range(first, last)), int(starts[first]), lo, hi)
+        if bounds:  # bracketed: the exact rows, as slice_cuts counts them
+            cut_lo, cut_hi = exact_rows(table, place.file_column(attr) if place else attr, lo, *bounds)
+            table, lo = table.slice(cut_lo - lo, max(cut_hi - cut_lo, 0)), cut_lo
+            if not table.num_rows:
+                continue
+        # once a task, before its first slice holding rows, as a shuffled task's (not per slice)
+        inject_fault(fault)
+        fault = ""
         if place is not None:
             table = convert(table, place, spec.attr_columns, lo)
         table = _present(table, spec.key_names)

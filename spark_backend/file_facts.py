@@ -89,6 +89,31 @@ class FileFacts:
             self.axis = axis
 
 
+AXIS_STEP = 8192
+"""Rows between two marks of an :class:`AxisIndex` (10^8 events: 12k marks)."""
+
+
+@dataclass(frozen=True)
+class AxisIndex:
+    """A never-decreasing ``ON`` axis's carried value before every ``AXIS_STEP``-th row
+    (``values[j]`` the largest value of rows ``[0, rows[j])``, ``-inf`` before row 0;
+    the last mark is the row count): the driver brackets each slice's rows with it, and
+    the task reading them finds the exact rows in what it reads anyway
+    (``direct_read.slice_task``), so the driver reads the column no second time."""
+
+    rows: Any
+    values: Any
+
+    def bracket(self, starts: Any, ends: Any) -> tuple[Any, Any]:
+        """Per slice, rows ``[lo, hi)`` holding every row whose carried value is in
+        ``[start, end]`` (the exact cut lies within)."""
+        import numpy as np
+
+        before = np.searchsorted(self.values, starts, "left") - 1  # the last mark below start
+        after = np.searchsorted(self.values, ends, "right")  # the first mark above end
+        return self.rows[before], self.rows[np.minimum(after, len(self.rows) - 1)]
+
+
 class Tally:
     """The key and ``ON`` facts counted from the batches the reader's check reads
     (``SourceOptions.observe``): a file read in place is read once on the driver, not
@@ -108,6 +133,9 @@ class Tally:
         self.usable = True
         self.pending: list[Any] = []
         self.rows = 0
+        self.seen = 0
+        self.marks: dict[str, list[Any]] = {a: [] for a in dict.fromkeys(axes)}
+        self.carry: dict[str, float] = {}
 
     def column(self, name: str) -> str:
         return self.type_col if name == "type" else name
@@ -155,7 +183,52 @@ class Tally:
         columns = list(dict.fromkeys(self.column(f.name) for f in self.target))
         batches = [event_columns(b.select(columns), self.type_col, self.target) for b in self.pending]
         self.pending, self.rows = [], 0
-        self.counted.add(pa.Table.from_batches(batches, self.target), self._kinds())
+        table = pa.Table.from_batches(batches, self.target)
+        kinds = self._kinds()
+        self.counted.add(table, kinds)
+        for attr in list(self.marks):
+            if attr in table.column_names and kinds.get(attr) in ("int", "float"):
+                self._mark(attr, table.column(attr))
+            else:
+                del self.marks[attr]
+        self.seen += table.num_rows
+
+    def _mark(self, attr: str, column: Any) -> None:
+        """Every :data:`AXIS_STEP`-th row's carried ``ON`` value (the largest up to it, a
+        missing value taking the one before, as ``direct_read.slice_cuts`` counts):
+        while the axis never decreases, enough to bracket each slice's rows without
+        reading the column again (``AxisIndex``)."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not (self.counted.axis or {}).get(attr, (False,))[0]:
+            del self.marks[attr]  # out of order: not read in place, no index needed
+            return
+        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+        carry = self.carry.get(attr, -np.inf)
+        if column.null_count:  # a missing value takes the last one before it
+            values = np.maximum(np.maximum.accumulate(np.where(np.isnan(values), -np.inf, values)), carry)
+        # else the values never decrease and start at or above the carry: already carried
+        if not len(values):
+            return
+        first = -self.seen % AXIS_STEP or AXIS_STEP  # rows into this table of the next mark
+        at = np.arange(first, len(values) + 1, AXIS_STEP)
+        self.marks[attr].append((self.seen + at, values[at - 1]))
+        self.carry[attr] = float(values[-1])
+
+    def index(self) -> dict[str, AxisIndex]:
+        """The axes' indexes (after :meth:`facts`): the marks, from row 0 to the last."""
+        import numpy as np
+
+        out = {}
+        for attr, marks in self.marks.items():
+            rows = np.concatenate([np.zeros(1, np.int64), *[r for r, _ in marks],
+                                   np.array([self.seen], np.int64)])
+            values = np.concatenate([np.full(1, -np.inf), *[v for _, v in marks],
+                                     np.array([self.carry.get(attr, -np.inf)])])
+            out[attr] = AxisIndex(rows.astype(np.int64), values.astype(np.float64))
+        return out
 
     def _kinds(self) -> dict[str, str]:
         """The kinds of the counted columns: those of their converted types."""
@@ -198,4 +271,4 @@ def _arrow_keyed(table: Any, keys: Sequence[str], kinds: dict[str, str]) -> Any:
     return mask
 
 
-__all__ = ["FileFacts", "Tally", "event_layout"]
+__all__ = ["AXIS_STEP", "AxisIndex", "FileFacts", "Tally", "event_layout"]

@@ -19,13 +19,13 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acel.lang.schema import Schema
 
-from .file_facts import FileFacts, Tally, event_layout
+from .file_facts import AxisIndex, FileFacts, Tally, event_layout
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -50,6 +50,8 @@ class InPlace:
     type_col: str
     layout: Any
     """The events' Arrow columns (``file_facts.event_layout``), without ``POS``."""
+    index: dict[str, AxisIndex] = field(default_factory=dict, compare=False, repr=False)
+    """The ``ON`` axes' marks, counted in the check's read (the driver's, not shipped)."""
 
     def file_column(self, name: str) -> str:
         """The file's column holding an event column (``type`` is the type column)."""
@@ -102,9 +104,9 @@ def check(
             or getattr(stream, "_arrow", None) is None):
         return None
     layout = event_layout(stream.schema)
-    place = InPlace(path, type_col, layout)
     kinds = dict(stream.schema.kinds)
     counted = tally.facts(layout, kinds) if tally is not None else None
+    place = InPlace(path, type_col, layout, tally.index() if counted is not None and tally is not None else {})
     if counted is None:  # counted again: a column the check's types do not give as counted
         counted = FileFacts(tuple(keys), tuple(axes), {} if keys else None)
         wanted = [n for n in dict.fromkeys([*keys, *axes]) if n in layout.names]

@@ -131,3 +131,34 @@ def test_a_key_no_event_holds_and_an_all_null_axis(tmp_path: Path, monkeypatch: 
         twice, once = _both(monkeypatch, path, type_col="type", time_col=None, schema=None, keys=keys,
                             axes=("ts",))
         assert once == twice
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bracketed_slices_cut_to_the_rows_a_second_read_counts(tmp_path: Path, monkeypatch: Any,
+                                                                seed: int) -> None:
+    """The check's marks of the ``ON`` axis bracket each slice's rows; cut to the exact
+    rows from the bracket's own rows, every slice gets ``slice_cuts``'s rows (the axis
+    read again over the whole file), with NULLs, ties and marks inside a slice."""
+    import pyarrow.parquet as pq
+    from acel.spark_backend import direct_read, file_facts
+    from acel.spark_backend.partitioning import Slicing
+
+    monkeypatch.setattr(file_facts, "AXIS_STEP", 37)
+    rng = random.Random(seed)
+    float_axis = seed % 2 == 1
+    n = 5000
+    path = _write(tmp_path / "e.parquet", _columns(n, seed, float_axis=float_axis), rng.choice([64, 700, 5000]))
+    checked = _both(monkeypatch, path, type_col="type", time_col=None, schema=None, keys=("k",),
+                    axes=("ts",))[1]
+    index = checked.place.index["ts"]
+    assert list(index.rows[:3]) == [0, 37, 74] and index.rows[-1] == n
+    axis = pq.read_table(path)
+    length = rng.choice([1, 7, 50, 333])
+    slicing = Slicing(length, rng.choice([0, 3, 11]), rng.choice([0, 5]))
+    last = int(checked.facts.axis["ts"][2] // length)
+    exact = direct_read.slice_cuts(path, "ts", slicing, -1, last + 1)
+    for (k, lo, hi), (k2, b_lo, b_hi, start, end) in zip(
+            exact, direct_read.bracketed_cuts(index, slicing, -1, last + 1)):
+        assert k == k2 and b_lo <= lo and hi <= b_hi
+        got = direct_read.exact_rows(axis.slice(b_lo, b_hi - b_lo), "ts", b_lo, start, end)
+        assert got == (lo, hi)
