@@ -226,3 +226,34 @@ def test_a_tasks_rows_are_read_across_row_groups_and_stop_at_the_last(tmp_path: 
         got = direct_read._rows(handle, ["a", "b"], list(range(first, last)), first * 100, lo, hi)
     assert got.column("a").to_pylist() == list(range(lo, hi))
     assert got.column("b").to_pylist() == [2.0 * i for i in range(lo, hi)]
+
+
+@pytest.mark.parametrize("once", ["1", "0"], ids=["marks", "second-read"])
+def test_bracketed_slices_give_the_cuts_results_and_a_failed_attempt_is_retried(
+    spark: Any, tmp_path: Path, monkeypatch: Any, once: str
+) -> None:
+    """Slices bracketed from the check's marks of ``ts`` (cut exactly in the tasks) give
+    the single process's rows, as the driver's cuts from a second read do; the injected
+    fault fires before a task's first slice holding rows and its retry gives them too."""
+    from acel.spark_backend import file_facts
+    from acel.spark_backend.in_place import ONE_READ_ENV
+    from acel.spark_backend.session import FAULT_CONF
+
+    monkeypatch.setattr(file_facts, "AXIS_STEP", 50)  # marks inside every slice
+    monkeypatch.setenv(ONE_READ_ENV, once)
+    path = _write(tmp_path / "s.parquet", _columns(900, 13, 5, False))
+    text = QUERIES[0].format(d=3)
+    spark.conf.set(FAULT_CONF, "true")
+    try:
+        planned, got = _spark(spark, text, path, slice_size=2)
+    finally:
+        spark.conf.unset(FAULT_CONF)
+    assert planned.stream.in_place is not None
+    assert bool(planned.stream.in_place.index) == (once == "1")
+    assert _approx(got) == _approx(_single(text, path))
+    spark.conf.set(FAULT_CONF, "raise-always")  # the fault really fires on this path
+    try:
+        with pytest.raises(Exception, match="injected"):
+            _spark(spark, text, path, slice_size=2)
+    finally:
+        spark.conf.unset(FAULT_CONF)
