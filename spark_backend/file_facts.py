@@ -149,8 +149,8 @@ class Tally:
             if self.target is None:
                 self.usable = False
                 return
-        if len(self.target):
-            self.pending.append(batch)
+        if len(self.target):  # the counted columns only: the others' buffers are let go
+            self.pending.append(batch.select(list(dict.fromkeys(self.column(f.name) for f in self.target))))
             self.rows += batch.num_rows
             if self.rows >= self.ROWS:
                 self._flush()
@@ -180,8 +180,7 @@ class Tally:
 
         if not self.pending:
             return
-        columns = list(dict.fromkeys(self.column(f.name) for f in self.target))
-        batches = [event_columns(b.select(columns), self.type_col, self.target) for b in self.pending]
+        batches = [event_columns(b, self.type_col, self.target) for b in self.pending]
         self.pending, self.rows = [], 0
         table = pa.Table.from_batches(batches, self.target)
         kinds = self._kinds()
