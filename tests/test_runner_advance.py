@@ -7,12 +7,13 @@ those the batch run has, each once, and in order.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
 from acel.acea import engine
 from acel.acea.engine import Runner
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from strategies import queries, streams, trend_queries
 
@@ -75,7 +76,22 @@ def _feed(query: Query, stream: list[Event], calls: list[Any]) -> list[Any]:
     return out
 
 
+def _skip_case() -> tuple[list[Event], list[Any]]:
+    """Hypothesis' counterexample (brief D): four A at t = 0, then a B at t = 1; advance
+    to 0 before the B and to 2 at the end.  CE[4,4] is held for the skip's start order
+    (a live run through the B starts at the expired A's), and ``advance(2)`` kills it."""
+    rows = [{"x": 0, "y": 0}, {}, {"x": 0, "y": 0}, {}]
+    stream = [Event.make(i, {"type": "A", "k": 0, "t": 0, **r}) for i, r in enumerate(rows)]
+    stream.append(Event.make(4, {"type": "B", "k": 0, "t": 1, "x": 0, "y": 0}))
+    return stream, [None, None, None, None, 0, 2]
+
+
+SKIP_QUERY = "NOT A ; (A? ; B)+ AS p WITHIN 1 EVENTS AFTER MATCH SKIP TO FIRST A"
+"""Brief D's query (``on_t`` puts its window on ``t``)."""
+
+
 @given(queries(top_negation=True), timed())
+@example(parse_query(SKIP_QUERY), _skip_case())
 def test_advancing_the_axis_releases_exactly_the_batch_complex_events(
     query: Query, case: tuple[list[Event], list[Any]]
 ) -> None:
@@ -130,3 +146,30 @@ def test_advance_does_nothing_on_an_events_axis() -> None:
     runner.push({"type": "A", "t": 0})
     assert runner.next_deadline() is None
     assert runner.advance(100) == []
+
+
+def test_a_complex_event_held_for_the_skip_order_has_its_deadline() -> None:
+    """A complex event held for AFTER MATCH SKIP's start order (an earlier-starting run
+    is alive) is released by ``advance`` once that run's starts leave the window:
+    ``next_deadline`` names that coordinate, not ``None`` (brief D; it ignored them)."""
+    query = on_t(parse_query(SKIP_QUERY))
+    stream, _ = _skip_case()
+    runner = Runner(query, SCHEMA_T)
+    for event in stream:
+        assert runner.push(event.as_dict()) == []
+    assert runner.next_deadline() == 2  # the run through the B holds starts up to t = 1
+    assert runner.advance(1) == []
+    found = runner.advance(2)
+    assert [(m.event.start, m.event.end) for m in found] == [(4, 4)]
+    assert runner.next_deadline() is None
+    assert runner.finish() == []
+
+
+def test_a_float_deadline_is_never_an_ulp_late() -> None:
+    """``WindowRule.reaching``: the least coordinate whose threshold reaches a start, also
+    where ``start + size`` rounds up past it."""
+    rule = Runner(parse_query("A ; B WITHIN 0.2 ON t"), SCHEMA_T).rule
+    for start in (0.1, 0.7, 1e16, 3, -0.3):
+        c = rule.reaching(start)
+        assert rule.threshold(c) >= start
+        assert rule.threshold(math.nextafter(c, -math.inf)) < start

@@ -19,7 +19,7 @@ import pytest
 from acel.acea import engine
 from acel.spark_backend.executor import UnitSpec
 from acel.spark_backend.streaming import END_MS, ENDED_MS, SHIFT, KeyStream, StreamSpec
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from strategies import TEST_SCHEMA, queries, streams, trend_queries
 from test_runner_advance import SCHEMA_T, on_t
@@ -29,6 +29,7 @@ from acel.lang.ast import Query
 from acel.lang.clauses import Match, TrendRow
 from acel.lang.errors import AcelError
 from acel.lang.events import Event
+from acel.lang.parser import parse_query
 
 
 def _spec(query: Query, schema: Any, axis: bool) -> StreamSpec:
@@ -174,8 +175,18 @@ def timed_case(draw: Any) -> tuple[list[Event], list[int], list[int], int]:
     return out, times, draw(arrivals(times, delay)), delay
 
 
+def _skip_case() -> tuple[list[Event], list[int], list[int], int]:
+    """Hypothesis' counterexample (brief D): the key's timeout ignored the complex events
+    held for AFTER MATCH SKIP's start order, so they came out a timeout late."""
+    rows = [{"type": "C", "x": 0}, {"type": "A", "x": 0, "y": 0}, {"type": "C"},
+            {"type": "A", "y": 0}, {"type": "A", "t": 2, "x": 0, "y": 0}]
+    stream = [Event.make(i, {"k": 0, "t": 0, **r}) for i, r in enumerate(rows)]
+    return stream, [e.get("t") + SHIFT for e in stream], [0, 0, 0, 0, 1], 0  # type: ignore[operator]
+
+
 @pytest.mark.slow
 @given(queries(top_negation=True), timed_case())
+@example(parse_query("A? ; A PARTITION BY k WITHIN 2 EVENTS AFTER MATCH SKIP TO FIRST A"), _skip_case())
 def test_streamed_complex_events_on_event_time_equal_the_batch_run(
     query: Query, case: tuple[list[Event], list[int], list[int], int]
 ) -> None:

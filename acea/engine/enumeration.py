@@ -172,6 +172,25 @@ class Enumerator:
                 first = start
         return None if first is None or first == INF else first
 
+    def last_blocking_start(self, before: int, resume: Any = None) -> Any:
+        """The largest start coordinate (``Node.best``) of the live runs that hold back a
+        complex event starting at position ``before`` in :meth:`first_live_start`: those
+        with a start at or after ``resume`` and before ``before`` (``None``: no such run).
+        Once ``threshold`` reaches it they are all dead (the axis deadline of an
+        after-match skip, :meth:`acel.acea.engine.skip_order.SkipOrder.deadline`)."""
+        last: Any = None
+        for node in self.active.values():
+            start = node.first
+            if start >= before:
+                continue  # every run through it starts at or after ``before``
+            if resume is not None and start < resume:
+                start = least_start_from(node, resume)
+                if start >= before:
+                    continue
+            if last is None or node.best > last:
+                last = node.best
+        return last
+
     def coord_of(self, position: int) -> Any:
         """The window coordinate of a start still in the window (``EXPIRED`` otherwise)."""
         coords = self.coords

@@ -528,6 +528,10 @@ class Runner(RunContext):
                 best = _least(best, part.neg.deadlines[0][0])
             if self.mode != MATCHES and rule.slide is not None and part.open:
                 best = _least(best, min(rule.bounds(k)[1] for k in part.open))
+            if self.mode == MATCHES and part.pending:
+                # held for AFTER MATCH SKIP's start order: advance's threshold kills the
+                # runs that start earlier (a RETURN mode counts them, out at finish only)
+                best = _least(best, self.skips.deadline(part))
         return best
 
     def finish(self) -> list[Result]:

@@ -99,6 +99,26 @@ class SkipOrder:
             self.run.fold(part, ce, [None])
         return []
 
+    def deadline(self, part: Partition) -> Any:
+        """The least axis coordinate at which :meth:`Runner.advance` may release one of the
+        partition's held complex events (``None``: the axis alone releases none).
+
+        ``advance(c)`` releases the first held one, starting at ``s``, once every live run
+        that starts before ``s`` (at or after the skipper's resume point) lies at or below
+        ``threshold(c)`` (:meth:`release_held` with ``threshold``): the largest start
+        coordinate among those runs, plus the window.  The first one may still wait for an
+        undecided complex event (a leading/trailing NOT, whose own deadline the runner
+        also reports) or for §12 order behind another: then this is early, a wasted
+        wake-up, never late."""
+        pending = part.pending
+        if not pending:
+            return None
+        skipper = part.skipper
+        assert skipper is not None
+        last = part.evaluator.last_blocking_start(  # type: ignore[union-attr]
+            pending[0][3].start, skipper.resume)
+        return None if last is None else self.run.rule.reaching(last)
+
     def in_output_order(self, matches: list[Match]) -> list[Result]:
         """Kept complex events, handed on once none that ends before them can still come
         out (spec §12): one held for start order, or for a trailing NOT's verdict."""

@@ -64,6 +64,22 @@ class WindowRule:
         assert self.within is not None
         return coord - self.within.size
 
+    def reaching(self, start: Any) -> Any:
+        """The least coordinate ``c`` with ``threshold(c) >= start``: from there on, a
+        start at ``start`` (and every earlier one) is out of the window.
+
+        ``start + size``, except that on floats the sum may round up past the least such
+        ``c`` (the threshold subtracts, it does not add): then the float just below it is
+        taken while it still reaches ``start``, so a deadline is never an ulp late."""
+        assert self.within is not None
+        size = self.within.size
+        c = start + size
+        if type(c) is float and math.isfinite(c):
+            below = math.nextafter(c, -math.inf)
+            while below - size >= start:
+                c, below = below, math.nextafter(below, -math.inf)
+        return c
+
     # ------------------------------------------------------------ trend mode
 
     def single_class(self) -> bool:
