@@ -30,6 +30,13 @@ from acel.testing import TEST_SCHEMA, streams, trend_queries
 
 pytestmark = pytest.mark.skipif(not native_trend.available(), reason="native core not built")
 
+
+@pytest.fixture(autouse=True)
+def _auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the native core: they choose it whatever ``ACEL_NATIVE`` the
+    run was started with (a test comparing with Python sets ``0`` itself)."""
+    monkeypatch.setenv("ACEL_NATIVE", "auto")
+
 KEYED = "RETURN k, COUNT(*), SUM(b.v), AVG(b.v), MIN(b.v), MAX(b.v) PATTERN A AS a ; (B AS b)+ ; C AS c " \
         "PARTITION BY k WITHIN 11 ON ts"
 KEYED_SCHEMA = Schema.of({t: ["ts", "v", "k"] for t in "ABC"})
