@@ -354,7 +354,8 @@ def test_float_values_bit_for_bit(query: Query, stream: list[Event], floats: lis
 @needs_core
 @given(trend_queries(windows_on=True), streams(present=("x",)), st.sampled_from([0.5, 1.0, 0.25]))
 def test_float_coordinates_equal_python(query: Query, stream: list[Event], step: float) -> None:
-    """``WITHIN d ON x`` with x a non-decreasing mix of ints and floats."""
+    """``WITHIN d ON x`` with x a mix of ints and floats (with ``step`` 0.25 or 1.0 the
+    axis decreases after each even position: non-monotone windows too)."""
     timed = [
         Event(e.time, tuple((a, (e.time // 2 if e.time % 2 == 0 else e.time * step) if a == "x" else v)
                             for a, v in e.attrs))
@@ -366,6 +367,24 @@ def test_float_coordinates_equal_python(query: Query, stream: list[Event], step:
         return
     assert same(_rows(query, timed, "auto"), python)
     assert rows_close(python, oracle.run(query, timed, TEST_SCHEMA))
+
+
+@pytest.mark.parametrize("native", ["0", "auto"])
+@pytest.mark.parametrize("select", ["ALL", "STRICT"])
+def test_strict_slide_counts_a_complex_event_only_where_both_ends_fall(
+    native: str, select: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by Hypothesis (test_float_coordinates_equal_python): on an ``ON`` axis that
+    decreases, ``A2 C3`` (x 1 then 0.75) has its end below its start, so it falls in no
+    SLIDE window (spec §6: both ends in the window).  SELECT STRICT held it per window
+    and tested only ``lo <= start`` and ``end < hi``: counted in [0, 1) and [1, 2)."""
+    monkeypatch.setenv("ACEL_NATIVE", native)
+    query = parse_query(f"RETURN COUNT(*) SELECT {select} PATTERN A? ; C WITHIN 1 ON x SLIDE 1 ON x")
+    stream = [Event(0, (("k", 0), ("type", "C"), ("x", 0))), Event(1, (("k", 0), ("type", "C"), ("x", 0.25))),
+              Event(2, (("k", 0), ("type", "A"), ("x", 1), ("y", 0))), Event(3, (("k", 0), ("type", "C"), ("x", 0.75)))]
+    got = [(r.window, r.values) for r in engine.run(query, stream, TEST_SCHEMA)]
+    assert got == [((0, 1), (("COUNT(*)", 3),)), ((1, 2), (("COUNT(*)", 0),))]
+    assert got == [(r.window, r.values) for r in oracle.run(query, stream, TEST_SCHEMA)]
 
 
 def test_engine_properties_on_the_pure_python_path(monkeypatch: pytest.MonkeyPatch) -> None:

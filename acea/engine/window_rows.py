@@ -88,7 +88,9 @@ class WindowRows:
         both ends in it), the skip walks them in start order, the kept ones count."""
         run = self.run
         lo, hi = run.rule.bounds(k)
-        inside = [ce for s, e, ce in part.window_held if lo <= s and e < hi]
+        # both ends in the window (spec §6, SLIDE): on an axis that decreases somewhere
+        # the end may lie below the start, so each end is tested on both sides
+        inside = [ce for s, e, ce in part.window_held if lo <= s < hi and lo <= e < hi]
         strategy = run.selection.select
         chosen = select("ALL" if strategy == "STRICT" else strategy, inside)
         for ce in skip_filter(run.query.skip, chosen):
