@@ -30,6 +30,7 @@ from acel.acea.engine.aggregate import (
     propagator_for,
 )
 from acel.acea.engine.closures import CompiledAutomaton, TrendItem
+from acel.acea.engine.identity_memo import IdentityMemo
 from acel.acea.engine.native_protocol import (
     AGG_CODES,
     CMP_CODES,
@@ -334,7 +335,7 @@ def choose(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule,
     return arguments
 
 
-_PLANS: dict[tuple[Any, ...], tuple[CompiledAutomaton, tuple[Any, ...] | str]] = {}
+_PLANS: IdentityMemo[tuple[Any, ...] | str] = IdentityMemo()
 """:func:`plan`'s answers (the plan, or why not) by the compiled automaton's identity (held)
 and the rest of its arguments: a Spark stream makes a runner per key and micro-batch,
 and planning cost 0.25 ms each time (issue 31)."""
@@ -345,19 +346,18 @@ def _planned(ca: CompiledAutomaton, items: Sequence[TrendItem], rule: WindowRule
     """:func:`plan`, remembered."""
     if type(rule) is not WindowRule:
         return plan(ca, items, rule, starts, negated)
-    key = (id(ca), tuple(items), type(rule), rule.within, rule.slide, rule.monotone, starts, negated)
-    found = _PLANS.get(key)
-    if found is None or found[0] is not ca:
+
+    def answer() -> tuple[Any, ...] | str:
         try:
-            answer: tuple[Any, ...] | str = plan(ca, items, rule, starts, negated)
+            return plan(ca, items, rule, starts, negated)
         except OutsideFragment as why:
-            answer = str(why)
-        if len(_PLANS) >= 512:
-            _PLANS.clear()
-        found = _PLANS[key] = (ca, answer)
-    if isinstance(found[1], str):
-        raise OutsideFragment(found[1])
-    return found[1]
+            return str(why)
+
+    extra = (tuple(items), type(rule), rule.within, rule.slide, rule.monotone, starts, negated)
+    found = _PLANS.get((ca,), extra, answer)
+    if isinstance(found, str):
+        raise OutsideFragment(found)
+    return found
 
 
 # ------------------------------------------------------------------ the evaluator

@@ -27,6 +27,7 @@ from acel.acea.engine.aggregate import Propagator, TumblingPropagator
 from acel.acea.engine.codec import Context, StateMismatch, dumps, loads
 from acel.acea.engine.dag import Node
 from acel.acea.engine.enumeration import Enumerator
+from acel.acea.engine.identity_memo import IdentityMemo
 from acel.acea.engine.output_order import OutputOrder
 from acel.acea.engine.run_context import RunContext
 from acel.acea.engine.state_check import check
@@ -44,25 +45,17 @@ events a replaying runner keeps; 4 the kept ones a skip holds for §12 order."""
 __all__ = ["VERSION", "StateMismatch", "decode", "fingerprint", "options_of", "restore", "save"]
 
 
-_FINGERPRINTS: dict[tuple[Any, ...], tuple[tuple[Any, ...], str]] = {}
+_FINGERPRINTS: IdentityMemo[str] = IdentityMemo()
 """Fingerprints by mode and the identities of the query, the schema and the compiled
-automata (the automata are cached, :func:`acel.acea.engine.plan.compiled_for`; all are
-held here, so an identity is never reused): a Spark stream restores and saves each key's runner every
-micro-batch, and the printing and hashing cost 0.5 ms each time (issue 31)."""
+automata (the automata are cached, :func:`acel.acea.engine.plan.compiled_for`): a Spark
+stream restores and saves each key's runner every micro-batch, and the printing and
+hashing cost 0.5 ms each time (issue 31)."""
 
 
 def fingerprint(runner: RunContext) -> str:
     """What a saved state is valid for: the query, the schema and its automata."""
     held = (runner.query, runner.schema, runner.ca, *runner.leading, *runner.trailing)
-    key = (runner.mode, tuple(map(id, held)))  # identities: hashing a query walks its tree
-    found = _FINGERPRINTS.get(key)
-    if found is not None and all(a is b for a, b in zip(found[0], held)):
-        return found[1]
-    if len(_FINGERPRINTS) >= 512:
-        _FINGERPRINTS.clear()
-    digest = _fingerprint(runner)
-    _FINGERPRINTS[key] = (held, digest)
-    return digest
+    return _FINGERPRINTS.get(held, runner.mode, lambda: _fingerprint(runner))
 
 
 def _fingerprint(runner: RunContext) -> str:

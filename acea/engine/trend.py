@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from acel.acea.engine.closures import TrendItem
+from acel.acea.engine.identity_memo import IdentityMemo
 
 from acel.lang import aggregates
 from acel.lang.aggregates import Aggregate
@@ -91,18 +92,10 @@ def vector_ops(
     the identity) to a vector; ``merge`` adds the vectors of two run sets.
     """
     aggs = tuple(aggregate_of(item) for item in items)
-    key = (tuple(items), tuple(map(id, aggs)))
-    found = _VECTOR_OPS.get(key)
-    if found is not None and all(a is b for a, b in zip(found[0], aggs)):
-        return found[1]
-    if len(_VECTOR_OPS) >= 512:
-        _VECTOR_OPS.clear()
-    ops = _vector_ops(items)
-    _VECTOR_OPS[key] = (aggs, ops)
-    return ops
+    return _VECTOR_OPS.get(aggs, tuple(items), lambda: _vector_ops(items))
 
 
-_VECTOR_OPS: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+_VECTOR_OPS: IdentityMemo[Any] = IdentityMemo()
 """:func:`vector_ops` by items and their aggregates' identities (held, so never reused):
 each propagator made compiles them, and a Spark stream makes one per key and micro-batch
 (issue 31)."""
